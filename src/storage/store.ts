@@ -1,0 +1,40 @@
+import type { ByteRange } from './ranges';
+
+/** A job's persisted description: plain JSON, owned and validated by the engine. */
+export type JobStateRecord = { readonly [key: string]: unknown };
+
+/**
+ * Where a download's bytes and state live. The engine depends only on this interface; the
+ * extension uses IndexedDB, the CLI a sparse file. Every method may be called concurrently for
+ * different offsets of one job; a write that resolved must survive the process dying.
+ */
+export interface DownloadStore {
+  /** Preferred size of one block record: the engine buffers incoming bytes up to this. */
+  readonly blockSize: number;
+  /** How many writeBlock calls the engine may keep in flight for one job. */
+  readonly writeConcurrency: number;
+
+  /** Stores `data` at `offset`. Rejects with a QuotaExceededError-named error when full. */
+  writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void>;
+  /** The byte ranges stored for the job, sorted and merged. */
+  storedRanges(jobId: string): Promise<ByteRange[]>;
+  /** Yields the bytes of [start, end) in order; every byte of it must be stored. */
+  read(jobId: string, start: number, end: number): AsyncIterable<Uint8Array>;
+
+  saveState(jobId: string, state: JobStateRecord): Promise<void>;
+  loadState(jobId: string): Promise<JobStateRecord | undefined>;
+  /** Ids of every job with saved state. */
+  listJobs(): Promise<string[]>;
+
+  /** Forgets every stored byte of the job but keeps its state (a restart from zero). */
+  clearBytes(jobId: string): Promise<void>;
+  /** Forgets the job entirely: bytes and state. */
+  deleteJob(jobId: string): Promise<void>;
+}
+
+/** True for the errors a store throws when the disk or quota is full. */
+export function isQuotaError(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  const code = (error as { code?: unknown } | null)?.code;
+  return name === 'QuotaExceededError' || code === 'ENOSPC' || code === 'EDQUOT';
+}
