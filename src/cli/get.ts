@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { DownloadJob, formatBytes, type JobSnapshot } from '../engine';
+import { filenameFromUrl, sanitizeFilename } from '../engine/http/headers';
+import { FileStore } from '../storage/file-store';
+import type { GetCommand } from './args';
+import { formatDuration, progressLine } from './progress-line';
+
+/** Runs `stitch get`; returns the process exit code. */
+export async function runGet(command: GetCommand): Promise<number> {
+  const target = command.output ? resolve(command.output) : undefined;
+  const dir = target ? dirname(target) : process.cwd();
+  // The partial download is named after the output (or the URL), so running again finds it.
+  const id = target ? basename(target) : sanitizeFilename(filenameFromUrl(command.url) ?? 'download');
+  const store = new FileStore(dir);
+  const options = {
+    stallTimeoutMs: command.stallTimeoutMs,
+    maxAttemptsWithoutProgress: command.maxAttemptsWithoutProgress,
+  };
+  const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  let job = await DownloadJob.open(store, id, defined);
+  if (job && job.state.url !== command.url) {
+    log(command, `stitch: ${id} was a download of ${job.state.url}; starting over for ${command.url}`);
+    await job.cancel();
+    job = undefined;
+  }
+  if (job) log(command, `stitch: resuming ${id}`);
+  job ??= await DownloadJob.create(store, { id, url: command.url }, defined);
+
+  const started = Date.now();
+  const show = progressPrinter(command);
+  job.on('progress', show);
+  job.on('notice', (message) => log(command, `\nstitch: ${message}`));
+  const stop = () => job.pause();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const result = await job.run();
+  process.off('SIGINT', stop);
+  process.off('SIGTERM', stop);
+  show(result, true);
+
+  try {
+    return await finish(command, store, job, result, target ?? join(dir, result.filename ?? id), started);
+  } finally {
+    await store.close();
+  }
+}
+
+async function finish(command: GetCommand, store: FileStore, job: DownloadJob, result: JobSnapshot, wanted: string, started: number): Promise<number> {
+  if (result.status === 'complete') {
+    const path = command.output ? wanted : unusedPath(wanted);
+    await store.finish(job.id, path);
+    const seconds = (Date.now() - started) / 1000;
+    log(command, `stitch: saved ${path} (${formatBytes(result.size ?? 0)}) in ${formatDuration(seconds)}`);
+    return 0;
+  }
+  if (result.status === 'paused') {
+    const why = result.error ? `${result.error.message}; ` : '';
+    console.error(`stitch: paused: ${why}run the same command again to resume`);
+    return result.error ? 1 : 130;
+  }
+  console.error(`stitch: failed: ${result.error?.message ?? result.status}`);
+  console.error('stitch: what was received is kept; run the same command again to retry');
+  return 1;
+}
+
+/** "name.ext", else "name (1).ext", … so an existing file is never overwritten unasked. */
+function unusedPath(path: string): string {
+  if (!existsSync(path)) return path;
+  const ext = extname(path);
+  const stem = path.slice(0, path.length - ext.length);
+  for (let i = 1; ; i++) {
+    const candidate = `${stem} (${i})${ext}`;
+    if (!existsSync(candidate)) return candidate;
+  }
+}
+
+function progressPrinter(command: GetCommand): (s: JobSnapshot, last?: boolean) => void {
+  const tty = process.stderr.isTTY;
+  let lastLine = 0;
+  return (snapshot, last = false) => {
+    if (command.quiet) return;
+    if (tty) {
+      process.stderr.write(`\r${progressLine(snapshot)}\x1b[K${last ? '\n' : ''}`);
+    } else if (last || Date.now() - lastLine >= 1000) {
+      // Logs and pipes get a line a second instead of carriage returns.
+      lastLine = Date.now();
+      process.stderr.write(`${progressLine(snapshot)}\n`);
+    }
+  };
+}
+
+function log(command: GetCommand, message: string): void {
+  if (!command.quiet) console.error(message);
+}

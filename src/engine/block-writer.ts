@@ -1,0 +1,87 @@
+import type { DownloadStore } from '../storage/store';
+
+/**
+ * Buffers a stream of bytes into block records aligned to the store's block size and writes
+ * them with at most `writeConcurrency` writes in flight. Memory stays bounded by
+ * (writeConcurrency + 1) × blockSize however large the file.
+ */
+export class BlockWriter {
+  private buffer: Uint8Array | undefined;
+  private filled = 0;
+  private blockStart = 0;
+  private readonly pending = new Set<Promise<void>>();
+  private failure: unknown;
+  /** Bytes whose write has resolved: they survive the process dying. */
+  stored = 0;
+
+  constructor(
+    private readonly store: DownloadStore,
+    private readonly jobId: string,
+    private readonly onStored: (start: number, end: number) => void = () => {},
+  ) {}
+
+  /** Absolute offset of the next byte pushed. */
+  get position(): number {
+    return this.blockStart + this.filled;
+  }
+
+  /** Starts writing at `offset`; everything buffered must have been flushed. */
+  seek(offset: number): void {
+    if (this.filled > 0) throw new Error('BlockWriter.seek with unflushed bytes');
+    this.blockStart = offset;
+  }
+
+  async push(chunk: Uint8Array): Promise<void> {
+    let offset = 0;
+    while (offset < chunk.length) {
+      this.throwIfFailed();
+      const blockSize = this.store.blockSize;
+      // Align records to multiples of the block size so a re-fetch replaces whole records.
+      const boundary = (Math.floor(this.blockStart / blockSize) + 1) * blockSize;
+      const room = boundary - this.position;
+      if (!this.buffer) this.buffer = new Uint8Array(blockSize);
+      const take = Math.min(room, chunk.length - offset);
+      this.buffer.set(chunk.subarray(offset, offset + take), this.filled);
+      this.filled += take;
+      offset += take;
+      if (this.position === boundary) await this.writeBuffered();
+    }
+  }
+
+  /** Writes the partial block and waits for every write in flight. */
+  async flush(): Promise<void> {
+    if (this.filled > 0) await this.writeBuffered();
+    await Promise.allSettled([...this.pending]);
+    this.throwIfFailed();
+  }
+
+  /** Drops buffered bytes without writing them (the stream they came from is not trusted). */
+  discard(): void {
+    this.filled = 0;
+  }
+
+  private async writeBuffered(): Promise<void> {
+    const start = this.blockStart;
+    const data = this.buffer!.subarray(0, this.filled);
+    this.buffer = undefined;
+    this.blockStart += this.filled;
+    this.filled = 0;
+    const write = this.store.writeBlock(this.jobId, start, data).then(
+      () => {
+        this.stored += data.length;
+        this.onStored(start, start + data.length);
+      },
+      (error: unknown) => {
+        this.failure ??= error;
+      },
+    );
+    this.pending.add(write);
+    void write.finally(() => this.pending.delete(write));
+    while (this.pending.size >= this.store.writeConcurrency) await Promise.race(this.pending);
+    this.throwIfFailed();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+}

@@ -1,0 +1,38 @@
+/** Why a download stopped, in a form both code and people can read. */
+export type DownloadErrorCode =
+  | 'network' // nothing could be received: refused, DNS, TLS, timeouts before the first byte
+  | 'http-status' // the server answered with an error status
+  | 'changed' // the file changed on the server more often than we are willing to restart
+  | 'no-ranges' // the server cannot resume and the file is too large to restart
+  | 'bad-range' // the server answered with a Content-Range other than the one asked for
+  | 'bad-length' // the server sent more bytes than it announced
+  | 'encoding' // a compressed partial response that cannot be spliced
+  | 'storage-full' // the disk or quota is full: the job pauses, keeping what it stored
+  | 'storage' // the store failed for a reason other than being full
+  | 'verify'; // the finished file did not match its expected size or digest
+
+export class DownloadError extends Error {
+  override readonly name = 'DownloadError';
+  constructor(
+    readonly code: DownloadErrorCode,
+    message: string,
+    /** Whether trying the same request again later may succeed. */
+    readonly retryable = false,
+    /** Delay the server asked for (Retry-After), in ms. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Formats a byte count for messages: "1.5 MB". */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+}

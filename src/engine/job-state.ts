@@ -1,0 +1,50 @@
+import type { JobStateRecord } from '../storage/store';
+import type { RemoteFile } from './remote-file';
+
+export type JobStatus = 'queued' | 'running' | 'paused' | 'verifying' | 'complete' | 'failed' | 'cancelled';
+
+/** Everything a job must remember to be reopened after the process dies. */
+export interface JobState {
+  version: 1;
+  id: string;
+  url: string;
+  status: JobStatus;
+  file?: RemoteFile;
+  /** Restarts from zero so far (file changed, or ranges broke on a small file). */
+  restarts: number;
+  /** Why the job failed or paused itself, in plain words. */
+  error?: { code: string; message: string };
+  /** Things the user should know that did not stop the job. */
+  notices: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+const STATUSES: readonly JobStatus[] = ['queued', 'running', 'paused', 'verifying', 'complete', 'failed', 'cancelled'];
+
+/** Validates a stored record; undefined when it is not a job state this version understands. */
+export function parseJobState(record: JobStateRecord | undefined): JobState | undefined {
+  if (!record || record.version !== 1) return undefined;
+  const { id, url, status, restarts, notices, createdAt, updatedAt, file } = record;
+  if (typeof id !== 'string' || typeof url !== 'string') return undefined;
+  if (!STATUSES.includes(status as JobStatus)) return undefined;
+  if (file !== undefined && !isRemoteFile(file)) return undefined;
+  return {
+    ...(record as unknown as JobState),
+    restarts: typeof restarts === 'number' ? restarts : 0,
+    notices: Array.isArray(notices) ? notices.filter((n): n is string => typeof n === 'string') : [],
+    createdAt: typeof createdAt === 'number' ? createdAt : 0,
+    updatedAt: typeof updatedAt === 'number' ? updatedAt : 0,
+  };
+}
+
+function isRemoteFile(value: unknown): value is RemoteFile {
+  const file = value as Partial<RemoteFile> | null;
+  return (
+    typeof file === 'object' &&
+    file !== null &&
+    typeof file.acceptRanges === 'boolean' &&
+    typeof file.filename === 'string' &&
+    (file.size === undefined || (Number.isSafeInteger(file.size) && file.size >= 0))
+  );
+}

@@ -1,0 +1,236 @@
+import type { DownloadStore, JobStateRecord } from '../storage/store';
+import { normalizeRanges, rangesLength } from '../storage/ranges';
+import { Emitter } from './emitter';
+import { DownloadError } from './errors';
+import { parseJobState, type JobState, type JobStatus } from './job-state';
+import { withDefaults, type EngineOptions } from './options';
+import { RateMeter } from './rate-meter';
+import type { RemoteFile } from './remote-file';
+import { transferFromSource, type TransferHost } from './transfer';
+
+/** What the UI shows of a job at one moment. */
+export interface JobSnapshot {
+  id: string;
+  url: string;
+  status: JobStatus;
+  filename?: string;
+  contentType?: string;
+  size?: number;
+  /** Bytes received so far (stored, or on their way to the store). */
+  received: number;
+  /** Bytes per second over the last few seconds. */
+  rate: number;
+  /** Seconds left at the current rate, when size and rate are known. */
+  etaSeconds?: number;
+  error?: { code: string; message: string };
+  notices: string[];
+}
+
+interface JobEvents extends Record<string, unknown> {
+  progress: JobSnapshot;
+  status: JobSnapshot;
+  notice: string;
+}
+
+const PAUSE = Symbol('pause');
+const CANCEL = Symbol('cancel');
+
+/**
+ * One download: a state machine (queued → running ⇄ paused → verifying → complete | failed |
+ * cancelled) whose every fact lives in the store, so it can be reopened after the process dies.
+ */
+export class DownloadJob extends Emitter<JobEvents> {
+  private controller: AbortController | undefined;
+  private running: Promise<JobSnapshot> | undefined;
+  private meter = new RateMeter();
+  private receivedBytes = 0;
+  private lastProgressAt = 0;
+  private saving: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly store: DownloadStore,
+    private jobState: JobState,
+    readonly options: EngineOptions,
+  ) {
+    super();
+  }
+
+  /** Creates and persists a new job for `url`. */
+  static async create(store: DownloadStore, init: { id: string; url: string }, options?: Partial<EngineOptions>): Promise<DownloadJob> {
+    const now = Date.now();
+    const state: JobState = { version: 1, id: init.id, url: init.url, status: 'queued', restarts: 0, notices: [], createdAt: now, updatedAt: now };
+    const job = new DownloadJob(store, state, withDefaults(options));
+    await job.persist();
+    return job;
+  }
+
+  /** Reopens a job from the store, or undefined if none (or an unreadable one) is stored. */
+  static async open(store: DownloadStore, id: string, options?: Partial<EngineOptions>): Promise<DownloadJob | undefined> {
+    const state = parseJobState(await store.loadState(id));
+    return state && new DownloadJob(store, state, withDefaults(options));
+  }
+
+  get id(): string {
+    return this.jobState.id;
+  }
+
+  get state(): Readonly<JobState> {
+    return this.jobState;
+  }
+
+  snapshot(): JobSnapshot {
+    const { id, url, status, file, error, notices } = this.jobState;
+    const rate = status === 'running' ? this.meter.rate() : 0;
+    const size = file?.size;
+    const received = size === undefined ? this.receivedBytes : Math.min(this.receivedBytes, size);
+    return {
+      id,
+      url,
+      status,
+      filename: file?.filename,
+      contentType: file?.contentType,
+      size,
+      received,
+      rate,
+      etaSeconds: size !== undefined && rate > 0 ? (size - received) / rate : undefined,
+      error,
+      notices: [...notices],
+    };
+  }
+
+  /**
+   * Downloads until the file is complete, the job is paused or cancelled, or it fails. Resolves
+   * with the final snapshot; never rejects for download problems (they end in `failed`).
+   */
+  run(): Promise<JobSnapshot> {
+    this.running ??= this.runOnce().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /** Stops the transfer, keeping every stored byte; `run` resumes. */
+  pause(): void {
+    if (this.controller) this.controller.abort(PAUSE);
+    else if (this.jobState.status === 'queued') void this.setStatus('paused');
+  }
+
+  /** Stops the transfer and deletes the job and its bytes. */
+  async cancel(): Promise<void> {
+    if (this.running) {
+      this.controller?.abort(CANCEL);
+      await this.running;
+    } else {
+      await this.store.deleteJob(this.id);
+      this.jobState = { ...this.jobState, status: 'cancelled' };
+      this.emit('status', this.snapshot());
+    }
+  }
+
+  private async runOnce(): Promise<JobSnapshot> {
+    if (this.jobState.status === 'complete' || this.jobState.status === 'cancelled') return this.snapshot();
+    const controller = (this.controller = new AbortController());
+    this.meter = new RateMeter();
+    this.receivedBytes = rangesLength(normalizeRanges(await this.store.storedRanges(this.id)));
+    await this.setStatus('running', undefined);
+    try {
+      await transferFromSource(this.transferHost(), controller.signal);
+      await this.setStatus('verifying');
+      await this.verify();
+      await this.setStatus('complete');
+    } catch (error) {
+      await this.settle(error, controller.signal);
+    } finally {
+      this.controller = undefined;
+    }
+    return this.snapshot();
+  }
+
+  private async settle(error: unknown, signal: AbortSignal): Promise<void> {
+    if (signal.aborted && signal.reason === CANCEL) {
+      await this.store.deleteJob(this.id);
+      this.jobState = { ...this.jobState, status: 'cancelled' };
+      this.emit('status', this.snapshot());
+    } else if (signal.aborted && signal.reason === PAUSE) {
+      await this.setStatus('paused');
+    } else if (error instanceof DownloadError) {
+      // A full disk pauses: every stored byte is kept and the user can resume after freeing space.
+      await this.setStatus(error.code === 'storage-full' ? 'paused' : 'failed', { code: error.code, message: error.message });
+    } else {
+      const message = error instanceof Error ? error.message : String(error);
+      await this.setStatus('failed', { code: 'internal', message });
+    }
+  }
+
+  /** The stored bytes must cover exactly [0, size). */
+  private async verify(): Promise<void> {
+    const stored = normalizeRanges(await this.store.storedRanges(this.id));
+    const size = this.jobState.file?.size;
+    const only = stored[0];
+    const exact = size === 0 ? stored.length === 0 : stored.length === 1 && only?.start === 0 && only.end === size;
+    if (size === undefined || !exact) {
+      const have = stored.map((r) => `${r.start}–${r.end}`).join(', ') || 'nothing';
+      throw new DownloadError('verify', `the stored bytes (${have}) do not make up the ${size ?? 'unknown'}-byte file`);
+    }
+  }
+
+  private transferHost(): TransferHost {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const job = this;
+    return {
+      store: this.store,
+      jobId: this.id,
+      url: this.jobState.url,
+      options: this.options,
+      get file() {
+        return job.jobState.file;
+      },
+      setFile: async (file: RemoteFile | undefined) => {
+        this.jobState = { ...this.jobState, file };
+        await this.persist();
+        this.emitProgress(true);
+      },
+      restart: async (detail: string) => {
+        if (this.jobState.restarts >= this.options.maxRestarts) {
+          throw new DownloadError('changed', `${detail}, for the ${this.jobState.restarts + 1}th time; giving up`);
+        }
+        await this.store.clearBytes(this.id);
+        this.receivedBytes = 0;
+        this.jobState = { ...this.jobState, file: undefined, restarts: this.jobState.restarts + 1 };
+        this.notice(`${detail}; restarted from zero`);
+      },
+      notice: (message: string) => this.notice(message),
+      received: (bytes: number) => {
+        this.receivedBytes += bytes;
+        this.meter.add(bytes);
+        this.emitProgress(false);
+      },
+    };
+  }
+
+  private notice(message: string): void {
+    this.jobState = { ...this.jobState, notices: [...this.jobState.notices, message].slice(-20) };
+    void this.persist();
+    this.emit('notice', message);
+  }
+
+  private emitProgress(force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.lastProgressAt < this.options.progressIntervalMs) return;
+    this.lastProgressAt = now;
+    this.emit('progress', this.snapshot());
+  }
+
+  private async setStatus(status: JobStatus, error: JobState['error'] | null = null): Promise<void> {
+    // `null` keeps the current error; `undefined` clears it.
+    this.jobState = { ...this.jobState, status, error: error === null ? this.jobState.error : error };
+    await this.persist();
+    this.emit('status', this.snapshot());
+  }
+
+  /** Saves the current state; saves run one after another so the newest one lands last. */
+  private persist(): Promise<void> {
+    this.jobState = { ...this.jobState, updatedAt: Date.now() };
+    const state = this.jobState;
+    this.saving = this.saving.catch(() => {}).then(() => this.store.saveState(this.id, state as unknown as JobStateRecord));
+    return this.saving;
+  }
+}

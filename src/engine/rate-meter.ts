@@ -1,0 +1,27 @@
+/** Transfer rate over a sliding window, for progress display and ETA. */
+export class RateMeter {
+  private readonly samples: Array<{ at: number; bytes: number }> = [];
+  private total = 0;
+
+  constructor(
+    private readonly windowMs = 5000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  add(bytes: number): void {
+    this.total += bytes;
+    const at = this.now();
+    this.samples.push({ at, bytes: this.total });
+    while (this.samples.length > 2 && this.samples[0]!.at < at - this.windowMs) this.samples.shift();
+  }
+
+  /** Bytes per second over the window; 0 until two samples exist. */
+  rate(): number {
+    const first = this.samples[0];
+    const last = this.samples[this.samples.length - 1];
+    if (!first || !last || last.at === first.at) return 0;
+    // Include the idle time since the last sample so a stalled transfer decays to 0.
+    const span = Math.max(last.at, this.now()) - first.at;
+    return ((last.bytes - first.bytes) * 1000) / span;
+  }
+}

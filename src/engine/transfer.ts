@@ -1,0 +1,244 @@
+import { isQuotaError, type DownloadStore } from '../storage/store';
+import { contiguousPrefix, missingRanges, normalizeRanges, type ByteRange } from '../storage/ranges';
+import { BlockWriter } from './block-writer';
+import { DownloadError, formatBytes } from './errors';
+import { filenameFromUrl, sanitizeFilename } from './http/headers';
+import { checkResponse, type Ask } from './http/response-check';
+import { readResponseFacts, type ResponseFacts } from './http/response-facts';
+import type { EngineOptions } from './options';
+import { ifRangeValidator, type RemoteFile } from './remote-file';
+import { backoffDelay, sleep } from './retry';
+import { Watchdog } from './watchdog';
+
+/** What a transfer needs from its job: where bytes go and how to report. */
+export interface TransferHost {
+  readonly store: DownloadStore;
+  readonly jobId: string;
+  readonly url: string;
+  readonly options: EngineOptions;
+  file: RemoteFile | undefined;
+  /** Persists what was learned about the file. */
+  setFile(file: RemoteFile | undefined): Promise<void>;
+  /** Forgets stored bytes and file facts; throws when the job has restarted too often. */
+  restart(detail: string): Promise<void>;
+  notice(message: string): void;
+  /** Body bytes received (for the rate), before they are stored. */
+  received(bytes: number): void;
+}
+
+class Stall extends Error {
+  constructor(ms: number) {
+    super(`no data for ${Math.round(ms / 1000)} s`);
+  }
+}
+
+/**
+ * Downloads every missing byte of the job from one URL. A broken or silent connection is
+ * resumed with a Range request for exactly the missing bytes, validated with If-Range; a
+ * failure before the first byte is retried with backoff up to a limit. Resolves when the
+ * file is complete in the store; rejects with a DownloadError, or the signal's reason.
+ */
+export async function transferFromSource(host: TransferHost, signal: AbortSignal): Promise<void> {
+  const { store, jobId, options } = host;
+  let failuresInARow = 0;
+  for (;;) {
+    signal.throwIfAborted();
+    const stored = normalizeRanges(await store.storedRanges(jobId));
+    const ask = nextAsk(host.file, stored);
+    if (!ask) return;
+    if (!ask.ranged && stored.length > 0) {
+      // The last transfer broke and the server cannot resume it.
+      await restartOrFail(host, 'the connection broke and the server cannot resume', true, true);
+      continue;
+    }
+    const attempt = await attemptOnce(host, ask, stored.length > 0, signal);
+    const failure = attempt.failure;
+    if (failure instanceof DownloadError && !failure.retryable) throw failure;
+    if (attempt.done || attempt.storedBytes > 0 || failure === undefined) {
+      // Progress (or a deliberate restart): resume at once, however often it takes.
+      failuresInARow = 0;
+      continue;
+    }
+    failuresInARow++;
+    if (failuresInARow >= options.maxAttemptsWithoutProgress) {
+      throw new DownloadError('network', `gave up after ${failuresInARow} attempts that received nothing; last: ${describe(failure)}`);
+    }
+    const asked = failure instanceof DownloadError ? failure.retryAfterMs : undefined;
+    if (asked !== undefined && asked > options.maxRetryAfterMs) {
+      throw new DownloadError('http-status', `${describe(failure)}, and asked to retry only after ${Math.round(asked / 1000)} s`);
+    }
+    await sleep(asked ?? backoffDelay(failuresInARow - 1, options.retryBaseMs, options.retryMaxMs), signal);
+  }
+}
+
+/** The next request: the first missing range, open-ended when it runs to the end. */
+function nextAsk(file: RemoteFile | undefined, stored: ByteRange[]): Ask | undefined {
+  if (!file) return { start: 0, ranged: true };
+  if (file.size === undefined) return { start: contiguousPrefix(stored), ranged: file.acceptRanges };
+  const gap = missingRanges(stored, file.size)[0];
+  if (!gap) return undefined;
+  if (!file.acceptRanges) return { start: 0, ranged: false };
+  return { start: gap.start, end: gap.end === file.size ? undefined : gap.end, ranged: true };
+}
+
+interface AttemptResult {
+  storedBytes: number;
+  /** The response ended cleanly with everything it promised. */
+  done: boolean;
+  failure?: unknown;
+}
+
+async function attemptOnce(host: TransferHost, ask: Ask, hasStoredBytes: boolean, signal: AbortSignal): Promise<AttemptResult> {
+  const { options } = host;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const watchdog = new Watchdog(controller, options.stallTimeoutMs, () => new Stall(options.stallTimeoutMs));
+  const writer = new BlockWriter(host.store, host.jobId);
+  try {
+    const response = await options.fetch(host.url, {
+      headers: requestHeaders(host, ask),
+      signal: controller.signal,
+      credentials: options.credentials,
+      referrer: options.referrer,
+      cache: 'no-store',
+    });
+    watchdog.kick();
+    const body = await acceptResponse(host, ask, hasStoredBytes, response);
+    if (!body) {
+      await response.body?.cancel().catch(() => {});
+      return { storedBytes: 0, done: false };
+    }
+    const complete = await streamBody(response, body, writer, watchdog, host);
+    await writer.flush();
+    if (complete && body.end === undefined) await host.setFile({ ...host.file!, size: writer.position });
+    return { storedBytes: writer.stored, done: complete };
+  } catch (error) {
+    await writer.flush().catch((flushError: unknown) => {
+      if (isQuotaError(flushError)) error = flushError;
+    });
+    if (signal.aborted) throw signal.reason;
+    if (isQuotaError(error)) {
+      throw new DownloadError('storage-full', `the disk is full; ${formatBytes(writer.stored)} more were kept before it filled`);
+    }
+    if (error instanceof DownloadError && error.code === 'storage') throw error;
+    return { storedBytes: writer.stored, done: false, failure: error };
+  } finally {
+    watchdog.stop();
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function requestHeaders(host: TransferHost, ask: Ask): Record<string, string> {
+  const headers: Record<string, string> = { ...host.options.headers };
+  if (!ask.ranged) return headers;
+  headers.Range = `bytes=${ask.start}-${ask.end === undefined ? '' : ask.end - 1}`;
+  const validator = host.file && ifRangeValidator(host.file);
+  if (validator && (ask.start > 0 || ask.end !== undefined)) headers['If-Range'] = validator;
+  return headers;
+}
+
+/** Checks the response; returns where its body goes, or undefined when it is not to be used. */
+async function acceptResponse(
+  host: TransferHost,
+  ask: Ask,
+  hasStoredBytes: boolean,
+  response: Response,
+): Promise<{ start: number; end?: number } | undefined> {
+  const facts = readResponseFacts(response);
+  const verdict = checkResponse(facts, ask, host.file, hasStoredBytes);
+  switch (verdict.kind) {
+    case 'retry':
+    case 'fatal':
+      await response.body?.cancel().catch(() => {});
+      throw verdict.error;
+    case 'restart': {
+      const rangesWork = verdict.reason === 'changed';
+      await restartOrFail(host, verdict.detail, !rangesWork, hasStoredBytes, facts.contentLength);
+      const size = facts.identityEncoding && response.status === 200 ? facts.contentLength : undefined;
+      // After a change, a 416 or 206 says little about the new file: learn it afresh.
+      if (!rangesWork || verdict.bodyFromZero) {
+        await host.setFile(describeFile(host, facts, size, rangesWork && facts.acceptRanges === 'bytes'));
+      }
+      return verdict.bodyFromZero ? { start: 0, end: size } : undefined;
+    }
+    case 'body': {
+      const ranges = response.status === 206 || (facts.acceptRanges === 'bytes' && facts.identityEncoding);
+      const size = verdict.size ?? host.file?.size;
+      if (!host.file) await host.setFile(describeFile(host, facts, size, ranges));
+      else if (host.file.size === undefined && size !== undefined) await host.setFile({ ...host.file, size });
+      return { start: verdict.start, end: verdict.end };
+    }
+  }
+}
+
+/**
+ * Restarts from zero when the policy allows: always when the file changed; when ranges do not
+ * work, only if nothing is stored yet or the file is small enough to fetch again.
+ */
+async function restartOrFail(
+  host: TransferHost,
+  detail: string,
+  rangesBroken: boolean,
+  hasStoredBytes: boolean,
+  announcedSize?: number,
+): Promise<void> {
+  const size = host.file?.size ?? announcedSize;
+  if (rangesBroken && hasStoredBytes && (size === undefined || size > host.options.maxRestartBytes)) {
+    throw new DownloadError(
+      'no-ranges',
+      `${detail}; at ${size === undefined ? 'an unknown size' : formatBytes(size)} the file is too large to download again from the start`,
+    );
+  }
+  await host.restart(detail);
+}
+
+function describeFile(host: TransferHost, facts: ResponseFacts, size: number | undefined, acceptRanges: boolean): RemoteFile {
+  const name = facts.dispositionName ?? filenameFromUrl(facts.url || host.url) ?? filenameFromUrl(host.url);
+  return {
+    size,
+    etag: facts.etag,
+    lastModified: facts.lastModified,
+    acceptRanges: acceptRanges && facts.identityEncoding,
+    filename: sanitizeFilename(name ?? 'download'),
+    contentType: facts.contentType,
+  };
+}
+
+/** Streams the body into the writer; true when it ended with every byte it promised. */
+async function streamBody(
+  response: Response,
+  target: { start: number; end?: number },
+  writer: BlockWriter,
+  watchdog: Watchdog,
+  host: TransferHost,
+): Promise<boolean> {
+  if (!response.body) return target.end === undefined || target.end === target.start;
+  writer.seek(target.start);
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      watchdog.kick();
+      host.received(value.length);
+      if (target.end !== undefined && writer.position + value.length > target.end) {
+        await writer.push(value.subarray(0, target.end - writer.position));
+        throw new DownloadError('bad-length', `the server sent more bytes than the ${formatBytes(target.end - target.start)} it announced`);
+      }
+      await writer.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return target.end === undefined || writer.position === target.end;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    const detail = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';
+    return `${error.message}${detail}`;
+  }
+  return String(error);
+}

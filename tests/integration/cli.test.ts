@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runStitch, startStitch } from '../support/cli';
+import { contentSha256 } from '../support/content';
+import { startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
+
+const MiB = 1024 * 1024;
+let dir: string;
+let mirrors: Mirror[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'stitch-cli-'));
+});
+afterEach(async () => {
+  await Promise.all(mirrors.map((m) => m.close()));
+  mirrors = [];
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function mirror(options: MirrorOptions): Promise<Mirror> {
+  const m = await startMirror(options);
+  mirrors.push(m);
+  return m;
+}
+
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('stitch get', () => {
+  it('saves the exact file under the server-given name and leaves no partial files', async () => {
+    const size = 3 * MiB + 5;
+    const m = await mirror({ size, seed: 21, filename: 'data set.bin' });
+    const result = await runStitch(['get', m.url], dir);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/saved .*data set\.bin/);
+    expect(await readdir(dir)).toEqual(['data set.bin']);
+    expect(await fileSha256(join(dir, 'data set.bin'))).toBe(await contentSha256(21, size));
+  });
+
+  it('survives a server that resets every second', async () => {
+    const size = 12 * MiB;
+    const m = await mirror({ size, seed: 22, rate: 8 * MiB, latencyMs: 20, faults: { resetAfterMs: 1000 } });
+    const result = await runStitch(['get', m.url, '-o', 'out.bin'], dir);
+    expect(result.code).toBe(0);
+    expect(await fileSha256(join(dir, 'out.bin'))).toBe(await contentSha256(22, size));
+    expect(m.stats.requests.length).toBeGreaterThan(1);
+  });
+
+  it('resumes after being killed, re-fetching at most the blocks in flight', async () => {
+    const size = 24 * MiB;
+    const m = await mirror({ size, seed: 23, rate: 12 * MiB });
+    const first = startStitch(['get', m.url, '-o', 'big.bin'], dir);
+    await until(() => m.stats.bytesSent > 8 * MiB);
+    first.child.kill('SIGKILL');
+    expect((await first.done).signal).toBe('SIGKILL');
+    expect(existsSync(join(dir, 'big.bin'))).toBe(false);
+    const sentBeforeKill = m.stats.bytesSent;
+
+    const second = await runStitch(['get', m.url, '-o', 'big.bin'], dir);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('resuming');
+    expect(await fileSha256(join(dir, 'big.bin'))).toBe(await contentSha256(23, size));
+    expect(m.stats.requests[1]!.range).toMatch(/^bytes=[1-9]\d*-$/);
+    // The file store loses only writes that had not resolved: a few 1 MiB blocks at most.
+    const refetched = m.stats.bytesSent - size;
+    expect(refetched).toBeLessThan(6 * MiB);
+    expect(sentBeforeKill).toBeGreaterThan(refetched);
+    expect(await readdir(dir)).toEqual(['big.bin']);
+  });
+
+  it('exits non-zero with a readable message when the server refuses', async () => {
+    const m = await mirror({ size: 10 });
+    const result = await runStitch(['get', `${m.origin}/nope.bin`, '-o', 'x.bin'], dir);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/failed: the server answered 404/);
+  });
+
+  it('rejects bad usage with exit code 2', async () => {
+    const result = await runStitch(['get', 'ftp://example.invalid/x'], dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/only http and https/);
+  });
+});
