@@ -188,9 +188,9 @@ export class DownloadJob extends Emitter<JobEvents> {
         await this.persist();
         this.emitProgress(true);
       },
-      restart: async (detail: string) => {
+      restart: async (detail: string, code: 'changed' | 'no-ranges') => {
         if (this.jobState.restarts >= this.options.maxRestarts) {
-          throw new DownloadError('changed', `${detail}, for the ${this.jobState.restarts + 1}th time; giving up`);
+          throw new DownloadError(code, `${detail}; gave up after restarting from zero ${this.jobState.restarts} times`);
         }
         await this.store.clearBytes(this.id);
         this.receivedBytes = 0;

@@ -19,8 +19,8 @@ export interface TransferHost {
   file: RemoteFile | undefined;
   /** Persists what was learned about the file. */
   setFile(file: RemoteFile | undefined): Promise<void>;
-  /** Forgets stored bytes and file facts; throws when the job has restarted too often. */
-  restart(detail: string): Promise<void>;
+  /** Forgets stored bytes and file facts; throws `code` when the job has restarted too often. */
+  restart(detail: string, code: 'changed' | 'no-ranges'): Promise<void>;
   notice(message: string): void;
   /** Body bytes received (for the rate), before they are stored. */
   received(bytes: number): void;
@@ -190,7 +190,7 @@ async function restartOrFail(
       `${detail}; at ${size === undefined ? 'an unknown size' : formatBytes(size)} the file is too large to download again from the start`,
     );
   }
-  await host.restart(detail);
+  await host.restart(detail, rangesBroken ? 'no-ranges' : 'changed');
 }
 
 function describeFile(host: TransferHost, facts: ResponseFacts, size: number | undefined, acceptRanges: boolean): RemoteFile {

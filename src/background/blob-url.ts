@@ -1,0 +1,75 @@
+import type { OffscreenReply, OffscreenRequest } from '../offscreen/protocol';
+
+/** Makes a blob URL of a finished job's stored bytes for downloads.download, without copying them. */
+export interface BlobUrlMaker {
+  make(jobId: string, size: number, contentType?: string): Promise<string>;
+  revoke(url: string): Promise<void>;
+}
+
+/** Reads the job's bytes as Blob slices of the stored records. */
+export type ReadBlobs = (jobId: string, start: number, end: number) => Promise<Blob[]>;
+
+/** Firefox's background page (and any context with URL.createObjectURL). */
+export function directBlobUrls(readBlobs: ReadBlobs): BlobUrlMaker {
+  return {
+    async make(jobId, size, contentType) {
+      const blob = new Blob(await readBlobs(jobId, 0, size), { type: contentType ?? 'application/octet-stream' });
+      if (blob.size !== size) throw new Error(`the stored file has ${blob.size} bytes, expected ${size}`);
+      return URL.createObjectURL(blob);
+    },
+    async revoke(url) {
+      URL.revokeObjectURL(url);
+    },
+  };
+}
+
+const OFFSCREEN_PATH = 'offscreen.html';
+
+/**
+ * Chrome's service worker has no URL.createObjectURL: an offscreen document (reason BLOBS)
+ * makes the URL, and is closed again once no blob URL is outstanding.
+ */
+export function offscreenBlobUrls(): BlobUrlMaker {
+  const outstanding = new Set<string>();
+  let creating: Promise<void> | undefined;
+
+  async function ensureDocument(): Promise<void> {
+    const existing = await chrome.runtime.getContexts?.({ contextTypes: ['OFFSCREEN_DOCUMENT'] });
+    if (existing && existing.length > 0) return;
+    creating ??= chrome.offscreen
+      .createDocument({ url: OFFSCREEN_PATH, reasons: ['BLOBS'], justification: 'Make a blob URL of a downloaded file to save it' })
+      .catch((error: unknown) => {
+        // Another save created it between our check and our call.
+        if (!String(error).includes('Only a single offscreen')) throw error;
+      })
+      .finally(() => (creating = undefined));
+    await creating;
+  }
+
+  async function send(request: OffscreenRequest): Promise<OffscreenReply> {
+    const reply = (await chrome.runtime.sendMessage(request)) as OffscreenReply | undefined;
+    if (!reply) throw new Error('the offscreen document did not answer');
+    return reply;
+  }
+
+  return {
+    async make(jobId, size, contentType) {
+      await ensureDocument();
+      const reply = await send({ target: 'offscreen', type: 'make-blob-url', jobId, size, contentType });
+      if (!reply.ok || !reply.url) throw new Error(reply.ok ? 'no blob URL' : reply.error);
+      outstanding.add(reply.url);
+      return reply.url;
+    },
+    async revoke(url) {
+      if (!outstanding.delete(url)) return;
+      await send({ target: 'offscreen', type: 'revoke-blob-url', url }).catch(() => {});
+      if (outstanding.size === 0) await chrome.offscreen.closeDocument().catch(() => {});
+    },
+  };
+}
+
+/** Chrome's worker needs the offscreen document; Firefox's background page makes URLs itself. */
+export function platformBlobUrls(readBlobs: ReadBlobs): BlobUrlMaker {
+  const hasOffscreen = typeof chrome !== 'undefined' && typeof chrome.offscreen?.createDocument === 'function';
+  return hasOffscreen && typeof URL.createObjectURL !== 'function' ? offscreenBlobUrls() : directBlobUrls(readBlobs);
+}

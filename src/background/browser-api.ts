@@ -1,0 +1,103 @@
+/**
+ * The one seam between the background logic and the browser: the few extension APIs Stitch
+ * uses, narrowed to plain shapes. `real-browser-api.ts` adapts webextension-polyfill to it;
+ * unit tests pass a fake. Nothing else in src/background touches `browser.*`.
+ */
+
+export interface ApiEvent<L extends (...args: never[]) => unknown> {
+  addListener(listener: L): void;
+  removeListener(listener: L): void;
+}
+
+/** What downloads.onCreated tells about a browser download (fields we use). */
+export interface BrowserDownload {
+  id: number;
+  url: string;
+  finalUrl?: string;
+  referrer?: string;
+  mime?: string;
+  /** -1 or 0 when unknown. */
+  totalBytes?: number;
+  byExtensionId?: string;
+  state?: 'in_progress' | 'interrupted' | 'complete';
+  filename?: string;
+  error?: string;
+}
+
+export interface DownloadDelta {
+  id: number;
+  state?: { current?: string };
+  error?: { current?: string };
+  filename?: { current?: string };
+}
+
+export interface DownloadRequest {
+  url: string;
+  filename?: string;
+  conflictAction?: 'uniquify' | 'overwrite' | 'prompt';
+  saveAs?: boolean;
+}
+
+export interface MenuClick {
+  menuItemId: string | number;
+  linkUrl?: string;
+  srcUrl?: string;
+  pageUrl?: string;
+}
+
+/** A connected page (the UI port). */
+export interface UiPort {
+  readonly name: string;
+  postMessage(message: unknown): void;
+  onDisconnect: ApiEvent<() => void>;
+}
+
+/** Details of a request seen by webRequest.onBeforeRequest (observation only). */
+export interface SeenRequest {
+  url: string;
+  method: string;
+  type?: string;
+}
+
+export interface BrowserApi {
+  /** The extension's own id (to ignore our own downloads). */
+  readonly extensionId: string;
+  downloads: {
+    download(request: DownloadRequest): Promise<number>;
+    cancel(id: number): Promise<void>;
+    erase(id: number): Promise<void>;
+    search(id: number): Promise<BrowserDownload | undefined>;
+    open(id: number): Promise<void>;
+    show(id: number): Promise<void>;
+    onCreated: ApiEvent<(item: BrowserDownload) => void>;
+    onChanged: ApiEvent<(delta: DownloadDelta) => void>;
+  };
+  storage: {
+    get(key: string): Promise<unknown>;
+    set(key: string, value: unknown): Promise<void>;
+    remove(key: string): Promise<void>;
+  };
+  menus: {
+    /** Replaces every menu entry of Stitch with this one. */
+    createOnce(entry: { id: string; title: string; contexts: string[] }): Promise<void>;
+    onClicked: ApiEvent<(click: MenuClick) => void>;
+  };
+  alarms: {
+    create(name: string, periodInMinutes: number): Promise<void>;
+    clear(name: string): Promise<void>;
+    onAlarm: ApiEvent<(alarm: { name: string }) => void>;
+  };
+  runtime: {
+    /** Any cheap extension API call: it resets the browser's idle timer for the worker. */
+    ping(): Promise<void>;
+    onStartup: ApiEvent<() => void>;
+    onInstalled: ApiEvent<() => void>;
+    /** Return a promise to answer; undefined to leave the message to another listener. */
+    onMessage: ApiEvent<(message: unknown, sender: { url?: string; id?: string }) => Promise<unknown> | undefined>;
+    onConnect: ApiEvent<(port: UiPort) => void>;
+  };
+  /** Observation of requests (to know which downloads came from a POST); absent if not granted. */
+  webRequest?: {
+    onBeforeRequest: ApiEvent<(details: SeenRequest) => void>;
+  };
+}

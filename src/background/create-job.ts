@@ -1,0 +1,42 @@
+import { DownloadJob, type EngineOptions } from '../engine';
+import type { DownloadStore } from '../storage/store';
+import type { Settings } from '../settings/schema';
+
+/** What the background knows when it starts a download. */
+export interface JobSource {
+  url: string;
+  /** Further URLs of the same file (mirror rules). Not used until the engine takes a list. */
+  mirrors: readonly string[];
+  referrer?: string;
+}
+
+/**
+ * The one place where engine jobs are made and reopened, so the engine's signature (e.g. a list
+ * of mirror URLs) is adapted here only.
+ */
+export function createJob(store: DownloadStore, id: string, source: JobSource, settings: Settings): Promise<DownloadJob> {
+  return DownloadJob.create(store, { id, url: source.url }, engineOptions(source, settings));
+}
+
+export function openJob(store: DownloadStore, id: string, source: Omit<JobSource, 'url'>, settings: Settings): Promise<DownloadJob | undefined> {
+  return DownloadJob.open(store, id, engineOptions(source, settings));
+}
+
+/**
+ * Requests carry the site's cookies (a taken-over download must be fetched as the browser
+ * would). The referrer reaches the server only where fetch allows it (same origin); the
+ * connection, block and speed settings await engine support.
+ */
+function engineOptions(source: Omit<JobSource, 'url'>, _settings: Settings): Partial<EngineOptions> {
+  return { credentials: 'include', referrer: safeReferrer(source.referrer) };
+}
+
+function safeReferrer(referrer: string | undefined): string | undefined {
+  if (!referrer) return undefined;
+  try {
+    const url = new URL(referrer);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

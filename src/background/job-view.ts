@@ -1,0 +1,75 @@
+import type { JobSnapshot } from '../engine';
+import { filenameFromUrl, sanitizeFilename } from '../engine/http/headers';
+import type { JobView, JobViewState, MirrorContribution } from '../messages';
+import type { JobMeta } from './job-meta';
+
+/** What only the job manager knows about a job at this moment. */
+export interface ManagerFacts {
+  /** Bytes in the store; stands in for `received` of a job reopened but not run yet. */
+  storedBytes: number;
+  /** Waiting in the manager's queue for a free slot. */
+  queued: boolean;
+}
+
+/** The page-facing view of a job: the engine's snapshot plus the background's queue and save phase. */
+export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFacts, updatedAt = Date.now()): JobView {
+  const held = meta.heldFor !== undefined && snapshot.status !== 'running' && snapshot.status !== 'complete';
+  const state = held ? 'paused' : facts.queued && snapshot.status !== 'running' ? 'queued' : viewState(snapshot, meta);
+  const storedBytes = facts.storedBytes;
+  const received = state === 'saved' && snapshot.size !== undefined ? snapshot.size : Math.max(snapshot.received, storedBytes);
+  const saveFailed = meta.save?.phase === 'failed';
+  const error = saveFailed
+    ? { code: 'save-failed', message: meta.save?.error ?? 'saving the file failed' }
+    : held
+      ? { code: 'storage-full', message: meta.heldFor ?? '' }
+      : snapshot.error;
+  const showError = state === 'failed' || (state === 'paused' && error !== undefined);
+  return {
+    id: snapshot.id,
+    url: snapshot.url,
+    filename: filenameOf(snapshot, meta),
+    size: snapshot.size,
+    received,
+    rate: state === 'running' ? snapshot.rate : 0,
+    etaSeconds: state === 'running' ? snapshot.etaSeconds : undefined,
+    state,
+    pausedByUser: meta.pausedByUser,
+    error: showError ? error?.message : undefined,
+    errorCode: showError ? error?.code : undefined,
+    notices: snapshot.notices,
+    mirrors: contributions(snapshot, received),
+    savedDownloadId: meta.save?.phase === 'saved' ? meta.save.downloadId : undefined,
+    contentType: snapshot.contentType,
+    createdAt: meta.createdAt,
+    updatedAt,
+  };
+}
+
+/** The name to save under: the user's, else the server's, else one from the URL. */
+export function filenameOf(snapshot: Pick<JobSnapshot, 'filename' | 'url'>, meta: Pick<JobMeta, 'filename'>): string {
+  return sanitizeFilename(meta.filename ?? snapshot.filename ?? filenameFromUrl(snapshot.url) ?? 'download');
+}
+
+function viewState(snapshot: JobSnapshot, meta: JobMeta): JobViewState {
+  if (snapshot.status !== 'complete') return snapshot.status;
+  switch (meta.save?.phase) {
+    case 'saved':
+      return 'saved';
+    case 'failed':
+      return 'failed';
+    default:
+      return 'saving';
+  }
+}
+
+/** One source for now (the engine downloads from one URL); per-mirror figures come with multi-mirror. */
+function contributions(snapshot: JobSnapshot, received: number): MirrorContribution[] {
+  if (received === 0) return [];
+  let host = '';
+  try {
+    host = new URL(snapshot.url).host;
+  } catch {
+    host = snapshot.url;
+  }
+  return [{ url: snapshot.url, host, bytes: received, rate: snapshot.status === 'running' ? snapshot.rate : 0 }];
+}

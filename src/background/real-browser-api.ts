@@ -1,0 +1,52 @@
+import browser from 'webextension-polyfill';
+import type { ApiEvent, BrowserApi, BrowserDownload, UiPort } from './browser-api';
+
+/** The BrowserApi of the running extension, over webextension-polyfill. */
+export function realBrowserApi(): BrowserApi {
+  const downloads = browser.downloads;
+  return {
+    extensionId: browser.runtime.id,
+    downloads: {
+      download: (request) => downloads.download(request),
+      cancel: (id) => downloads.cancel(id),
+      erase: async (id) => void (await downloads.erase({ id })),
+      search: async (id) => (await downloads.search({ id }))[0] as BrowserDownload | undefined,
+      open: (id) => downloads.open(id),
+      show: async (id) => void (await downloads.show(id)),
+      onCreated: downloads.onCreated as unknown as ApiEvent<(item: BrowserDownload) => void>,
+      onChanged: downloads.onChanged as unknown as BrowserApi['downloads']['onChanged'],
+    },
+    storage: {
+      get: async (key) => (await browser.storage.local.get(key))[key],
+      set: (key, value) => browser.storage.local.set({ [key]: value }),
+      remove: (key) => browser.storage.local.remove(key),
+    },
+    menus: {
+      async createOnce(entry) {
+        await browser.contextMenus.removeAll();
+        browser.contextMenus.create({ ...entry, contexts: entry.contexts as never });
+      },
+      onClicked: browser.contextMenus.onClicked as unknown as BrowserApi['menus']['onClicked'],
+    },
+    alarms: {
+      create: async (name, periodInMinutes) => browser.alarms.create(name, { periodInMinutes, delayInMinutes: periodInMinutes }),
+      clear: async (name) => void (await browser.alarms.clear(name)),
+      onAlarm: browser.alarms.onAlarm,
+    },
+    runtime: {
+      ping: async () => void (await browser.runtime.getPlatformInfo()),
+      onStartup: browser.runtime.onStartup,
+      onInstalled: browser.runtime.onInstalled as unknown as ApiEvent<() => void>,
+      onMessage: browser.runtime.onMessage as unknown as BrowserApi['runtime']['onMessage'],
+      onConnect: browser.runtime.onConnect as unknown as ApiEvent<(port: UiPort) => void>,
+    },
+    webRequest: browser.webRequest && {
+      onBeforeRequest: {
+        // Observation only (no 'blocking'): which top-level and frame requests were POSTs.
+        addListener: (listener) =>
+          browser.webRequest.onBeforeRequest.addListener(listener, { urls: ['<all_urls>'], types: ['main_frame', 'sub_frame'] }),
+        removeListener: (listener) => browser.webRequest.onBeforeRequest.removeListener(listener),
+      },
+    },
+  };
+}

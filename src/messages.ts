@@ -1,0 +1,221 @@
+/**
+ * The one message protocol between Stitch's pages (popup, options, player) and the background.
+ * Pages never touch the store or the engine; they only send these messages. Changes here are
+ * additive only: new request types and new optional fields.
+ *
+ * Requests (page → background): `browser.runtime.sendMessage(request)` with a `Request` below;
+ * the background answers every request with a `Reply` envelope: `{ ok: true, value }` or
+ * `{ ok: false, error, errors? }` (`error` is one plain sentence for the user; `errors` lists
+ * per-field settings problems). `callBackground(send, request)` wraps this and is typed by
+ * `Requests[type].reply`. Unknown or malformed requests get `{ ok: false }`, never a crash.
+ *
+ * Live updates: `browser.runtime.connect({ name: UI_PORT })`. The background first posts a
+ * `{ type: 'snapshot' }` with every job and the recent notices, then `job` (a job changed;
+ * replace the row with the same id), `removed` (forget a row), `notice` (something happened
+ * that belongs to no job, e.g. a download left to the browser). Progress is posted at most
+ * about 4 times a second per job. Pages send nothing on the port; disconnecting unsubscribes.
+ *
+ * "Copy URL" is done by the page itself (`navigator.clipboard.writeText(job.url)`).
+ *
+ * Test contract for the pages (the e2e tests find elements only by these `data-testid`s):
+ *   popup:   job-list; one job-row per job, with attributes data-job-id="<id>" and
+ *            data-state="<JobViewState>"; inside a row: job-filename, job-size, job-progress
+ *            (a <progress> whose value/max are received/size bytes, or aria-valuenow 0–100),
+ *            job-state (the state in words), job-rate, job-eta, job-error (only when error),
+ *            job-notices, job-mirrors, and buttons job-pause, job-resume, job-cancel, job-retry,
+ *            job-open, job-show, job-copy-url, job-save-as (present only when the action applies).
+ *            Page-wide: pause-all, resume-all, clear-finished, add-url-input, add-url-submit,
+ *            notice (one per page-wide notice), empty (shown when there are no jobs).
+ *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
+ *            10^6 bytes), setting-excluded-types and setting-excluded-sites (textareas, one per
+ *            line), setting-concurrent, setting-connections, setting-min-block-kib,
+ *            setting-max-block-kib, setting-speed-limit-kbps (empty = no limit, kB/s = 10^3
+ *            bytes/s); mirror-rule-add (button), one mirror-rule per rule containing
+ *            mirror-rule-pattern (input), mirror-rule-mirrors (textarea, one prefix per line),
+ *            mirror-rule-sample-url (input), mirror-rule-test (button), mirror-rule-test-result,
+ *            mirror-rule-remove; settings-save (button), settings-status (shows "Saved" after a
+ *            successful save), settings-errors (lists validation errors), settings-export
+ *            (button), settings-import (file input), settings-reset (button).
+ */
+import type { MirrorRule, Settings, SettingsError } from './settings/schema';
+
+/** Name of the `runtime.connect` port that streams job updates to a page. */
+export const UI_PORT = 'stitch-ui';
+
+/** A job as the pages see it: the engine's state plus what the background adds (saving). */
+export type JobViewState =
+  | 'queued' // waiting for a free slot (concurrency limit)
+  | 'running'
+  | 'paused' // by the user, or by Stitch itself with an `error` (e.g. storage full)
+  | 'verifying'
+  | 'saving' // complete and verified; being handed to the browser's downloads
+  | 'saved' // in the download folder; stored bytes freed
+  | 'failed'
+  | 'cancelled';
+
+/** How much one source (the primary URL or a mirror) contributed. */
+export interface MirrorContribution {
+  /** The URL this source serves the file from. */
+  url: string;
+  /** Host (and port) for a short label. */
+  host: string;
+  /** Bytes received from it so far. */
+  bytes: number;
+  /** Bytes/s over the last few seconds. */
+  rate: number;
+  /** Dropped sources say why, in plain words ("served different bytes"). */
+  dropped?: string;
+}
+
+export interface JobView {
+  id: string;
+  /** The URL the user asked for (copy URL copies this). */
+  url: string;
+  /** The name it is (or will be) saved under; a guess from the URL until the server answers. */
+  filename: string;
+  /** Total bytes; undefined while unknown. */
+  size?: number;
+  received: number;
+  /** Bytes/s now; 0 when not running. */
+  rate: number;
+  /** Seconds left at the current rate, when known. */
+  etaSeconds?: number;
+  state: JobViewState;
+  /** True when the user paused it: it is not resumed automatically. */
+  pausedByUser: boolean;
+  /** Why it failed or paused itself, in plain words; absent when all is well. */
+  error?: string;
+  /** Machine-readable cause of `error` (engine codes, or 'save-failed', 'unknown-size'…). */
+  errorCode?: string;
+  /** Things that happened without stopping the job, oldest first. */
+  notices: string[];
+  /** One entry per source; empty before the first byte, one entry for a single URL. */
+  mirrors: MirrorContribution[];
+  /** The browser's downloads id once saved (open file / show in folder use it). */
+  savedDownloadId?: number;
+  /** Whether the player can play it progressively (set once the player exists). */
+  canPlay?: boolean;
+  contentType?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Something that belongs to no job, e.g. a download Stitch left to the browser and why. */
+export interface UiNotice {
+  id: string;
+  at: number;
+  message: string;
+  url?: string;
+}
+
+export type JobAction = 'pause' | 'resume' | 'cancel' | 'retry';
+
+/** Result of checking one mirror of a rule against a sample URL. */
+export interface MirrorTestResult {
+  /** The URL that was asked (the sample URL rewritten to this mirror). */
+  url: string;
+  ok: boolean;
+  /** Size it reported, when it answered. */
+  size?: number;
+  /** Plain words: "same size (104857600 bytes)", "404 Not Found", "size differs: …". */
+  message: string;
+}
+
+/** Every request type with its payload (`request`) and the value of a successful reply. */
+export interface Requests {
+  /** Every job, newest first. */
+  'list-jobs': { request: Record<string, never>; reply: { jobs: JobView[]; notices: UiNotice[] } };
+  /** One action on one job. Resume also starts a queued job now if a slot is free. */
+  'job-action': { request: { action: JobAction; id: string }; reply: { job?: JobView } };
+  /** One action on every job it applies to (cancel all: every unfinished job). */
+  'all-action': { request: { action: JobAction }; reply: { affected: number } };
+  /** Forgets saved, failed and cancelled jobs (and their stored bytes). */
+  'clear-finished': { request: Record<string, never>; reply: { removed: number } };
+  /** Forgets page-wide notices. */
+  'dismiss-notices': { request: Record<string, never>; reply: Record<string, never> };
+  /** Starts a download by hand; filename overrides the server's name; saveAs asks where. */
+  'add-url': {
+    request: { url: string; filename?: string; referrer?: string; saveAs?: boolean };
+    reply: { job: JobView };
+  };
+  /** Opens the saved file with the system (downloads.open). */
+  'open-file': { request: { id: string }; reply: Record<string, never> };
+  /** Shows the saved file in its folder (downloads.show). */
+  'show-in-folder': { request: { id: string }; reply: Record<string, never> };
+  /** Saves a complete job again, asking where (downloads.download with saveAs). */
+  'save-as': { request: { id: string }; reply: Record<string, never> };
+  'get-settings': { request: Record<string, never>; reply: { settings: Settings; defaults: Settings } };
+  /** Validates and stores; on problems replies ok:false with `errors` and stores nothing. */
+  'set-settings': { request: { settings: unknown }; reply: { settings: Settings } };
+  /** Parses JSON text, validates and stores, like set-settings. */
+  'import-settings': { request: { json: string }; reply: { settings: Settings } };
+  'export-settings': { request: Record<string, never>; reply: { json: string } };
+  /** Asks each mirror of the rule for the sample URL and compares sizes with the original. */
+  'test-mirror-rule': {
+    request: { rule: MirrorRule; sampleUrl: string };
+    reply: { original: MirrorTestResult; mirrors: MirrorTestResult[] };
+  };
+}
+
+export type RequestType = keyof Requests;
+export type RequestOf<T extends RequestType> = { type: T } & Requests[T]['request'];
+export type ReplyOf<T extends RequestType> = Requests[T]['reply'];
+/** Any request a page may send. */
+export type Request = { [T in RequestType]: RequestOf<T> }[RequestType];
+
+export type Reply<T> = { ok: true; value: T } | { ok: false; error: string; errors?: SettingsError[] };
+
+/** Messages the background posts on the UI port. */
+export type PortMessage =
+  | { type: 'snapshot'; jobs: JobView[]; notices: UiNotice[] }
+  | { type: 'job'; job: JobView }
+  | { type: 'removed'; id: string }
+  | { type: 'notice'; notice: UiNotice };
+
+/** Thrown by `callBackground` when the background answered ok:false. */
+export class BackgroundError extends Error {
+  override readonly name = 'BackgroundError';
+  constructor(
+    message: string,
+    readonly errors: SettingsError[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Sends one request and returns the typed value, throwing `BackgroundError` on a refusal.
+ * Pages pass `(m) => browser.runtime.sendMessage(m)`.
+ */
+export async function callBackground<T extends RequestType>(
+  send: (message: unknown) => Promise<unknown>,
+  request: RequestOf<T>,
+): Promise<ReplyOf<T>> {
+  const reply = (await send(request)) as Reply<ReplyOf<T>> | undefined;
+  if (!reply || typeof reply !== 'object') throw new BackgroundError('Stitch did not answer; try again in a moment');
+  if (!reply.ok) throw new BackgroundError(reply.error, reply.errors);
+  return reply.value;
+}
+
+const REQUEST_TYPES: readonly RequestType[] = [
+  'list-jobs',
+  'job-action',
+  'all-action',
+  'clear-finished',
+  'dismiss-notices',
+  'add-url',
+  'open-file',
+  'show-in-folder',
+  'save-as',
+  'get-settings',
+  'set-settings',
+  'import-settings',
+  'export-settings',
+  'test-mirror-rule',
+];
+
+/** True for messages shaped like a request (the handler still checks each field). */
+export function isRequest(message: unknown): message is Request {
+  const type = (message as { type?: unknown } | null)?.type;
+  return typeof message === 'object' && message !== null && REQUEST_TYPES.includes(type as RequestType);
+}

@@ -1,0 +1,29 @@
+import { openIdbStore, type IdbStore } from '../storage/idb-store';
+import { isOffscreenRequest, type OffscreenReply, type OffscreenRequest } from './protocol';
+
+/**
+ * Chrome's offscreen document (reason BLOBS): builds a Blob from a job's stored Blob records
+ * and returns a blob URL for downloads.download. `new Blob(storedBlobs)` references the
+ * records' files on disk, so the file is never copied into memory.
+ */
+let store: Promise<IdbStore> | undefined;
+
+async function handle(request: OffscreenRequest): Promise<OffscreenReply> {
+  if (request.type === 'revoke-blob-url') {
+    URL.revokeObjectURL(request.url);
+    return { ok: true };
+  }
+  store ??= openIdbStore();
+  const blobs = await (await store).readBlobs(request.jobId, 0, request.size);
+  const blob = new Blob(blobs, { type: request.contentType ?? 'application/octet-stream' });
+  if (blob.size !== request.size) return { ok: false, error: `the stored file has ${blob.size} bytes, expected ${request.size}` };
+  return { ok: true, url: URL.createObjectURL(blob) };
+}
+
+chrome.runtime.onMessage.addListener((message: unknown, _sender: unknown, sendResponse: (reply: OffscreenReply) => void) => {
+  if (!isOffscreenRequest(message)) return false;
+  handle(message).then(sendResponse, (error: unknown) =>
+    sendResponse({ ok: false, error: error instanceof Error ? error.message : String(error) }),
+  );
+  return true;
+});

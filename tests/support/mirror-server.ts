@@ -1,0 +1,424 @@
+/**
+ * The mirror test server: one file of deterministic content (see content.ts) served over real HTTP
+ * on 127.0.0.1, with ranges, validators, rate limits, latency and injectable faults. Used by the
+ * integration tests and the benchmarks; `stats` records what every request got.
+ */
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { Readable, pipeline } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import { CONTENT_CHUNK, contentBytes } from './content';
+import { TokenBucket } from './token-bucket';
+
+/**
+ * Misbehaviours; each applies to every response, or only to the first `faultRequests` ones. The
+ * byte thresholds (reset/stall/truncateAfterBytes) fire only when the body is longer than N.
+ */
+export interface Faults {
+  /** Counts requests since the last setFaults (or start); faults apply only to the first N. */
+  faultRequests?: number;
+  /** Destroy the socket once N body bytes of a response were handed to the kernel. */
+  resetAfterBytes?: number;
+  /** Destroy the socket N ms after a response's body started. */
+  resetAfterMs?: number;
+  /** Stop sending after N body bytes; the socket stays open until the client or close() ends it. */
+  stallAfterBytes?: number;
+  /** No Content-Length (chunked); end the response cleanly after N bytes: a silently short body. */
+  truncateAfterBytes?: number;
+  /** Add this to Content-Length; the real body is sent, then the socket is closed. */
+  lieContentLength?: number;
+  /** Answer 200 with the whole file; still says `Accept-Ranges: bytes`. */
+  ignoreRanges?: boolean;
+  /** Answer 200 with the whole file and `Accept-Ranges: none`. */
+  acceptRangesNone?: boolean;
+  /** On a 206, Content-Range claims positions shifted by this many bytes; the body is right. */
+  wrongContentRange?: number;
+  /** Answer every request that has a Range header with 416 `bytes *\/size`. */
+  status416?: boolean;
+  /** Answer with this status (empty body) and optional Retry-After. */
+  errorStatus?: { status: number; retryAfter?: string };
+  /** Once this many requests (counted from setFaults) were received, the file is replaced. */
+  changeAfterRequests?: number;
+  /** `Content-Encoding: gzip` over the selected bytes (on a 206: the range, gzipped). */
+  gzip?: boolean;
+  /** Destroy the socket as soon as the request arrives, before any header. */
+  refuse?: boolean;
+}
+
+export interface MirrorOptions {
+  size: number;
+  seed?: number;
+  /** The file's path; any other path is a 404. Default '/file.bin'. */
+  path?: string;
+  /** Sends `Content-Disposition: attachment; filename*=UTF-8''…` when set. */
+  filename?: string;
+  /** Strong ETag; default derived from seed and size; null: none. */
+  etag?: string | null;
+  /** Last-Modified; default a fixed date derived from the seed; null: none. */
+  lastModified?: string | null;
+  contentType?: string;
+  /** Bytes/s shared by all connections of this server. */
+  rate?: number;
+  /** Bytes/s of each connection. */
+  connectionRate?: number;
+  /** Delay before a response's headers. */
+  latencyMs?: number;
+  extraHeaders?: Record<string, string>;
+  faults?: Faults;
+  /** Default 0: any free port. */
+  port?: number;
+}
+
+export interface MirrorRequest {
+  method: string;
+  path: string;
+  range: string | undefined;
+  ifRange: string | undefined;
+  /** 0 while no header was sent (or never, e.g. `refuse`). */
+  status: number;
+  /** Body bytes written for this response (compressed ones when gzip). */
+  bytesSent: number;
+  startedAt: number;
+  endedAt: number | undefined;
+  /** The response did not complete: the client went away or a fault cut it. */
+  aborted: boolean;
+}
+
+export interface MirrorStats {
+  requests: MirrorRequest[];
+  /** Body bytes written across all requests. */
+  bytesSent: number;
+  /** TCP connections accepted. */
+  connections: number;
+}
+
+export interface ContentChange {
+  seed: number;
+  /** Default derived from the new seed and size; null: none. */
+  etag?: string | null;
+  /** Default derived from the new seed; null: none. */
+  lastModified?: string | null;
+  size?: number;
+}
+
+export interface Mirror {
+  /** Full URL of the file. */
+  readonly url: string;
+  readonly origin: string;
+  readonly port: number;
+  readonly stats: MirrorStats;
+  /** Replaces all faults and restarts the request count they use. */
+  setFaults(faults: Faults): void;
+  setRate(bytesPerSec: number | undefined): void;
+  /** The file changes on the server; responses already started keep their content. */
+  setContent(change: ContentChange): void;
+  resetStats(): void;
+  /** Cuts every open connection at once, as a reset would, mid-response or idle. */
+  dropConnections(): void;
+  /** Stops listening and destroys every open socket. */
+  close(): Promise<void>;
+}
+
+export function defaultEtag(seed: number, size: number): string {
+  return `"${seed.toString(36)}-${size.toString(36)}"`;
+}
+
+export function defaultLastModified(seed: number): string {
+  return new Date(Date.UTC(2024, 0, 1) + seed * 60_000).toUTCString();
+}
+
+interface Content {
+  seed: number;
+  size: number;
+  etag: string | null;
+  lastModified: string | null;
+}
+
+type Range = { start: number; end: number };
+
+/** A single `bytes=` range; undefined when the header must be ignored (malformed, multi-range). */
+export function parseRange(header: string, size: number): Range | 'unsatisfiable' | undefined {
+  const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const [, first = '', last = ''] = match;
+  if (first === '' && last === '') return undefined;
+  if (first === '') {
+    const suffix = Number(last);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size };
+  }
+  const start = Number(first);
+  const lastPos = last === '' ? Infinity : Number(last);
+  if (lastPos < start) return undefined;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end: Math.min(lastPos + 1, size) };
+}
+
+function ifRangeMatches(value: string | undefined, content: Content): boolean {
+  if (value === undefined) return true;
+  const v = value.trim();
+  if (v.startsWith('"') || v.startsWith('W/')) {
+    return content.etag !== null && !content.etag.startsWith('W/') && v === content.etag;
+  }
+  return content.lastModified !== null && v === content.lastModified;
+}
+
+function encodeRfc5987(value: string): string {
+  return encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once everything written to the socket so far was handed to the kernel. */
+const flushSocket = (socket: Socket) =>
+  new Promise<void>((resolve) => socket.write(new Uint8Array(0), () => resolve()));
+
+const drained = (res: ServerResponse) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+
+/** The content's bytes [start, end) in pieces aligned to content chunks. */
+async function* contentSource(seed: number, start: number, end: number): AsyncGenerator<Uint8Array> {
+  for (let pos = start; pos < end; ) {
+    const stop = Math.min(end, (Math.floor(pos / CONTENT_CHUNK) + 1) * CONTENT_CHUNK);
+    yield contentBytes(seed, pos, stop);
+    pos = stop;
+  }
+}
+
+export async function startMirror(options: MirrorOptions): Promise<Mirror> {
+  const filePath = options.path ?? '/file.bin';
+  const initialSeed = options.seed ?? 1;
+  let content: Content = {
+    seed: initialSeed,
+    size: options.size,
+    etag: options.etag === undefined ? defaultEtag(initialSeed, options.size) : options.etag,
+    lastModified: options.lastModified === undefined ? defaultLastModified(initialSeed) : options.lastModified,
+  };
+  let faults: Faults = { ...options.faults };
+  let faultCount = 0;
+  let changed = false;
+  const serverBucket = new TokenBucket(options.rate);
+  const connectionBuckets = new WeakMap<Socket, TokenBucket>();
+  const extra = options.extraHeaders ?? {};
+  const sockets = new Set<Socket>();
+  const stats: MirrorStats = { requests: [], bytesSent: 0, connections: 0 };
+
+  const setContent = (change: ContentChange) => {
+    const size = change.size ?? content.size;
+    content = {
+      seed: change.seed,
+      size,
+      etag: change.etag === undefined ? defaultEtag(change.seed, size) : change.etag,
+      lastModified: change.lastModified === undefined ? defaultLastModified(change.seed) : change.lastModified,
+    };
+  };
+
+  const sendEmpty = (res: ServerResponse, record: MirrorRequest, status: number, headers: OutgoingHttpHeaders) => {
+    record.status = status;
+    res.writeHead(status, { ...headers, ...extra, 'Content-Length': '0' });
+    res.end();
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const socket = req.socket;
+    const record: MirrorRequest = {
+      method: req.method ?? 'GET',
+      path: (req.url ?? '/').split('?')[0] ?? '/',
+      range: req.headers.range,
+      ifRange: single(req.headers['if-range']),
+      status: 0,
+      bytesSent: 0,
+      startedAt: Date.now(),
+      endedAt: undefined,
+      aborted: false,
+    };
+    stats.requests.push(record);
+    let closed = false;
+    res.on('error', () => {});
+    res.on('close', () => {
+      closed = true;
+      record.endedAt = Date.now();
+      record.aborted = !res.writableFinished;
+    });
+
+    const all = faults;
+    const index = faultCount++;
+    if (all.changeAfterRequests !== undefined && !changed && index >= all.changeAfterRequests) {
+      changed = true;
+      const seed = content.seed + 1000;
+      setContent({
+        seed,
+        etag: content.etag === null ? null : undefined,
+        lastModified: content.lastModified === null ? null : undefined,
+      });
+    }
+    const fx: Faults = all.faultRequests === undefined || index < all.faultRequests ? all : {};
+    const c = content;
+
+    if (fx.refuse) {
+      socket.destroy();
+      return;
+    }
+    if (options.latencyMs) await sleep(options.latencyMs);
+    if (closed) return;
+
+    if (record.path !== filePath) return sendEmpty(res, record, 404, {});
+    if (record.method !== 'GET' && record.method !== 'HEAD') {
+      return sendEmpty(res, record, 405, { Allow: 'GET, HEAD' });
+    }
+    if (fx.errorStatus) {
+      const { status, retryAfter } = fx.errorStatus;
+      return sendEmpty(res, record, status, retryAfter === undefined ? {} : { 'Retry-After': retryAfter });
+    }
+
+    const headers: OutgoingHttpHeaders = {
+      'Content-Type': options.contentType ?? 'application/octet-stream',
+      'Accept-Ranges': fx.acceptRangesNone ? 'none' : 'bytes',
+    };
+    if (c.etag !== null) headers.ETag = c.etag;
+    if (c.lastModified !== null) headers['Last-Modified'] = c.lastModified;
+    if (options.filename !== undefined) {
+      headers['Content-Disposition'] = `attachment; filename*=UTF-8''${encodeRfc5987(options.filename)}`;
+    }
+    const unsatisfiable = { ...headers, 'Content-Range': `bytes */${c.size}` };
+
+    let range: Range = { start: 0, end: c.size };
+    let partial = false;
+    if (record.range !== undefined) {
+      if (fx.status416) return sendEmpty(res, record, 416, unsatisfiable);
+      if (!fx.ignoreRanges && !fx.acceptRangesNone && ifRangeMatches(record.ifRange, c)) {
+        const parsed = parseRange(record.range, c.size);
+        if (parsed === 'unsatisfiable') return sendEmpty(res, record, 416, unsatisfiable);
+        if (parsed) [range, partial] = [parsed, true];
+      }
+    }
+    const length = range.end - range.start;
+    if (partial) {
+      const shift = fx.wrongContentRange ?? 0;
+      headers['Content-Range'] = `bytes ${range.start + shift}-${range.end - 1 + shift}/${c.size}`;
+    }
+    if (fx.gzip) headers['Content-Encoding'] = 'gzip';
+    if (!fx.gzip && fx.truncateAfterBytes === undefined) {
+      headers['Content-Length'] = String(length + (fx.lieContentLength ?? 0));
+    }
+    record.status = partial ? 206 : 200;
+    res.writeHead(record.status, { ...headers, ...extra });
+    if (record.method === 'HEAD') {
+      res.end();
+      return;
+    }
+
+    let source: AsyncIterable<Uint8Array> = contentSource(c.seed, range.start, range.end);
+    if (fx.gzip) {
+      const gzip = createGzip();
+      pipeline(Readable.from(source), gzip, () => {});
+      source = gzip;
+    }
+    if (fx.resetAfterMs !== undefined) {
+      const timer = setTimeout(() => socket.destroy(), fx.resetAfterMs);
+      res.on('close', () => clearTimeout(timer));
+    }
+    let connectionBucket: TokenBucket | undefined;
+    if (options.connectionRate !== undefined) {
+      connectionBucket = connectionBuckets.get(socket);
+      if (!connectionBucket) connectionBuckets.set(socket, (connectionBucket = new TokenBucket(options.connectionRate)));
+    }
+    const cuts = [fx.resetAfterBytes, fx.stallAfterBytes, fx.truncateAfterBytes].filter((n) => n !== undefined);
+    const cutAt = cuts.length > 0 ? Math.min(...cuts) : Infinity;
+
+    let sent = 0;
+    for await (const chunk of source) {
+      for (let offset = 0; offset < chunk.length; ) {
+        if (closed) return;
+        if (sent >= cutAt) {
+          // The fault fires only when the body is longer than its threshold.
+          res.flushHeaders();
+          await flushSocket(socket);
+          if (closed) return;
+          if (cutAt === fx.resetAfterBytes) socket.destroy();
+          else if (cutAt === fx.truncateAfterBytes) res.end();
+          return; // stall: leave the response open
+        }
+        const rates = [serverBucket.rate, connectionBucket?.rate].filter((r) => r !== undefined);
+        const maxPiece = rates.length === 0 ? CONTENT_CHUNK : Math.max(1, Math.min(CONTENT_CHUNK, Math.floor(Math.min(...rates) / 100)));
+        const n = Math.min(maxPiece, chunk.length - offset, cutAt - sent);
+        const wait = Math.max(serverBucket.reserve(n), connectionBucket?.reserve(n) ?? 0);
+        if (wait > 0) {
+          await sleep(wait);
+          if (closed) return;
+        }
+        const piece = chunk.subarray(offset, offset + n);
+        offset += n;
+        sent += n;
+        record.bytesSent += n;
+        stats.bytesSent += n;
+        if (!res.write(piece)) await drained(res);
+      }
+    }
+    if (closed) return;
+    if (fx.lieContentLength) {
+      await flushSocket(socket);
+      socket.destroy();
+    } else {
+      res.end();
+    }
+  }
+
+  const server = createServer({ noDelay: true }, (req, res) => {
+    handle(req, res).catch(() => req.socket.destroy());
+  });
+  server.on('connection', (socket: Socket) => {
+    stats.connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url: origin + filePath,
+    origin,
+    port,
+    stats,
+    setFaults(f) {
+      faults = { ...f };
+      faultCount = 0;
+      changed = false;
+    },
+    setRate: (rate) => serverBucket.setRate(rate),
+    setContent,
+    dropConnections() {
+      for (const socket of sockets) socket.destroy();
+    },
+    resetStats() {
+      stats.requests = [];
+      stats.bytesSent = 0;
+      stats.connections = 0;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}

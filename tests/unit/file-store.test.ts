@@ -1,0 +1,165 @@
+import { promises as fs } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FileStore } from '../../src/storage/file-store';
+import { measureStoreThroughput, sha256OfStored } from '../support/measure-store';
+import { describeStoreContract, equalBytes, pattern, readAll, type StoreHarness } from '../support/store-contract';
+
+const tempDir = (): Promise<string> => fs.mkdtemp(join(tmpdir(), 'stitch-file-store-'));
+
+/** FileHandle's prototype, to make one write fail like a full disk. */
+async function fileHandlePrototype(dir: string): Promise<FileHandle> {
+  const handle = await fs.open(join(dir, 'probe'), 'w');
+  await handle.close();
+  await fs.rm(join(dir, 'probe'));
+  return Object.getPrototypeOf(handle) as FileHandle;
+}
+
+const harness: StoreHarness<FileStore> & { prototype?: FileHandle } = {
+  async open() {
+    const dir = await tempDir();
+    harness.prototype ??= await fileHandlePrototype(dir);
+    return new FileStore(dir);
+  },
+  async reopen(store) {
+    await store.close();
+    return new FileStore(store.dir);
+  },
+  async dispose(store) {
+    await store.close();
+    await fs.rm(store.dir, { recursive: true, force: true });
+  },
+  failNextWriteWithQuota() {
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const spy = vi.spyOn(harness.prototype!, 'write').mockRejectedValueOnce(full);
+    return () => spy.mockRestore();
+  },
+};
+
+describeStoreContract('FileStore', harness);
+
+describe('FileStore', () => {
+  let dir: string;
+  let store: FileStore;
+  beforeEach(async () => {
+    dir = await tempDir();
+    store = new FileStore(dir);
+  });
+  afterEach(async () => {
+    await store.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  const statePath = (id: string): string => join(dir, `${id}.stitch-state`);
+  const journalLines = async (id: string): Promise<string[]> =>
+    (await fs.readFile(statePath(id), 'utf8')).split('\n').filter(Boolean);
+
+  it('writes a sparse data file and a journal of JSON lines', async () => {
+    expect(store.blockSize).toBe(1024 * 1024);
+    expect(store.writeConcurrency).toBe(4);
+    await store.saveState('job', { a: 1 });
+    await store.writeBlock('job', 2 ** 30, pattern(1, 4));
+    expect(store.dataPath('job')).toBe(join(dir, 'job.stitch-part'));
+    const stat = await fs.stat(store.dataPath('job'));
+    expect(stat.size).toBe(2 ** 30 + 4);
+    // Holes take no disk space where the file system supports them.
+    if (process.platform !== 'win32') expect(stat.blocks * 512).toBeLessThan(1024 * 1024);
+    expect(await journalLines('job')).toEqual(['{"s":{"a":1}}', `{"b":[${2 ** 30},4]}`]);
+  });
+
+  it('a new store on the same directory replays the journal of one that was never closed', async () => {
+    await store.saveState('job', { step: 1 });
+    await store.writeBlock('job', 0, pattern(2, 100));
+    await store.writeBlock('job', 200, pattern(3, 50));
+    // No close(): as if the process had been killed.
+    const after = new FileStore(dir);
+    expect(await after.listJobs()).toEqual(['job']);
+    expect(await after.loadState('job')).toEqual({ step: 1 });
+    expect(await after.storedRanges('job')).toEqual([
+      { start: 0, end: 100 },
+      { start: 200, end: 250 },
+    ]);
+    expect(equalBytes(await readAll(after, 'job', 200, 250), pattern(3, 50))).toBe(true);
+    await after.close();
+  });
+
+  it('ignores a torn last journal line and keeps appending cleanly after it', async () => {
+    await store.saveState('job', { step: 1 });
+    await store.writeBlock('job', 0, pattern(4, 100));
+    await store.close();
+    await fs.appendFile(statePath('job'), '{"b":[100,');
+
+    store = new FileStore(dir);
+    expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 100 }]);
+    await store.writeBlock('job', 100, pattern(5, 100));
+    await store.close();
+
+    store = new FileStore(dir);
+    expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 200 }]);
+    expect(await store.loadState('job')).toEqual({ step: 1 });
+  });
+
+  it('rejects a corrupt line in the middle of the journal with its location', async () => {
+    await fs.writeFile(statePath('job'), '{"s":{}}\nnot json\n{"b":[0,1]}\n');
+    await expect(store.storedRanges('job')).rejects.toThrow(/job\.stitch-state:2: corrupt journal line/);
+  });
+
+  it('compacts a long journal without losing state or ranges', async () => {
+    await store.saveState('job', { step: 'first' });
+    for (let i = 0; i < 1200; i++) {
+      if (i === 600) await store.saveState('job', { step: 'middle' });
+      await store.writeBlock('job', i * 10, pattern(i, 10));
+    }
+    const lines = await journalLines('job');
+    expect(lines.length).toBeLessThan(1000);
+    await expect(fs.stat(`${statePath('job')}.tmp`)).rejects.toMatchObject({ code: 'ENOENT' });
+
+    const after = new FileStore(dir);
+    expect(await after.loadState('job')).toEqual({ step: 'middle' });
+    expect(await after.storedRanges('job')).toEqual([{ start: 0, end: 12_000 }]);
+    expect(equalBytes(await readAll(after, 'job', 11_990, 12_000), pattern(1199, 10))).toBe(true);
+    await after.close();
+  });
+
+  it('finish moves the data file to its final path and forgets the job', async () => {
+    const content = pattern(6, 3000);
+    await store.saveState('job', { done: true });
+    await store.writeBlock('job', 1000, content.slice(1000));
+    await store.writeBlock('job', 0, content.slice(0, 1000));
+    const finalPath = join(dir, 'final.bin');
+    await store.finish('job', finalPath);
+    expect(equalBytes(await fs.readFile(finalPath), content)).toBe(true);
+    await expect(fs.stat(store.dataPath('job'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(fs.stat(statePath('job'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await store.listJobs()).toEqual([]);
+  });
+
+  it('rejects job ids that are not plain file names', async () => {
+    for (const id of ['../escape', 'a/b', 'a\\b', 'nul\0byte', '..', '.', '', 'c:stream']) {
+      expect(() => store.dataPath(id)).toThrow(/Unsafe job id/);
+      await expect(store.writeBlock(id, 0, pattern(7, 1))).rejects.toThrow(/Unsafe job id/);
+      await expect(store.saveState(id, {})).rejects.toThrow(/Unsafe job id/);
+      await expect(store.loadState(id)).rejects.toThrow(/Unsafe job id/);
+      await expect(store.deleteJob(id)).rejects.toThrow(/Unsafe job id/);
+    }
+    expect(await fs.readdir(dir)).toEqual([]);
+  });
+
+  it('a full disk error keeps its code', async () => {
+    vi.spyOn(await fileHandlePrototype(dir), 'write').mockRejectedValueOnce(
+      Object.assign(new Error('EDQUOT: disk quota exceeded, write'), { code: 'EDQUOT' }),
+    );
+    await expect(store.writeBlock('job', 0, pattern(8, 10))).rejects.toMatchObject({ code: 'EDQUOT' });
+    expect(await store.storedRanges('job')).toEqual([]);
+  });
+
+  it('measures write throughput (256 MiB)', { timeout: 120_000 }, async () => {
+    const total = 256 * 1024 * 1024;
+    const result = await measureStoreThroughput(store, total);
+    console.log(`FileStore (${tmpdir()}): ${result.mbPerSec.toFixed(1)} MB/s write`);
+    expect(await store.storedRanges('throughput')).toEqual([{ start: 0, end: total }]);
+    expect(await sha256OfStored(store, 'throughput', 0, total)).toBe(result.sha256);
+  });
+});

@@ -1,0 +1,139 @@
+import * as fake from 'fake-indexeddb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openIdbStore, type IdbRecordKind, type IdbStore } from '../../src/storage/idb-store';
+import { isQuotaError } from '../../src/storage/store';
+import { measureStoreThroughput, sha256OfStored } from '../support/measure-store';
+import { concat, describeStoreContract, equalBytes, pattern, readAll, type StoreHarness } from '../support/store-contract';
+
+// idb recognizes IDB objects with `instanceof IDBRequest` etc. against the globals, so the fake's
+// classes must be global here; the factory itself is passed explicitly, a fresh one per store.
+const IDB_CLASSES = [
+  'IDBCursor',
+  'IDBCursorWithValue',
+  'IDBDatabase',
+  'IDBIndex',
+  'IDBKeyRange',
+  'IDBObjectStore',
+  'IDBOpenDBRequest',
+  'IDBRequest',
+  'IDBTransaction',
+] as const;
+beforeAll(() => {
+  for (const name of IDB_CLASSES) vi.stubGlobal(name, fake[name]);
+});
+afterAll(() => {
+  vi.unstubAllGlobals();
+});
+
+function harness(records: IdbRecordKind): StoreHarness<IdbStore> {
+  const factories = new WeakMap<IdbStore, IDBFactory>();
+  const open = async (factory: IDBFactory): Promise<IdbStore> => {
+    const store = await openIdbStore({ indexedDB: factory, records });
+    factories.set(store, factory);
+    return store;
+  };
+  return {
+    open: () => open(new fake.IDBFactory()),
+    reopen: async (store) => {
+      store.close();
+      return open(factories.get(store)!);
+    },
+    dispose: async (store) => store.close(),
+    failNextWriteWithQuota: () => failNextPut('abort'),
+  };
+}
+
+/**
+ * Makes the next put fail with QuotaExceededError: 'abort' aborts its transaction the way
+ * Chrome does when a commit does not fit; 'throw' throws from put itself.
+ */
+function failNextPut(how: 'abort' | 'throw'): () => void {
+  const put = fake.IDBObjectStore.prototype.put;
+  const spy = vi
+    .spyOn(fake.IDBObjectStore.prototype, 'put')
+    .mockImplementationOnce(function (this: IDBObjectStore, value: unknown, key?: IDBValidKey) {
+      if (how === 'throw') throw new DOMException('Quota exceeded', 'QuotaExceededError');
+      const request = put.call(this, value, key);
+      (this.transaction as unknown as { _abort(name: string): void })._abort('QuotaExceededError');
+      return request;
+    });
+  return () => spy.mockRestore();
+}
+
+describeStoreContract('IdbStore (Blob records)', harness('blob'));
+describeStoreContract('IdbStore (byte records)', harness('bytes'));
+
+describe('IdbStore', () => {
+  it('defaults to Blob records where the database clones Blobs (Node does)', async () => {
+    const store = await openIdbStore({ indexedDB: new fake.IDBFactory() });
+    expect(store.records).toBe('blob');
+    expect(store.blockSize).toBe(4 * 1024 * 1024);
+    expect(store.writeConcurrency).toBe(4);
+    store.close();
+  });
+
+  it('falls back to byte records when Blob values are refused', async () => {
+    const put = fake.IDBObjectStore.prototype.put;
+    const spy = vi
+      .spyOn(fake.IDBObjectStore.prototype, 'put')
+      .mockImplementation(function (this: IDBObjectStore, value: unknown, key?: IDBValidKey) {
+        if (value instanceof Blob) throw new DOMException('no Blobs here', 'DataCloneError');
+        return put.call(this, value, key);
+      });
+    try {
+      const store = await openIdbStore({ indexedDB: new fake.IDBFactory() });
+      expect(store.records).toBe('bytes');
+      await store.writeBlock('job', 0, pattern(1, 10));
+      expect(equalBytes(await readAll(store, 'job', 0, 10), pattern(1, 10))).toBe(true);
+      store.close();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('readBlobs slices the first and last block to exactly [start, end)', async () => {
+    const store = await openIdbStore({ indexedDB: new fake.IDBFactory(), records: 'blob' });
+    const content = pattern(2, 350);
+    for (const [start, end] of [[0, 100], [100, 300], [300, 350]] as const) {
+      await store.writeBlock('job', start, content.slice(start, end));
+    }
+    const blobs = await store.readBlobs('job', 50, 320);
+    expect(blobs.map((b) => b.size)).toEqual([50, 200, 20]);
+    const bytes = concat(await Promise.all(blobs.map(async (b) => new Uint8Array(await b.arrayBuffer()))));
+    expect(equalBytes(bytes, content.subarray(50, 320))).toBe(true);
+    expect(await store.readBlobs('job', 7, 7)).toEqual([]);
+    await expect(store.readBlobs('job', 300, 351)).rejects.toThrow(/byte 350 is not stored/);
+    store.close();
+  });
+
+  it('readBlobs refuses byte records', async () => {
+    const store = await openIdbStore({ indexedDB: new fake.IDBFactory(), records: 'bytes' });
+    await expect(store.readBlobs('job', 0, 0)).rejects.toThrow(/Blob records/);
+    store.close();
+  });
+
+  it('a QuotaExceededError thrown by put itself also surfaces and harms nothing', async () => {
+    const store = await openIdbStore({ indexedDB: new fake.IDBFactory() });
+    await store.writeBlock('job', 0, pattern(3, 100));
+    const undo = failNextPut('throw');
+    const failure = await store.writeBlock('job', 100, pattern(4, 100)).catch((error: unknown) => error);
+    undo();
+    expect((failure as Error).name).toBe('QuotaExceededError');
+    expect(isQuotaError(failure)).toBe(true);
+    expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 100 }]);
+    expect(equalBytes(await readAll(store, 'job', 0, 100), pattern(3, 100))).toBe(true);
+    store.close();
+  });
+
+  for (const records of ['blob', 'bytes'] as const) {
+    it(`measures write throughput with ${records} records (64 MiB, fake-indexeddb)`, { timeout: 120_000 }, async () => {
+      const store = await openIdbStore({ indexedDB: new fake.IDBFactory(), records });
+      const total = 64 * 1024 * 1024;
+      const result = await measureStoreThroughput(store, total);
+      console.log(`IdbStore (fake-indexeddb, ${records} records): ${result.mbPerSec.toFixed(1)} MB/s write`);
+      expect(await store.storedRanges('throughput')).toEqual([{ start: 0, end: total }]);
+      expect(await sha256OfStored(store, 'throughput', 0, total)).toBe(result.sha256);
+      store.close();
+    });
+  }
+});
