@@ -6,15 +6,14 @@ declare namespace chrome {
   namespace offscreen {
     function createDocument(parameters: { url: string; reasons: string[]; justification: string }): Promise<void>;
     function closeDocument(): Promise<void>;
-    function hasDocument?(): Promise<boolean>;
   }
   namespace runtime {
     const id: string;
     function getURL(path: string): string;
     function sendMessage(message: unknown): Promise<unknown>;
-    function getContexts?(filter: { contextTypes?: string[]; documentUrls?: string[] }): Promise<unknown[]>;
+    const getContexts: ((filter: { contextTypes?: string[]; documentUrls?: string[] }) => Promise<unknown[]>) | undefined;
     const onMessage: {
-      addListener(listener: (message: unknown, sender: unknown, sendResponse: (reply: never) => void) => boolean | undefined): void;
+      addListener(listener: (message: unknown, sender: unknown, sendResponse: (reply: unknown) => void) => boolean | undefined): void;
     };
   }
 }

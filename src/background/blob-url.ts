@@ -23,7 +23,7 @@ export function directBlobUrls(readBlobs: ReadBlobs): BlobUrlMaker {
   };
 }
 
-const OFFSCREEN_PATH = 'offscreen.html';
+const OFFSCREEN_PATH = 'offscreen/offscreen.html';
 
 /**
  * Chrome's service worker has no URL.createObjectURL: an offscreen document (reason BLOBS)

@@ -9,7 +9,8 @@ export interface SaveTarget {
   saveAs: boolean;
 }
 
-export type SaveEnd = { ok: true } | { ok: false; error: string };
+/** `gone`: the browser has no such download (erased, or lost across a restart). */
+export type SaveEnd = { ok: true } | { ok: false; error: string; gone?: boolean };
 
 /**
  * Hands finished files to the browser's downloads (blob URL, the real filename, `uniquify` on a
@@ -49,7 +50,7 @@ export class JobSaver {
     const wait = new Promise<SaveEnd>((resolve) => this.waiters.set(id, [...(this.waiters.get(id) ?? []), resolve]));
     // It may have ended before we started listening (e.g. after a worker restart).
     const item = await this.api.downloads.search(id).catch(() => undefined);
-    if (!item) this.settle(id, { ok: false, error: 'the browser no longer knows this download' });
+    if (!item) this.settle(id, { ok: false, error: 'the browser no longer knows this download', gone: true });
     else if (item.state === 'complete') this.settle(id, { ok: true });
     else if (item.state === 'interrupted') this.settle(id, { ok: false, error: interruptedMessage(item.error) });
     return wait;

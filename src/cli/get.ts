@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { DownloadJob, formatBytes, type JobSnapshot } from '../engine';
 import { filenameFromUrl, sanitizeFilename } from '../engine/http/headers';
@@ -14,6 +15,7 @@ export async function runGet(command: GetCommand): Promise<number> {
   const id = target ? basename(target) : sanitizeFilename(filenameFromUrl(command.url) ?? 'download');
   const store = new FileStore(dir);
   const options = {
+    connectionsPerServer: command.connectionsPerServer,
     stallTimeoutMs: command.stallTimeoutMs,
     maxAttemptsWithoutProgress: command.maxAttemptsWithoutProgress,
   };
@@ -25,7 +27,7 @@ export async function runGet(command: GetCommand): Promise<number> {
     job = undefined;
   }
   if (job) log(command, `stitch: resuming ${id}`);
-  job ??= await DownloadJob.create(store, { id, url: command.url }, defined);
+  job ??= await DownloadJob.create(store, { id, url: command.url, mirrors: command.mirrors }, defined);
 
   const started = Date.now();
   const show = progressPrinter(command);
@@ -38,6 +40,7 @@ export async function runGet(command: GetCommand): Promise<number> {
   process.off('SIGINT', stop);
   process.off('SIGTERM', stop);
   show(result, true);
+  if (command.statsFile) await writeStats(command.statsFile, result, started);
 
   try {
     return await finish(command, store, job, result, target ?? join(dir, result.filename ?? id), started);
@@ -88,6 +91,21 @@ function progressPrinter(command: GetCommand): (s: JobSnapshot, last?: boolean) 
       process.stderr.write(`${progressLine(snapshot)}\n`);
     }
   };
+}
+
+/** A machine-readable summary for benchmarks and scripts. */
+async function writeStats(path: string, result: JobSnapshot, started: number): Promise<void> {
+  const stats = {
+    status: result.status,
+    seconds: (Date.now() - started) / 1000,
+    size: result.size,
+    bytesReceived: result.mirrors.reduce((sum, m) => sum + m.bytes, 0),
+    requests: result.mirrors.reduce((sum, m) => sum + m.requests, 0),
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    mirrors: result.mirrors.map(({ url, bytes, requests, dropped }) => ({ url, bytes, requests, dropped })),
+    error: result.error,
+  };
+  await writeFile(path, `${JSON.stringify(stats, null, 2)}\n`);
 }
 
 function log(command: GetCommand, message: string): void {

@@ -1,14 +1,16 @@
 import type { DownloadStore } from '../storage/store';
+import { WriteGate } from './write-gate';
 
 /**
- * Buffers a stream of bytes into block records aligned to the store's block size and writes
- * them with at most `writeConcurrency` writes in flight. Memory stays bounded by
- * (writeConcurrency + 1) × blockSize however large the file.
+ * Buffers one stream of bytes into block records aligned to the store's block size and writes
+ * them through a gate shared by the job's streams, so memory stays bounded by
+ * (streams + gate limit) × blockSize however large the file.
  */
 export class BlockWriter {
   private buffer: Uint8Array | undefined;
   private filled = 0;
   private blockStart = 0;
+  private end: number | undefined;
   private readonly pending = new Set<Promise<void>>();
   private failure: unknown;
   /** Bytes whose write has resolved: they survive the process dying. */
@@ -17,6 +19,7 @@ export class BlockWriter {
   constructor(
     private readonly store: DownloadStore,
     private readonly jobId: string,
+    private readonly gate = new WriteGate(store.writeConcurrency),
     private readonly onStored: (start: number, end: number) => void = () => {},
   ) {}
 
@@ -25,10 +28,11 @@ export class BlockWriter {
     return this.blockStart + this.filled;
   }
 
-  /** Starts writing at `offset`; everything buffered must have been flushed. */
-  seek(offset: number): void {
+  /** Starts writing at `offset` (up to `end`, if known); buffered bytes must be flushed. */
+  seek(offset: number, end?: number): void {
     if (this.filled > 0) throw new Error('BlockWriter.seek with unflushed bytes');
     this.blockStart = offset;
+    this.end = end;
   }
 
   async push(chunk: Uint8Array): Promise<void> {
@@ -37,10 +41,10 @@ export class BlockWriter {
       this.throwIfFailed();
       const blockSize = this.store.blockSize;
       // Align records to multiples of the block size so a re-fetch replaces whole records.
-      const boundary = (Math.floor(this.blockStart / blockSize) + 1) * blockSize;
-      const room = boundary - this.position;
-      if (!this.buffer) this.buffer = new Uint8Array(blockSize);
-      const take = Math.min(room, chunk.length - offset);
+      let boundary = (Math.floor(this.blockStart / blockSize) + 1) * blockSize;
+      if (this.end !== undefined) boundary = Math.min(boundary, Math.max(this.end, this.position + 1));
+      this.buffer ??= new Uint8Array(boundary - this.blockStart);
+      const take = Math.min(boundary - this.position, chunk.length - offset);
       this.buffer.set(chunk.subarray(offset, offset + take), this.filled);
       this.filled += take;
       offset += take;
@@ -55,17 +59,13 @@ export class BlockWriter {
     this.throwIfFailed();
   }
 
-  /** Drops buffered bytes without writing them (the stream they came from is not trusted). */
-  discard(): void {
-    this.filled = 0;
-  }
-
   private async writeBuffered(): Promise<void> {
     const start = this.blockStart;
     const data = this.buffer!.subarray(0, this.filled);
     this.buffer = undefined;
     this.blockStart += this.filled;
     this.filled = 0;
+    await this.gate.acquire();
     const write = this.store.writeBlock(this.jobId, start, data).then(
       () => {
         this.stored += data.length;
@@ -76,8 +76,10 @@ export class BlockWriter {
       },
     );
     this.pending.add(write);
-    void write.finally(() => this.pending.delete(write));
-    while (this.pending.size >= this.store.writeConcurrency) await Promise.race(this.pending);
+    void write.finally(() => {
+      this.pending.delete(write);
+      this.gate.release();
+    });
     this.throwIfFailed();
   }
 

@@ -8,6 +8,8 @@ export interface JobState {
   version: 1;
   id: string;
   url: string;
+  /** Other URLs of the same file (mirrors); the download uses them all at once. */
+  mirrors: string[];
   status: JobStatus;
   file?: RemoteFile;
   /** Restarts from zero so far (file changed, or ranges broke on a small file). */
@@ -25,12 +27,13 @@ const STATUSES: readonly JobStatus[] = ['queued', 'running', 'paused', 'verifyin
 /** Validates a stored record; undefined when it is not a job state this version understands. */
 export function parseJobState(record: JobStateRecord | undefined): JobState | undefined {
   if (!record || record.version !== 1) return undefined;
-  const { id, url, status, restarts, notices, createdAt, updatedAt, file } = record;
+  const { id, url, status, restarts, notices, createdAt, updatedAt, file, mirrors } = record;
   if (typeof id !== 'string' || typeof url !== 'string') return undefined;
   if (!STATUSES.includes(status as JobStatus)) return undefined;
   if (file !== undefined && !isRemoteFile(file)) return undefined;
   return {
     ...(record as unknown as JobState),
+    mirrors: Array.isArray(mirrors) ? mirrors.filter((m): m is string => typeof m === 'string') : [],
     restarts: typeof restarts === 'number' ? restarts : 0,
     notices: Array.isArray(notices) ? notices.filter((n): n is string => typeof n === 'string') : [],
     createdAt: typeof createdAt === 'number' ? createdAt : 0,

@@ -6,7 +6,9 @@ import { parseJobState, type JobState, type JobStatus } from './job-state';
 import { withDefaults, type EngineOptions } from './options';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
-import { transferFromSource, type TransferHost } from './transfer';
+import { MirrorScheduler, type SchedulerHost } from './scheduler/scheduler';
+import type { MirrorReport } from './scheduler/mirror-state';
+import { transferFromSource } from './transfer';
 
 /** What the UI shows of a job at one moment. */
 export interface JobSnapshot {
@@ -24,6 +26,8 @@ export interface JobSnapshot {
   etaSeconds?: number;
   error?: { code: string; message: string };
   notices: string[];
+  /** Every source's share and health (the primary first). */
+  mirrors: MirrorReport[];
 }
 
 interface JobEvents extends Record<string, unknown> {
@@ -46,6 +50,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   private receivedBytes = 0;
   private lastProgressAt = 0;
   private saving: Promise<void> = Promise.resolve();
+  private mirrorReports: MirrorReport[] = [];
 
   private constructor(
     private readonly store: DownloadStore,
@@ -56,9 +61,24 @@ export class DownloadJob extends Emitter<JobEvents> {
   }
 
   /** Creates and persists a new job for `url`. */
-  static async create(store: DownloadStore, init: { id: string; url: string }, options?: Partial<EngineOptions>): Promise<DownloadJob> {
+  static async create(
+    store: DownloadStore,
+    init: { id: string; url: string; mirrors?: string[] },
+    options?: Partial<EngineOptions>,
+  ): Promise<DownloadJob> {
     const now = Date.now();
-    const state: JobState = { version: 1, id: init.id, url: init.url, status: 'queued', restarts: 0, notices: [], createdAt: now, updatedAt: now };
+    const mirrors = (init.mirrors ?? []).filter((m) => m !== init.url);
+    const state: JobState = {
+      version: 1,
+      id: init.id,
+      url: init.url,
+      mirrors,
+      status: 'queued',
+      restarts: 0,
+      notices: [],
+      createdAt: now,
+      updatedAt: now,
+    };
     const job = new DownloadJob(store, state, withDefaults(options));
     await job.persist();
     return job;
@@ -95,6 +115,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       etaSeconds: size !== undefined && rate > 0 ? (size - received) / rate : undefined,
       error,
       notices: [...notices],
+      mirrors: this.mirrorReports,
     };
   }
 
@@ -132,7 +153,7 @@ export class DownloadJob extends Emitter<JobEvents> {
     this.receivedBytes = rangesLength(normalizeRanges(await this.store.storedRanges(this.id)));
     await this.setStatus('running', undefined);
     try {
-      await transferFromSource(this.transferHost(), controller.signal);
+      await this.transfer(controller.signal);
       await this.setStatus('verifying');
       await this.verify();
       await this.setStatus('complete');
@@ -172,13 +193,29 @@ export class DownloadJob extends Emitter<JobEvents> {
     }
   }
 
-  private transferHost(): TransferHost {
+  /**
+   * The mirror scheduler does every download whose size is known and whose server does ranges
+   * (one source included); one plain stream does the rest.
+   */
+  private async transfer(signal: AbortSignal): Promise<void> {
+    const host = this.transferHost();
+    const file = this.jobState.file;
+    const streamOnly = file !== undefined && (!file.acceptRanges || file.size === undefined);
+    if (!streamOnly && (await new MirrorScheduler(host, signal).run()) === 'done') return;
+    await transferFromSource(host, signal);
+  }
+
+  private transferHost(): SchedulerHost {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const job = this;
     return {
       store: this.store,
       jobId: this.id,
       url: this.jobState.url,
+      sources: [this.jobState.url, ...this.jobState.mirrors],
+      mirrorsChanged: (reports) => {
+        this.mirrorReports = reports;
+      },
       options: this.options,
       get file() {
         return job.jobState.file;

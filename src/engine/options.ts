@@ -14,6 +14,16 @@ export interface EngineOptions {
   maxRestarts: number;
   /** Minimum time between progress events. */
   progressIntervalMs: number;
+  /** Requests in flight to one mirror at once: the second overlaps the first's end (≤ 6). */
+  connectionsPerServer: number;
+  /** At most this many mirrors are used at once, chosen by HRW order, load and distance. */
+  maxMirrors: number;
+  /** A block should last about this long at its mirror's rate (and at least 4 round trips). */
+  blockSeconds: number;
+  minBlockBytes: number;
+  maxBlockBytes: number;
+  /** Bound on bytes buffered by requests in flight (sets the block window's maximum). */
+  maxBufferBytes: number;
   /** Extra request headers (e.g. Referer is set through `referrer`). */
   headers: Record<string, string>;
   referrer?: string;
@@ -30,6 +40,12 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   maxRestartBytes: 64 * 1024 * 1024,
   maxRestarts: 3,
   progressIntervalMs: 250,
+  connectionsPerServer: 2,
+  maxMirrors: 8,
+  blockSeconds: 1,
+  minBlockBytes: 128 * 1024,
+  maxBlockBytes: 16 * 1024 * 1024,
+  maxBufferBytes: 96 * 1024 * 1024,
   headers: {},
   credentials: 'same-origin',
   // Late-bound so tests and the extension can patch the global.

@@ -4,11 +4,11 @@ import { BlockWriter } from './block-writer';
 import { DownloadError, formatBytes } from './errors';
 import { filenameFromUrl, sanitizeFilename } from './http/headers';
 import { checkResponse, type Ask } from './http/response-check';
-import { readResponseFacts, type ResponseFacts } from './http/response-facts';
+import { openExchange, receiveBody, type Exchange } from './http/exchange';
+import type { ResponseFacts } from './http/response-facts';
 import type { EngineOptions } from './options';
 import { ifRangeValidator, type RemoteFile } from './remote-file';
 import { backoffDelay, sleep } from './retry';
-import { Watchdog } from './watchdog';
 
 /** What a transfer needs from its job: where bytes go and how to report. */
 export interface TransferHost {
@@ -24,12 +24,6 @@ export interface TransferHost {
   notice(message: string): void;
   /** Body bytes received (for the rate), before they are stored. */
   received(bytes: number): void;
-}
-
-class Stall extends Error {
-  constructor(ms: number) {
-    super(`no data for ${Math.round(ms / 1000)} s`);
-  }
 }
 
 /**
@@ -89,53 +83,32 @@ interface AttemptResult {
 }
 
 async function attemptOnce(host: TransferHost, ask: Ask, hasStoredBytes: boolean, signal: AbortSignal): Promise<AttemptResult> {
-  const { options } = host;
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal.reason);
-  signal.addEventListener('abort', onAbort, { once: true });
-  const watchdog = new Watchdog(controller, options.stallTimeoutMs, () => new Stall(options.stallTimeoutMs));
   const writer = new BlockWriter(host.store, host.jobId);
+  let exchange: Exchange | undefined;
   try {
-    const response = await options.fetch(host.url, {
-      headers: requestHeaders(host, ask),
-      signal: controller.signal,
-      credentials: options.credentials,
-      referrer: options.referrer,
-      cache: 'no-store',
-    });
-    watchdog.kick();
-    const body = await acceptResponse(host, ask, hasStoredBytes, response);
-    if (!body) {
-      await response.body?.cancel().catch(() => {});
-      return { storedBytes: 0, done: false };
-    }
-    const complete = await streamBody(response, body, writer, watchdog, host);
+    exchange = await openExchange(host.url, ask, host.file && ifRangeValidator(host.file), host.options, signal);
+    const body = await acceptResponse(host, ask, hasStoredBytes, exchange.facts);
+    if (!body) return { storedBytes: 0, done: false };
+    const complete = await receiveBody(exchange, body, writer, (chunk) => host.received(chunk.length));
     await writer.flush();
     if (complete && body.end === undefined) await host.setFile({ ...host.file!, size: writer.position });
     return { storedBytes: writer.stored, done: complete };
-  } catch (error) {
+  } catch (caught) {
+    let error: unknown = exchange?.signal.aborted ? exchange.signal.reason : caught;
     await writer.flush().catch((flushError: unknown) => {
       if (isQuotaError(flushError)) error = flushError;
     });
     if (signal.aborted) throw signal.reason;
-    if (isQuotaError(error)) {
-      throw new DownloadError('storage-full', `the disk is full; ${formatBytes(writer.stored)} more were kept before it filled`);
-    }
+    if (isQuotaError(error)) throw storageFull(writer.stored);
     if (error instanceof DownloadError && error.code === 'storage') throw error;
     return { storedBytes: writer.stored, done: false, failure: error };
   } finally {
-    watchdog.stop();
-    signal.removeEventListener('abort', onAbort);
+    await exchange?.close();
   }
 }
 
-function requestHeaders(host: TransferHost, ask: Ask): Record<string, string> {
-  const headers: Record<string, string> = { ...host.options.headers };
-  if (!ask.ranged) return headers;
-  headers.Range = `bytes=${ask.start}-${ask.end === undefined ? '' : ask.end - 1}`;
-  const validator = host.file && ifRangeValidator(host.file);
-  if (validator && (ask.start > 0 || ask.end !== undefined)) headers['If-Range'] = validator;
-  return headers;
+export function storageFull(keptBytes: number): DownloadError {
+  return new DownloadError('storage-full', `the disk is full; ${formatBytes(keptBytes)} more were kept before it filled`);
 }
 
 /** Checks the response; returns where its body goes, or undefined when it is not to be used. */
@@ -143,19 +116,17 @@ async function acceptResponse(
   host: TransferHost,
   ask: Ask,
   hasStoredBytes: boolean,
-  response: Response,
+  facts: ResponseFacts,
 ): Promise<{ start: number; end?: number } | undefined> {
-  const facts = readResponseFacts(response);
   const verdict = checkResponse(facts, ask, host.file, hasStoredBytes);
   switch (verdict.kind) {
     case 'retry':
     case 'fatal':
-      await response.body?.cancel().catch(() => {});
       throw verdict.error;
     case 'restart': {
       const rangesWork = verdict.reason === 'changed';
       await restartOrFail(host, verdict.detail, !rangesWork, hasStoredBytes, facts.contentLength);
-      const size = facts.identityEncoding && response.status === 200 ? facts.contentLength : undefined;
+      const size = facts.identityEncoding && facts.status === 200 ? facts.contentLength : undefined;
       // After a change, a 416 or 206 says little about the new file: learn it afresh.
       if (!rangesWork || verdict.bodyFromZero) {
         await host.setFile(describeFile(host, facts, size, rangesWork && facts.acceptRanges === 'bytes'));
@@ -163,7 +134,7 @@ async function acceptResponse(
       return verdict.bodyFromZero ? { start: 0, end: size } : undefined;
     }
     case 'body': {
-      const ranges = response.status === 206 || (facts.acceptRanges === 'bytes' && facts.identityEncoding);
+      const ranges = facts.status === 206 || (facts.acceptRanges === 'bytes' && facts.identityEncoding);
       const size = verdict.size ?? host.file?.size;
       if (!host.file) await host.setFile(describeFile(host, facts, size, ranges));
       else if (host.file.size === undefined && size !== undefined) await host.setFile({ ...host.file, size });
@@ -193,7 +164,7 @@ async function restartOrFail(
   await host.restart(detail, rangesBroken ? 'no-ranges' : 'changed');
 }
 
-function describeFile(host: TransferHost, facts: ResponseFacts, size: number | undefined, acceptRanges: boolean): RemoteFile {
+export function describeFile(host: TransferHost, facts: ResponseFacts, size: number | undefined, acceptRanges: boolean): RemoteFile {
   const name = facts.dispositionName ?? filenameFromUrl(facts.url || host.url) ?? filenameFromUrl(host.url);
   return {
     size,
@@ -205,36 +176,7 @@ function describeFile(host: TransferHost, facts: ResponseFacts, size: number | u
   };
 }
 
-/** Streams the body into the writer; true when it ended with every byte it promised. */
-async function streamBody(
-  response: Response,
-  target: { start: number; end?: number },
-  writer: BlockWriter,
-  watchdog: Watchdog,
-  host: TransferHost,
-): Promise<boolean> {
-  if (!response.body) return target.end === undefined || target.end === target.start;
-  writer.seek(target.start);
-  const reader = response.body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      watchdog.kick();
-      host.received(value.length);
-      if (target.end !== undefined && writer.position + value.length > target.end) {
-        await writer.push(value.subarray(0, target.end - writer.position));
-        throw new DownloadError('bad-length', `the server sent more bytes than the ${formatBytes(target.end - target.start)} it announced`);
-      }
-      await writer.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return target.end === undefined || writer.position === target.end;
-}
-
-function describe(error: unknown): string {
+export function describe(error: unknown): string {
   if (error instanceof Error) {
     const cause = (error as { cause?: unknown }).cause;
     const detail = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';

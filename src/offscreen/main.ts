@@ -20,7 +20,7 @@ async function handle(request: OffscreenRequest): Promise<OffscreenReply> {
   return { ok: true, url: URL.createObjectURL(blob) };
 }
 
-chrome.runtime.onMessage.addListener((message: unknown, _sender: unknown, sendResponse: (reply: OffscreenReply) => void) => {
+chrome.runtime.onMessage.addListener((message: unknown, _sender: unknown, sendResponse: (reply: unknown) => void) => {
   if (!isOffscreenRequest(message)) return false;
   handle(message).then(sendResponse, (error: unknown) =>
     sendResponse({ ok: false, error: error instanceof Error ? error.message : String(error) }),

@@ -32,14 +32,15 @@ function refetched(m: Mirror, size: number): number {
 }
 
 describe('one source, no faults', () => {
-  it('downloads the exact file in one request and learns its name and validators', async () => {
+  it('downloads the exact file in exact, non-overlapping ranges and learns its name and validators', async () => {
     const size = 5 * MiB + 123;
     const m = await mirror({ size, seed: 7, filename: 'Report €.bin', contentType: 'application/x-test' });
     const run = await download(m.url);
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(7, size));
-    expect(m.stats.requests).toHaveLength(1);
-    expect(m.stats.requests[0]!.range).toBe('bytes=0-');
+    // The first block tells the size; the others tile the rest with no byte fetched twice.
+    expect(m.stats.requests[0]!.range).toBe('bytes=0-1048575');
+    expect(m.stats.requests.every((r) => r.status === 206 && /^bytes=\d+-\d+$/.test(r.range ?? ''))).toBe(true);
     expect(refetched(m, size)).toBe(0);
     expect(run.result.filename).toBe('Report €.bin');
     expect(run.result.contentType).toBe('application/x-test');
@@ -60,18 +61,19 @@ describe('one source, no faults', () => {
 });
 
 describe('read errors mid-body resume with exactly the missing bytes', () => {
-  it('survives a reset after every 700 kB, re-fetching little', async () => {
+  it('survives a reset after every 300 kB, re-fetching little', async () => {
     const size = 6 * MiB;
-    const m = await mirror({ size, seed: 2, faults: { resetAfterBytes: 700_000 } });
+    const m = await mirror({ size, seed: 2, faults: { resetAfterBytes: 300_000 } });
     const run = await download(m.url);
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(2, size));
     const resumes = m.stats.requests.slice(1);
     expect(resumes.length).toBeGreaterThanOrEqual(8);
     for (const r of resumes) {
-      expect(r.range).toMatch(/^bytes=\d+-$/);
+      expect(r.range).toMatch(/^bytes=\d+-\d+$/);
       expect(r.ifRange).toBe(run.job.state.file?.etag);
     }
+    expect(m.stats.requests.filter((r) => r.aborted).length).toBeGreaterThanOrEqual(8);
     // Bytes sent but lost in socket buffers when the connection was reset are all that repeats.
     expect(refetched(m, size)).toBeLessThan(resumes.length * 256 * 1024);
   });
@@ -87,11 +89,18 @@ describe('read errors mid-body resume with exactly the missing bytes', () => {
 
   it('resumes a body that ends cleanly but short', async () => {
     const size = 3 * MiB;
-    const m = await mirror({ size, seed: 4, faults: { truncateAfterBytes: MiB, faultRequests: 2 } });
+    const cut = 256 * 1024;
+    const m = await mirror({ size, seed: 4, faults: { truncateAfterBytes: cut, faultRequests: 3 } });
     const run = await download(m.url);
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(4, size));
-    expect(m.stats.requests.map((r) => r.range)).toEqual(['bytes=0-', `bytes=${MiB}-`, `bytes=${2 * MiB}-`]);
+    // Each short body is continued from exactly the byte where it stopped.
+    const short = m.stats.requests.filter((r) => r.bytesSent === cut);
+    expect(short.length).toBeGreaterThanOrEqual(1);
+    for (const r of short) {
+      const start = Number(/bytes=(\d+)-/.exec(r.range!)![1]);
+      expect(m.stats.requests.some((q) => q.range?.startsWith(`bytes=${start + cut}-`))).toBe(true);
+    }
     expect(refetched(m, size)).toBe(0);
   });
 
@@ -109,12 +118,12 @@ describe('read errors mid-body resume with exactly the missing bytes', () => {
 describe('stalls', () => {
   it('abandons a silent connection after the stall timeout and resumes', async () => {
     const size = 2 * MiB;
-    const m = await mirror({ size, seed: 6, faults: { stallAfterBytes: 600_000, faultRequests: 2 } });
+    const m = await mirror({ size, seed: 6, faults: { stallAfterBytes: 200_000, faultRequests: 2 } });
     const started = Date.now();
     const run = await download(m.url, { stallTimeoutMs: 300 });
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(6, size));
-    expect(m.stats.requests).toHaveLength(3);
+    expect(m.stats.requests.filter((r) => r.aborted).length).toBeGreaterThanOrEqual(1);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(refetched(m, size)).toBeLessThan(2 * 256 * 1024);
   });
@@ -184,7 +193,7 @@ describe('servers that cannot resume or change the file: never a spliced file', 
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(10, size));
     expect(run.notices.join('\n')).toMatch(/ignored the range request.*restarted from zero/);
-    expect(m.stats.requests.map((r) => r.status)).toEqual([200, 200]);
+    expect(m.stats.requests.every((r) => r.status === 200)).toBe(true);
   });
 
   it('stops with a clear error, keeping the bytes, when a large file cannot be resumed', async () => {
@@ -240,7 +249,7 @@ describe('servers that cannot resume or change the file: never a spliced file', 
     );
     expect(run.result.status).toBe('failed');
     expect(run.result.error?.code).toBe('bad-range');
-    expect(run.result.error?.message).toMatch(/sent bytes \d+–\d+ when asked for bytes \d+–end/);
+    expect(run.result.error?.message).toMatch(/sent bytes (\d+)–\d+ when asked for bytes (\d+)–\d+/);
   });
 
   it('downloads a gzip-encoded file whole, since compressed ranges cannot be spliced', async () => {
@@ -270,7 +279,6 @@ describe('pause, resume, cancel, reopen', () => {
     const resumed = await run.job.run();
     expect(resumed.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(16, size));
-    expect(m.stats.requests).toHaveLength(2);
     expect(refetched(m, size)).toBeLessThan(512 * 1024);
   });
 

@@ -29,10 +29,11 @@ export async function runEngine(
   url: string,
   options: Partial<EngineOptions> = {},
   onJob?: (job: DownloadJob) => void,
+  mirrors: string[] = [],
 ): Promise<EngineRun> {
   const dir = await mkdtemp(join(tmpdir(), 'stitch-engine-'));
   const store = new FileStore(dir);
-  const job = await DownloadJob.create(store, { id: 'job', url }, { ...FAST, ...options });
+  const job = await DownloadJob.create(store, { id: 'job', url, mirrors }, { ...FAST, ...options });
   const notices: string[] = [];
   job.on('notice', (n) => notices.push(n));
   onJob?.(job);

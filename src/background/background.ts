@@ -1,0 +1,95 @@
+import type { PortMessage } from '../messages';
+import { mirrorUrlsFor } from '../settings/mirror-rules';
+import type { IdbStore } from '../storage/idb-store';
+import type { BlobUrlMaker } from './blob-url';
+import type { BrowserApi } from './browser-api';
+import { createContextMenu, downloadFromClick } from './context-menu';
+import { JobManager } from './job-manager';
+import { JobMetaStore } from './job-meta';
+import { JobSaver } from './job-saver';
+import { KeepAlive, RESTORE_ALARM } from './keep-alive';
+import { handleRequest } from './message-handler';
+import { PostTracker } from './post-tracker';
+import { SettingsStore } from './settings-store';
+import type { EstimateStorage } from './storage-space';
+import { takeOver } from './takeover';
+import { UiNotices } from './ui-notices';
+import { UiPorts } from './ui-ports';
+
+export interface BackgroundDeps {
+  api: BrowserApi;
+  /** Opened lazily: listeners must be registered before the first await. */
+  store: () => Promise<IdbStore>;
+  blobUrls: BlobUrlMaker;
+  estimate: EstimateStorage;
+}
+
+/**
+ * Wires the background: registers every listener synchronously (an MV3 worker woken by an
+ * event must have its listener in place before its first await), then restores jobs.
+ */
+export function startBackground(deps: BackgroundDeps): { manager: Promise<JobManager> } {
+  const { api } = deps;
+  const settings = new SettingsStore(api);
+  const posts = new PostTracker();
+  const keepAlive = new KeepAlive(api);
+  const saver = new JobSaver(api, deps.blobUrls);
+  const ports = new UiPorts(async () => {
+    const m = await manager;
+    await m.restore();
+    return { type: 'snapshot', jobs: m.views(), notices: await notices.all() } satisfies PortMessage;
+  });
+  const notices = new UiNotices(api, (notice) => ports.broadcast({ type: 'notice', notice }));
+  const mirrorsFor = (url: string) => mirrorUrlsFor(url, settings.current.mirrorRules);
+
+  const manager = (async () => {
+    await settings.load();
+    return new JobManager({
+      store: await deps.store(),
+      meta: new JobMetaStore(api),
+      saver,
+      settings: () => settings.current,
+      estimate: deps.estimate,
+      onView: (job) => ports.broadcast({ type: 'job', job }),
+      onRemoved: (id) => ports.broadcast({ type: 'removed', id }),
+      onActivity: (active, unfinished) => keepAlive.update(active, unfinished),
+    });
+  })();
+  const restore = () => void manager.then((m) => m.restore()).catch((error: unknown) => console.error('Stitch: restore failed', error));
+
+  api.runtime.onMessage.addListener((message) => {
+    // Messages for the offscreen document are not ours: leave them unanswered here.
+    if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
+    return manager.then((m) => handleRequest(message, { api, manager: m, settings, notices, mirrorsFor }));
+  });
+  api.runtime.onConnect.addListener((port) => ports.connect(port));
+  api.runtime.onStartup.addListener(restore);
+  api.runtime.onInstalled.addListener(() => void createContextMenu(api).catch(() => {}));
+  api.alarms.onAlarm.addListener((alarm) => {
+    if (alarm.name === RESTORE_ALARM) restore();
+  });
+  api.menus.onClicked.addListener((click) => {
+    const download = downloadFromClick(click, mirrorsFor);
+    if (download) void manager.then((m) => m.add(download));
+  });
+  api.webRequest?.onBeforeRequest.addListener((details) => posts.observe(details));
+  api.downloads.onCreated.addListener((item) => {
+    void manager
+      .then((m) =>
+        takeOver(item, {
+          api,
+          settings: () => settings.load(),
+          posts,
+          add: (download) => m.add(download),
+          notice: (message, url) => notices.add(message, url),
+          mirrorsFor,
+        }),
+      )
+      .catch((error: unknown) => console.error('Stitch: take-over failed', error));
+  });
+
+  // Any start of the worker (browser start, kill, alarm, message) resumes unfinished jobs.
+  restore();
+  void createContextMenu(api).catch(() => {});
+  return { manager };
+}

@@ -1,0 +1,354 @@
+import type { DownloadJob } from '../engine';
+import type { JobAction, JobView } from '../messages';
+import type { Settings } from '../settings/schema';
+import { normalizeRanges, rangesLength } from '../storage/ranges';
+import type { DownloadStore } from '../storage/store';
+import { createJob, openJob, type JobSource } from './create-job';
+import type { JobMeta, JobMetaStore } from './job-meta';
+import type { JobSaver } from './job-saver';
+import { filenameOf, toJobView } from './job-view';
+import { freeBytes, runningProblem, startProblem, type EstimateStorage } from './storage-space';
+
+export interface JobManagerDeps {
+  store: DownloadStore;
+  meta: JobMetaStore;
+  saver: JobSaver;
+  settings: () => Settings;
+  estimate: EstimateStorage;
+  onView: (view: JobView) => void;
+  onRemoved: (id: string) => void;
+  /** Called whenever jobs start or stop being active (running or saving) or unfinished. */
+  onActivity: (active: boolean, unfinished: boolean) => void;
+  newId?: () => string;
+  /** How often running jobs check free storage. */
+  spaceCheckMs?: number;
+}
+
+export interface NewDownload {
+  url: string;
+  referrer?: string;
+  filename?: string;
+  saveAs?: boolean;
+  mirrors?: string[];
+}
+
+interface Entry {
+  job: DownloadJob;
+  meta: JobMeta;
+  storedBytes: number;
+  running?: Promise<void>;
+  saving?: Promise<void>;
+}
+
+const FINISHED_VIEW_STATES = new Set(['saved', 'failed', 'cancelled']);
+
+/**
+ * Every job of the extension: a FIFO queue under the concurrent-downloads limit, user actions,
+ * saving when complete, and restoring from the store after the worker or browser died. The
+ * store (engine state and bytes) and JobMetaStore are the truth; this map is a cache of them.
+ */
+export class JobManager {
+  private readonly entries = new Map<string, Entry>();
+  private readonly queue: string[] = [];
+  private restoring: Promise<void> | undefined;
+  private spaceTimer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly deps: JobManagerDeps) {}
+
+  /**
+   * Loads jobs not yet known from the store and resumes whatever should be running: unfinished
+   * jobs not paused by the user, and complete jobs not yet saved. Safe to call often (worker
+   * start, runtime.onStartup, the restore alarm, before any request).
+   */
+  restore(): Promise<void> {
+    this.restoring ??= this.restoreOnce().finally(() => (this.restoring = undefined));
+    return this.restoring;
+  }
+
+  async add(download: NewDownload): Promise<JobView> {
+    await this.restore();
+    const id = this.deps.newId?.() ?? crypto.randomUUID();
+    const source: JobSource = { url: download.url, mirrors: download.mirrors ?? [], referrer: download.referrer };
+    const meta: JobMeta = {
+      id,
+      referrer: download.referrer,
+      mirrors: [...source.mirrors],
+      filename: download.filename,
+      saveAs: download.saveAs === true,
+      pausedByUser: false,
+      createdAt: Date.now(),
+    };
+    await this.deps.meta.save(meta);
+    const job = await createJob(this.deps.store, id, source, this.deps.settings());
+    const entry = this.track(job, meta, 0);
+    this.enqueue(entry);
+    this.pump();
+    return this.view(entry);
+  }
+
+  views(): JobView[] {
+    return [...this.entries.values()].map((e) => this.view(e)).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  get(id: string): JobView | undefined {
+    const entry = this.entries.get(id);
+    return entry && this.view(entry);
+  }
+
+  meta(id: string): JobMeta | undefined {
+    return this.entries.get(id)?.meta;
+  }
+
+  async act(id: string, action: JobAction): Promise<JobView | undefined> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error('no such download; it may have been cleared');
+    switch (action) {
+      case 'pause':
+        await this.pause(entry);
+        break;
+      case 'resume':
+      case 'retry':
+        await this.wake(entry);
+        break;
+      case 'cancel':
+        await this.remove(entry);
+        return undefined;
+    }
+    return this.view(entry);
+  }
+
+  /** Applies the action to every job it makes sense for; returns how many. */
+  async actAll(action: JobAction): Promise<number> {
+    await this.restore();
+    let affected = 0;
+    for (const entry of [...this.entries.values()]) {
+      const state = this.view(entry).state;
+      const applies =
+        action === 'pause'
+          ? state === 'running' || state === 'queued'
+          : action === 'cancel'
+            ? !FINISHED_VIEW_STATES.has(state)
+            : action === 'resume'
+              ? state === 'paused'
+              : state === 'failed';
+      if (!applies) continue;
+      await this.act(entry.job.id, action);
+      affected++;
+    }
+    return affected;
+  }
+
+  /** Forgets saved, failed and cancelled jobs with their stored bytes. */
+  async clearFinished(): Promise<number> {
+    await this.restore();
+    const finished = [...this.entries.values()].filter((e) => FINISHED_VIEW_STATES.has(this.view(e).state) && !e.running && !e.saving);
+    for (const entry of finished) await this.remove(entry);
+    return finished.length;
+  }
+
+  /** Active: running, or saving. Unfinished: anything that still needs to run or save. */
+  activity(): { active: boolean; unfinished: boolean } {
+    let active = false;
+    let unfinished = false;
+    for (const entry of this.entries.values()) {
+      if (entry.running || entry.saving) active = true;
+      if (this.shouldRun(entry) || this.shouldSave(entry)) unfinished = true;
+    }
+    return { active, unfinished: unfinished || active };
+  }
+
+  private async restoreOnce(): Promise<void> {
+    const settings = this.deps.settings();
+    for (const id of await this.deps.store.listJobs()) {
+      if (this.entries.has(id)) continue;
+      const meta = await this.deps.meta.load(id);
+      const job = await openJob(this.deps.store, id, { mirrors: meta.mirrors, referrer: meta.referrer }, settings).catch(() => undefined);
+      if (!job) continue; // unreadable state: leave it, never crash the worker
+      if (meta.createdAt === 0) meta.createdAt = job.state.createdAt;
+      const stored = job.state.status === 'complete' ? 0 : rangesLength(normalizeRanges(await this.deps.store.storedRanges(id)));
+      this.track(job, meta, stored);
+    }
+    for (const entry of this.entries.values()) {
+      if (this.shouldRun(entry) && !entry.running) this.enqueue(entry);
+      else if (this.shouldSave(entry)) void this.save(entry);
+    }
+    this.pump();
+  }
+
+  private shouldRun(entry: Entry): boolean {
+    const status = entry.job.state.status;
+    if (status === 'queued' || status === 'running' || status === 'verifying') return !entry.meta.pausedByUser;
+    return status === 'paused' && !entry.meta.pausedByUser;
+  }
+
+  private shouldSave(entry: Entry): boolean {
+    return entry.job.state.status === 'complete' && entry.meta.save?.phase !== 'saved' && entry.meta.save?.phase !== 'failed';
+  }
+
+  private track(job: DownloadJob, meta: JobMeta, storedBytes: number): Entry {
+    const entry: Entry = { job, meta, storedBytes };
+    this.entries.set(job.id, entry);
+    const changed = () => this.deps.onView(this.view(entry));
+    job.on('progress', changed);
+    job.on('status', changed);
+    job.on('notice', changed);
+    return entry;
+  }
+
+  private view(entry: Entry): JobView {
+    return toJobView(entry.job.snapshot(), entry.meta, { storedBytes: entry.storedBytes, queued: this.queue.includes(entry.job.id) });
+  }
+
+  private enqueue(entry: Entry): void {
+    if (!this.queue.includes(entry.job.id) && !entry.running) this.queue.push(entry.job.id);
+    this.deps.onView(this.view(entry));
+  }
+
+  /** Starts queued jobs while slots are free. */
+  private pump(): void {
+    const limit = this.deps.settings().maxConcurrentJobs;
+    let running = [...this.entries.values()].filter((e) => e.running).length;
+    while (running < limit && this.queue.length > 0) {
+      const entry = this.entries.get(this.queue.shift()!);
+      if (!entry || entry.running) continue;
+      this.start(entry);
+      running++;
+    }
+    this.reportActivity();
+  }
+
+  private start(entry: Entry): void {
+    entry.running = (async () => {
+      const snapshot = entry.job.snapshot();
+      const needed = snapshot.size === undefined ? undefined : snapshot.size - entry.storedBytes;
+      const problem = startProblem(await freeBytes(this.deps.estimate), needed);
+      if (problem) return this.hold(entry, problem);
+      if (entry.meta.heldFor) await this.updateMeta(entry, { heldFor: undefined });
+      this.watchSpace();
+      const final = await entry.job.run();
+      entry.storedBytes = final.received;
+      if (final.status === 'complete') void this.save(entry);
+    })()
+      .catch((error: unknown) => this.hold(entry, `could not start: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        entry.running = undefined;
+        this.deps.onView(this.view(entry));
+        this.pump();
+      });
+    this.deps.onView(this.view(entry));
+  }
+
+  /** Stitch itself keeps the job back (storage); shown as paused with the reason. */
+  private async hold(entry: Entry, reason: string): Promise<void> {
+    await this.updateMeta(entry, { heldFor: reason });
+  }
+
+  private async pause(entry: Entry): Promise<void> {
+    await this.updateMeta(entry, { pausedByUser: true });
+    const queued = this.queue.indexOf(entry.job.id);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    entry.job.pause();
+    await entry.running;
+    this.reportActivity();
+  }
+
+  /** Resume and retry: run again what is unfinished, save again what failed to save. */
+  private async wake(entry: Entry): Promise<void> {
+    await this.updateMeta(entry, { pausedByUser: false, heldFor: undefined });
+    if (entry.job.state.status === 'complete') {
+      if (entry.meta.save?.phase === 'failed') await this.updateMeta(entry, { save: undefined });
+      if (this.shouldSave(entry)) void this.save(entry);
+      return;
+    }
+    if (entry.job.state.status === 'cancelled') return;
+    this.enqueue(entry);
+    this.pump();
+  }
+
+  private async remove(entry: Entry): Promise<void> {
+    const queued = this.queue.indexOf(entry.job.id);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    await entry.job.cancel();
+    await entry.running;
+    await this.deps.meta.remove(entry.job.id);
+    this.entries.delete(entry.job.id);
+    this.deps.onRemoved(entry.job.id);
+    this.pump();
+  }
+
+  /** Saves a complete job through the browser, then frees its stored bytes. */
+  private save(entry: Entry): Promise<void> {
+    entry.saving ??= this.saveOnce(entry).finally(() => {
+      entry.saving = undefined;
+      this.reportActivity();
+    });
+    this.reportActivity();
+    return entry.saving;
+  }
+
+  private async saveOnce(entry: Entry, again = false): Promise<void> {
+    const snapshot = entry.job.snapshot();
+    try {
+      // A save started before the worker restarted is awaited, not started twice.
+      let downloadId = entry.meta.save?.phase === 'saving' ? entry.meta.save.downloadId : undefined;
+      const resumed = downloadId !== undefined;
+      if (downloadId === undefined) {
+        await this.updateMeta(entry, { save: { phase: 'saving' } });
+        downloadId = await this.deps.saver.start({
+          jobId: entry.job.id,
+          filename: filenameOf(snapshot, entry.meta),
+          size: snapshot.size ?? 0,
+          contentType: snapshot.contentType,
+          saveAs: entry.meta.saveAs,
+        });
+        await this.updateMeta(entry, { save: { phase: 'saving', downloadId } });
+      }
+      const end = await this.deps.saver.finished(downloadId);
+      if (end.ok) {
+        await this.deps.store.clearBytes(entry.job.id);
+        await this.updateMeta(entry, { save: { phase: 'saved', downloadId } });
+      } else if (resumed && end.gone && !again) {
+        // The browser lost the save begun before a restart: start a new one, once.
+        await this.updateMeta(entry, { save: undefined });
+        await this.saveOnce(entry, true);
+      } else {
+        await this.updateMeta(entry, { save: { phase: 'failed', downloadId, error: end.error } });
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await this.updateMeta(entry, { save: { phase: 'failed', error: `could not save the file: ${message}` } });
+    }
+  }
+
+  /** While jobs run, pause them all when storage is nearly full (the store would fail next). */
+  private watchSpace(): void {
+    if (this.spaceTimer) return;
+    this.spaceTimer = setInterval(async () => {
+      const running = [...this.entries.values()].filter((e) => e.running && e.job.state.status === 'running');
+      if (running.length === 0) {
+        clearInterval(this.spaceTimer);
+        this.spaceTimer = undefined;
+        return;
+      }
+      const problem = runningProblem(await freeBytes(this.deps.estimate));
+      if (!problem) return;
+      for (const entry of running) {
+        await this.hold(entry, problem);
+        entry.job.pause();
+      }
+    }, this.deps.spaceCheckMs ?? 10_000);
+  }
+
+  private async updateMeta(entry: Entry, change: Partial<JobMeta>): Promise<void> {
+    entry.meta = { ...entry.meta, ...change };
+    await this.deps.meta.save(entry.meta);
+    this.deps.onView(this.view(entry));
+    this.reportActivity();
+  }
+
+  private reportActivity(): void {
+    const { active, unfinished } = this.activity();
+    this.deps.onActivity(active, unfinished);
+  }
+}

@@ -1,0 +1,110 @@
+import { isRequest, type JobAction, type Reply, type Request, type ReplyOf, type RequestType } from '../messages';
+import { DEFAULT_SETTINGS, parseSettings } from '../settings/schema';
+import type { BrowserApi } from './browser-api';
+import type { JobManager, NewDownload } from './job-manager';
+import { testMirrorRule } from './mirror-test';
+import { InvalidSettings, type SettingsStore } from './settings-store';
+import type { UiNotices } from './ui-notices';
+
+export interface HandlerDeps {
+  api: BrowserApi;
+  manager: JobManager;
+  settings: SettingsStore;
+  notices: UiNotices;
+  mirrorsFor: (url: string) => string[];
+  testRule?: typeof testMirrorRule;
+}
+
+const ACTIONS: readonly JobAction[] = ['pause', 'resume', 'cancel', 'retry'];
+
+/**
+ * Answers one page request. Always resolves with a Reply: bad input gets ok:false with a
+ * sentence for the user, never an exception into the messaging layer.
+ */
+export async function handleRequest(message: unknown, deps: HandlerDeps): Promise<Reply<unknown>> {
+  if (!isRequest(message)) return { ok: false, error: 'unknown request' };
+  try {
+    await deps.manager.restore();
+    return { ok: true, value: await dispatch(message, deps) };
+  } catch (error) {
+    if (error instanceof InvalidSettings) return { ok: false, error: error.message, errors: error.errors };
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function dispatch(request: Request, deps: HandlerDeps): Promise<ReplyOf<RequestType>> {
+  const { manager, api } = deps;
+  switch (request.type) {
+    case 'list-jobs':
+      return { jobs: manager.views(), notices: await deps.notices.all() };
+    case 'job-action':
+      return { job: await manager.act(requireString(request.id, 'id'), requireAction(request.action)) };
+    case 'all-action':
+      return { affected: await manager.actAll(requireAction(request.action)) };
+    case 'clear-finished':
+      return { removed: await manager.clearFinished() };
+    case 'dismiss-notices':
+      await deps.notices.clear();
+      return {};
+    case 'add-url':
+      return { job: await manager.add(newDownload(request, deps.mirrorsFor)) };
+    case 'open-file':
+      await api.downloads.open(savedDownloadId(manager, request.id));
+      return {};
+    case 'show-in-folder':
+      await api.downloads.show(savedDownloadId(manager, request.id));
+      return {};
+    case 'save-as':
+      throw new Error(
+        manager.get(requireString(request.id, 'id'))?.state === 'saved'
+          ? 'the file is already saved and its stored copy was freed; open its folder instead'
+          : 'Save as is offered when adding a URL; this download is saved to the download folder',
+      );
+    case 'get-settings':
+      return { settings: await deps.settings.load(), defaults: parseSettings(DEFAULT_SETTINGS) };
+    case 'set-settings':
+      return { settings: await deps.settings.save(request.settings) };
+    case 'import-settings':
+      return { settings: await deps.settings.import(requireString(request.json, 'json')) };
+    case 'export-settings':
+      return { json: await deps.settings.export() };
+    case 'test-mirror-rule':
+      return (deps.testRule ?? testMirrorRule)(request.rule, requireHttpUrl(request.sampleUrl));
+  }
+}
+
+function newDownload(request: { url: unknown; filename?: unknown; referrer?: unknown; saveAs?: unknown }, mirrorsFor: (url: string) => string[]): NewDownload {
+  const url = requireHttpUrl(request.url);
+  const filename = typeof request.filename === 'string' && request.filename.trim() !== '' ? request.filename.trim() : undefined;
+  const referrer = typeof request.referrer === 'string' ? request.referrer : undefined;
+  return { url, filename, referrer, saveAs: request.saveAs === true, mirrors: mirrorsFor(url) };
+}
+
+function savedDownloadId(manager: JobManager, id: unknown): number {
+  const view = manager.get(requireString(id, 'id'));
+  if (!view) throw new Error('no such download; it may have been cleared');
+  if (view.savedDownloadId === undefined) throw new Error('the file is not saved yet');
+  return view.savedDownloadId;
+}
+
+function requireAction(action: unknown): JobAction {
+  if (!ACTIONS.includes(action as JobAction)) throw new Error(`unknown action ${String(action)}`);
+  return action as JobAction;
+}
+
+function requireString(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value === '') throw new Error(`missing ${name}`);
+  return value;
+}
+
+function requireHttpUrl(value: unknown): string {
+  const text = typeof value === 'string' ? value.trim() : '';
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`"${text}" is not a URL; paste a full address starting with http:// or https://`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('only http:// and https:// addresses can be downloaded');
+  return url.href;
+}

@@ -1,0 +1,38 @@
+import type { MirrorTestResult } from '../messages';
+import { mirrorUrlsFor } from '../settings/mirror-rules';
+import { normalizeMirrorRule, type MirrorRule } from '../settings/schema';
+import { probeUrl, type ProbeResult } from './probe';
+
+type Probe = (url: string) => Promise<ProbeResult>;
+
+/**
+ * The options page's "test" button: asks the sample URL and each mirror's rewrite of it for the
+ * first byte and compares sizes. A mirror passes when it serves the same size.
+ */
+export async function testMirrorRule(
+  rule: MirrorRule,
+  sampleUrl: string,
+  probe: Probe = (url) => probeUrl(url),
+): Promise<{ original: MirrorTestResult; mirrors: MirrorTestResult[] }> {
+  const normal = normalizeMirrorRule(rule);
+  if (!normal) throw new Error('the rule is not valid; fix the pattern and mirror prefixes first');
+  const mirrorUrls = mirrorUrlsFor(sampleUrl, [normal]);
+  if (mirrorUrls.length === 0) throw new Error(`the sample URL does not match the pattern ${normal.pattern}`);
+  const [original, ...answers] = await Promise.all([sampleUrl, ...mirrorUrls].map((url) => probe(url)));
+  const originalResult = describe(sampleUrl, original!, undefined);
+  return {
+    original: originalResult,
+    mirrors: mirrorUrls.map((url, i) => describe(url, answers[i]!, originalResult.ok ? original!.size : undefined)),
+  };
+}
+
+function describe(url: string, probe: ProbeResult, expectedSize: number | undefined): MirrorTestResult {
+  if (probe.status === 0) return { url, ok: false, message: `no answer: ${probe.error ?? 'network error'}` };
+  if (probe.status !== 200 && probe.status !== 206) return { url, ok: false, message: `${probe.status} ${probe.statusText}`.trim() };
+  if (probe.size === undefined) return { url, ok: false, message: 'answered, but did not say the file size' };
+  if (expectedSize !== undefined && probe.size !== expectedSize) {
+    return { url, ok: false, size: probe.size, message: `size differs: ${probe.size} bytes instead of ${expectedSize}` };
+  }
+  const ranges = probe.status === 206 ? '' : ' (but no range support)';
+  return { url, ok: true, size: probe.size, message: `${expectedSize === undefined ? 'size' : 'same size'}: ${probe.size} bytes${ranges}` };
+}

@@ -1,0 +1,46 @@
+import { parseContentLength, parseContentRange } from '../engine/http/headers';
+
+export interface ProbeResult {
+  /** HTTP status; 0 when the request failed before any answer. */
+  status: number;
+  statusText: string;
+  /** Total size, from Content-Range (206) or Content-Length (200). */
+  size?: number;
+  contentType?: string;
+  /** Network error text when status is 0. */
+  error?: string;
+}
+
+const PROBE_TIMEOUT_MS = 15_000;
+
+/**
+ * Asks for the first byte of `url` as Stitch would download it (the site's cookies, no cache):
+ * tells whether a re-request works and how large the file is. The body is not read.
+ */
+export async function probeUrl(url: string, init: { referrer?: string; fetch?: typeof fetch } = {}): Promise<ProbeResult> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('no answer within 15 s')), PROBE_TIMEOUT_MS);
+  try {
+    const response = await (init.fetch ?? fetch)(url, {
+      headers: { Range: 'bytes=0-0' },
+      credentials: 'include',
+      cache: 'no-store',
+      referrer: init.referrer,
+      signal: controller.signal,
+    });
+    await response.body?.cancel().catch(() => {});
+    const range = response.status === 206 ? parseContentRange(response.headers.get('content-range')) : undefined;
+    const size =
+      range?.kind === 'bytes' ? range.total : response.status === 200 ? parseContentLength(response.headers.get('content-length')) : undefined;
+    return {
+      status: response.status,
+      statusText: response.statusText,
+      size,
+      contentType: response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() || undefined,
+    };
+  } catch (error) {
+    return { status: 0, statusText: '', error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,60 @@
+import { DEFAULT_SETTINGS, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
+import type { BrowserApi } from './browser-api';
+
+const KEY = 'settings';
+
+export class InvalidSettings extends Error {
+  constructor(readonly errors: SettingsError[]) {
+    super(errors.length === 1 ? errors[0]!.message : `${errors.length} settings are invalid`);
+  }
+}
+
+/**
+ * The settings in storage.local, loaded through the schema (bad stored values fall back to
+ * defaults field by field) and saved only when valid. `current` is usable at once with the
+ * defaults until the stored settings are loaded.
+ */
+export class SettingsStore {
+  private settings: Settings = parseSettings(DEFAULT_SETTINGS);
+  private loading: Promise<Settings> | undefined;
+
+  constructor(private readonly api: BrowserApi) {}
+
+  get current(): Settings {
+    return this.settings;
+  }
+
+  load(): Promise<Settings> {
+    this.loading ??= this.api.storage
+      .get(KEY)
+      .then((raw) => (this.settings = parseSettings(raw)))
+      .catch(() => this.settings);
+    return this.loading;
+  }
+
+  /** Validates the user's settings (missing fields keep their current value) and stores them. */
+  async save(input: unknown): Promise<Settings> {
+    await this.load();
+    const errors = validateSettings(input);
+    if (errors.length > 0) throw new InvalidSettings(errors);
+    const next = parseSettings({ ...this.settings, ...(input as object) });
+    await this.api.storage.set(KEY, next);
+    this.settings = next;
+    return next;
+  }
+
+  /** Import: JSON text, checked like save. */
+  async import(json: string): Promise<Settings> {
+    let input: unknown;
+    try {
+      input = JSON.parse(json);
+    } catch (error) {
+      throw new InvalidSettings([{ field: '', message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` }]);
+    }
+    return this.save(input);
+  }
+
+  async export(): Promise<string> {
+    return `${JSON.stringify(await this.load(), null, 2)}\n`;
+  }
+}

@@ -1,0 +1,68 @@
+import type { Settings } from '../settings/schema';
+import type { BrowserDownload } from './browser-api';
+import type { ProbeResult } from './probe';
+
+/** take: Stitch runs it. leave: the browser keeps it; `notice` is shown to the user, if any. */
+export type Decision = { take: true } | Leave;
+
+type Leave = { take: false; notice?: string };
+const LEAVE: Leave = { take: false };
+
+/** First look, from what the browser tells at onCreated, before any network request. */
+export function firstLook(item: BrowserDownload, settings: Settings, extensionId: string, wasPosted: boolean): Leave | 'probe' {
+  if (!settings.takeover || item.byExtensionId === extensionId) return LEAVE;
+  if (item.state !== undefined && item.state !== 'in_progress') return LEAVE;
+  const url = item.finalUrl || item.url;
+  const size = item.totalBytes !== undefined && item.totalBytes > 0 ? item.totalBytes : undefined;
+  if (size !== undefined && size < settings.thresholdBytes) return LEAVE;
+  if (isExcludedType(item.mime, settings.excludedTypes) || isExcludedSite([url, item.referrer], settings.excludedSites)) return LEAVE;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') {
+    return { take: false, notice: `Left to the browser: a ${scheme ?? 'local'}: download is made by the page and cannot be fetched again` };
+  }
+  if (wasPosted) return { take: false, notice: 'Left to the browser: this download came from a form (POST) and cannot be repeated' };
+  return 'probe';
+}
+
+/** Second look, after asking the server for the first byte again. */
+export function afterProbe(item: BrowserDownload, probe: ProbeResult, settings: Settings): Decision {
+  if (probe.status === 401 || probe.status === 403 || probe.status === 410) {
+    return {
+      take: false,
+      notice: `Left to the browser: the server refused to send the file again (${probe.status}${probe.statusText ? ` ${probe.statusText}` : ''}); it may be a one-time link`,
+    };
+  }
+  if (probe.status === 0) return { take: false, notice: `Left to the browser: asking the server again failed (${probe.error ?? 'no answer'})` };
+  if (probe.status !== 200 && probe.status !== 206) {
+    return { take: false, notice: `Left to the browser: the server answered a second request with ${probe.status} ${probe.statusText}`.trim() };
+  }
+  const expected = item.totalBytes !== undefined && item.totalBytes > 0 ? item.totalBytes : undefined;
+  if (expected !== undefined && probe.size !== undefined && probe.size !== expected) {
+    return { take: false, notice: `Left to the browser: a second request got a different file (${probe.size} bytes instead of ${expected})` };
+  }
+  if (probe.contentType === 'text/html' && item.mime !== undefined && item.mime !== '' && !item.mime.includes('html')) {
+    return { take: false, notice: 'Left to the browser: a second request got a web page instead of the file (a login or form page?)' };
+  }
+  if (probe.size !== undefined && probe.size < settings.thresholdBytes) return LEAVE;
+  if (isExcludedType(probe.contentType, settings.excludedTypes)) return LEAVE;
+  return { take: true };
+}
+
+export function isExcludedType(mime: string | undefined, excluded: readonly string[]): boolean {
+  const type = mime?.split(';')[0]?.trim().toLowerCase();
+  if (!type) return false;
+  return excluded.some((pattern) => (pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern));
+}
+
+export function isExcludedSite(urls: readonly (string | undefined)[], sites: readonly string[]): boolean {
+  return urls.some((url) => {
+    if (!url) return false;
+    let host: string;
+    try {
+      host = new URL(url).hostname.toLowerCase();
+    } catch {
+      return false;
+    }
+    return sites.some((site) => host === site || host.endsWith(`.${site}`));
+  });
+}

@@ -1,0 +1,47 @@
+import type { Settings } from '../settings/schema';
+import type { BrowserApi, BrowserDownload } from './browser-api';
+import type { NewDownload } from './job-manager';
+import type { PostTracker } from './post-tracker';
+import { probeUrl, type ProbeResult } from './probe';
+import { afterProbe, firstLook } from './takeover-rules';
+
+export interface TakeoverDeps {
+  api: BrowserApi;
+  settings: () => Promise<Settings>;
+  posts: PostTracker;
+  add: (download: NewDownload) => Promise<unknown>;
+  notice: (message: string, url?: string) => Promise<unknown>;
+  mirrorsFor: (url: string) => string[];
+  probe?: (url: string, referrer?: string) => Promise<ProbeResult>;
+}
+
+/**
+ * Takes a browser download over: checks the rules, asks the server for the first byte again
+ * (while the browser's copy keeps going, so nothing is lost if the answer is no), then cancels
+ * and erases the browser's copy and starts the job. downloads.onDeterminingFilename is never
+ * used: it would hold every download of every extension.
+ */
+export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promise<'taken' | 'left'> {
+  const settings = await deps.settings();
+  const url = item.finalUrl || item.url;
+  const first = firstLook(item, settings, deps.api.extensionId, deps.posts.wasPosted(item.url, item.finalUrl));
+  if (first !== 'probe') return leave(first.notice, url, deps);
+  const probe = await (deps.probe ?? ((u, r) => probeUrl(u, { referrer: r })))(url, item.referrer);
+  const second = afterProbe(item, probe, settings);
+  if (!second.take) return leave('notice' in second ? second.notice : undefined, url, deps);
+  try {
+    await deps.api.downloads.cancel(item.id);
+  } catch {
+    // Cancel fails when the browser already finished: its copy is complete, keep it.
+  }
+  const after = await deps.api.downloads.search(item.id).catch(() => undefined);
+  if (after?.state === 'complete') return 'left';
+  await deps.api.downloads.erase(item.id).catch(() => {});
+  await deps.add({ url, referrer: item.referrer || undefined, mirrors: deps.mirrorsFor(url) });
+  return 'taken';
+}
+
+async function leave(notice: string | undefined, url: string, deps: TakeoverDeps): Promise<'left'> {
+  if (notice) await deps.notice(notice, url);
+  return 'left';
+}

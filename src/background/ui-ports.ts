@@ -1,0 +1,32 @@
+import { UI_PORT, type PortMessage } from '../messages';
+import type { UiPort } from './browser-api';
+
+/** The pages subscribed to live updates; each gets a snapshot first, then every change. */
+export class UiPorts {
+  private readonly ports = new Set<UiPort>();
+
+  constructor(private readonly snapshot: () => Promise<PortMessage>) {}
+
+  connect(port: UiPort): void {
+    if (port.name !== UI_PORT) return;
+    this.ports.add(port);
+    port.onDisconnect.addListener(() => this.ports.delete(port));
+    void this.snapshot().then((message) => this.post(port, message));
+  }
+
+  broadcast(message: PortMessage): void {
+    for (const port of this.ports) this.post(port, message);
+  }
+
+  get size(): number {
+    return this.ports.size;
+  }
+
+  private post(port: UiPort, message: PortMessage): void {
+    try {
+      port.postMessage(message);
+    } catch {
+      this.ports.delete(port); // disconnected meanwhile
+    }
+  }
+}

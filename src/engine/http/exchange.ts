@@ -1,0 +1,113 @@
+import type { BlockWriter } from '../block-writer';
+import { DownloadError, formatBytes } from '../errors';
+import type { EngineOptions } from '../options';
+import { Watchdog } from '../watchdog';
+import type { Ask } from './response-check';
+import { readResponseFacts, type ResponseFacts } from './response-facts';
+
+/** A connection that delivered nothing for the stall timeout. */
+export class StallError extends Error {
+  override readonly name = 'StallError';
+  constructor(ms: number) {
+    super(`no data for ${(ms / 1000).toFixed(1)} s`);
+  }
+}
+
+/** One request and its response, with a watchdog that aborts it when it goes silent. */
+export interface Exchange {
+  readonly response: Response;
+  readonly facts: ResponseFacts;
+  /** Milliseconds from sending the request to its response headers. */
+  readonly headersMs: number;
+  /** Aborts the request (and its body) with a reason. */
+  abort(reason: unknown): void;
+  /** Stops the watchdog and unlinks from the parent signal; cancels an unread body. */
+  close(): Promise<void>;
+  readonly watchdog: Watchdog;
+  /** Aborted when the request was: its reason says why (stall, pause, lost race…). */
+  readonly signal: AbortSignal;
+}
+
+/** The Range and If-Range headers for `ask`, plus the caller's own. */
+export function requestHeaders(ask: Ask, validator: string | undefined, extra: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = { ...extra };
+  if (!ask.ranged) return headers;
+  headers.Range = `bytes=${ask.start}-${ask.end === undefined ? '' : ask.end - 1}`;
+  if (validator && (ask.start > 0 || ask.end !== undefined)) headers['If-Range'] = validator;
+  return headers;
+}
+
+/** Sends the request; rejects (network error, stall, abort) before any header arrives. */
+export async function openExchange(
+  url: string,
+  ask: Ask,
+  validator: string | undefined,
+  options: EngineOptions,
+  signal: AbortSignal,
+): Promise<Exchange> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  const watchdog = new Watchdog(controller, options.stallTimeoutMs, () => new StallError(options.stallTimeoutMs));
+  const close = async (response?: Response) => {
+    watchdog.stop();
+    signal.removeEventListener('abort', onAbort);
+    if (response && !response.bodyUsed) await response.body?.cancel().catch(() => {});
+  };
+  const sentAt = Date.now();
+  try {
+    signal.throwIfAborted();
+    const response = await options.fetch(url, {
+      headers: requestHeaders(ask, validator, options.headers),
+      signal: controller.signal,
+      credentials: options.credentials,
+      referrer: options.referrer,
+      cache: 'no-store',
+    });
+    watchdog.kick();
+    return {
+      response,
+      facts: readResponseFacts(response),
+      headersMs: Date.now() - sentAt,
+      abort: (reason) => controller.abort(reason),
+      close: () => close(response),
+      watchdog,
+      signal: controller.signal,
+    };
+  } catch (error) {
+    await close();
+    throw controller.signal.aborted ? controller.signal.reason : error;
+  }
+}
+
+/**
+ * Streams the body into the writer at [start, end); true when it ended with every promised
+ * byte. `onChunk` sees each chunk with its file offset before it is buffered.
+ */
+export async function receiveBody(
+  exchange: Exchange,
+  target: { start: number; end?: number },
+  writer: BlockWriter,
+  onChunk: (chunk: Uint8Array, offset: number) => void,
+): Promise<boolean> {
+  const body = exchange.response.body;
+  if (!body) return target.end === undefined || target.end === target.start;
+  writer.seek(target.start, target.end);
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      exchange.watchdog.kick();
+      onChunk(value, writer.position);
+      if (target.end !== undefined && writer.position + value.length > target.end) {
+        await writer.push(value.subarray(0, target.end - writer.position));
+        throw new DownloadError('bad-length', `the server sent more bytes than the ${formatBytes(target.end - target.start)} it announced`);
+      }
+      await writer.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return target.end === undefined || writer.position === target.end;
+}

@@ -1,0 +1,86 @@
+import { RateMeter } from '../rate-meter';
+
+export type MirrorPhase = 'probing' | 'active' | 'dropped';
+
+/** What the UI shows of one mirror. */
+export interface MirrorReport {
+  url: string;
+  phase: MirrorPhase;
+  /** Body bytes received from it. */
+  bytes: number;
+  requests: number;
+  /** Recent throughput, bytes/s. */
+  rate: number;
+  rttMs?: number;
+  /** Why it was dropped, in plain words. */
+  dropped?: string;
+}
+
+/** One source of the file: its health, estimates and load. */
+export class MirrorState {
+  phase: MirrorPhase;
+  dropReason: string | undefined;
+  /** This mirror's own validators (mirrors' ETags differ from the primary's legitimately). */
+  etag: string | undefined;
+  lastModified: string | undefined;
+  rttMs: number | undefined;
+  inFlight = 0;
+  bytes = 0;
+  requests = 0;
+  failuresInARow = 0;
+  deadlineMisses = 0;
+  backoffUntil = 0;
+  private readonly meter: RateMeter;
+
+  constructor(
+    readonly id: number,
+    readonly url: string,
+    readonly isPrimary: boolean,
+    now: () => number = Date.now,
+  ) {
+    this.phase = isPrimary ? 'active' : 'probing';
+    this.meter = new RateMeter(3000, now);
+  }
+
+  received(bytes: number): void {
+    this.bytes += bytes;
+    this.meter.add(bytes);
+  }
+
+  /** Recent throughput over all of this mirror's connections, bytes/s (0 until measured). */
+  rate(): number {
+    return this.meter.rate();
+  }
+
+  observeRtt(ms: number): void {
+    this.rttMs = this.rttMs === undefined ? ms : 0.75 * this.rttMs + 0.25 * ms;
+  }
+
+  usable(now: number): boolean {
+    return this.phase === 'active' && now >= this.backoffUntil;
+  }
+
+  /** Failed before any byte: back off exponentially, or as the server asked. */
+  failed(baseMs: number, maxMs: number, retryAfterMs?: number, now = Date.now()): void {
+    this.failuresInARow++;
+    const delay = retryAfterMs ?? Math.min(maxMs, baseMs * 2 ** (this.failuresInARow - 1));
+    this.backoffUntil = now + delay;
+  }
+
+  drop(reason: string): void {
+    this.phase = 'dropped';
+    this.dropReason = reason;
+  }
+
+  report(): MirrorReport {
+    return {
+      url: this.url,
+      phase: this.phase,
+      bytes: this.bytes,
+      requests: this.requests,
+      rate: this.rate(),
+      rttMs: this.rttMs,
+      dropped: this.dropReason,
+    };
+  }
+}

@@ -1,0 +1,538 @@
+import { isQuotaError } from '../../storage/store';
+import type { ByteRange } from '../../storage/ranges';
+import { BlockWriter } from '../block-writer';
+import { DownloadError, type DownloadErrorCode } from '../errors';
+import { openExchange, receiveBody, StallError, type Exchange } from '../http/exchange';
+import { checkResponse, type Ask } from '../http/response-check';
+import type { ResponseFacts } from '../http/response-facts';
+import { ifRangeValidator, type RemoteFile } from '../remote-file';
+import { hrwOrder } from '../sources/hrw';
+import { describe, describeFile, storageFull, type TransferHost } from '../transfer';
+import { WriteGate } from '../write-gate';
+import { BlockWindow, DeadlineEstimator } from './estimators';
+import { MirrorState, type MirrorReport } from './mirror-state';
+import { Plan } from './plan';
+import { Reference } from './reference';
+
+/** What the scheduler needs beyond a single-source transfer: every URL of the file. */
+export interface SchedulerHost extends TransferHost {
+  /** The file's URLs, primary (the one the user asked for) first. */
+  readonly sources: readonly string[];
+  mirrorsChanged(reports: MirrorReport[]): void;
+}
+
+/** The file has no known size or no working ranges: one stream must fetch it. */
+export class FallbackToStream extends Error {}
+
+/** The primary's file changed: every stored byte is void. */
+class RestartAll extends Error {}
+
+/** Another copy of the same bytes arrived first. */
+const LOST = Symbol('lost');
+const INITIAL_BLOCK = 512 * 1024;
+const DISCOVERY_BLOCK = 1024 * 1024;
+const TICK_MS = 50;
+
+/** Copies of one block in flight; the first to reach `end` wins and the others are aborted. */
+interface Group {
+  end: number;
+  fetches: Set<BlockFetch>;
+  /** Requests made for these bytes so far (for deadline backoff). */
+  attempts: number;
+  missedDeadline: boolean;
+}
+
+interface BlockFetch {
+  kind: 'block' | 'probe';
+  mirror: MirrorState;
+  start: number;
+  /** Next byte expected. */
+  pos: number;
+  group: Group;
+  issuedAt: number;
+  lastByteAt: number;
+  expectedMs: number | undefined;
+  deadline: number;
+  controller: AbortController;
+}
+
+/** A problem with one mirror: it is dropped, and the download continues on the others. */
+class MirrorProblem extends Error {
+  constructor(
+    message: string,
+    readonly code: DownloadErrorCode = 'bad-range',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Dynamic parallel access (Rodriguez & Biersack) with CoBlitz's deadlines and block window:
+ * every usable mirror keeps up to `connectionsPerServer` block requests in flight, a mirror
+ * that finishes gets the next unrequested block, blocks past their deadline are re-requested
+ * on another mirror, and in the end game idle mirrors duplicate the slowest blocks. A single
+ * mirror is the special case where two overlapping requests hide each reset.
+ */
+export class MirrorScheduler {
+  private mirrors: MirrorState[] = [];
+  private plan: Plan | undefined;
+  private readonly active = new Set<BlockFetch>();
+  private readonly deadlines = new DeadlineEstimator();
+  private window = new BlockWindow(1, 1);
+  private reference = new Reference();
+  private readonly gate: WriteGate;
+  private failure: unknown;
+  private settle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private lastReportAt = 0;
+
+  constructor(
+    private readonly host: SchedulerHost,
+    private readonly signal: AbortSignal,
+  ) {
+    this.gate = new WriteGate(host.store.writeConcurrency);
+  }
+
+  /** Resolves when the file is complete, or with 'fallback' when one stream must do it. */
+  async run(): Promise<'done' | 'fallback'> {
+    for (;;) {
+      try {
+        await this.runOnce();
+        return 'done';
+      } catch (error) {
+        if (error instanceof FallbackToStream) return 'fallback';
+        if (!(error instanceof RestartAll)) throw error;
+        await this.host.restart(error.message, 'changed');
+      }
+    }
+  }
+
+  private async runOnce(): Promise<void> {
+    const { host } = this;
+    const urls = [...new Set(host.sources)];
+    this.mirrors = urls.map((url, i) => new MirrorState(i, url, i === 0));
+    this.failure = undefined;
+    this.plan = undefined;
+    this.reference = new Reference();
+    const file = host.file;
+    if (file?.size !== undefined) await this.startPlan(file.size);
+    const depth = this.depth();
+    const maxWindow = Math.max(2, Math.min(this.mirrors.length * (depth + 1), Math.floor(host.options.maxBufferBytes / host.store.blockSize)));
+    this.window = new BlockWindow(Math.min(this.mirrors.length, host.options.maxMirrors) * depth + 1, maxWindow);
+    const done = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
+    const onAbort = () => this.fail(this.signal.reason);
+    this.signal.addEventListener('abort', onAbort, { once: true });
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    try {
+      this.pump();
+      await done;
+    } finally {
+      clearInterval(this.timer);
+      this.signal.removeEventListener('abort', onAbort);
+      this.reportMirrors(true);
+    }
+  }
+
+  private async startPlan(size: number): Promise<void> {
+    const stored = await this.host.store.storedRanges(this.host.jobId);
+    this.plan = new Plan(size, stored);
+    this.reference.setSize(size);
+    if (this.plan.covers(0, this.reference.length)) {
+      await this.reference.loadFrom(this.host.store.read(this.host.jobId, 0, this.reference.length));
+    }
+  }
+
+  private depth(): number {
+    return Math.min(6, Math.max(1, this.host.options.connectionsPerServer));
+  }
+
+  // ---- assignment -------------------------------------------------------------------------
+
+  /** Hands out work until every usable mirror is busy or the window is full. */
+  private pump(): void {
+    if (this.failure !== undefined || this.trySettle()) return;
+    const now = Date.now();
+    const plan = this.plan;
+    if (!plan) {
+      this.discover(now);
+      return;
+    }
+    for (const mirror of this.mirrors) {
+      if (mirror.phase === 'probing' && mirror.inFlight === 0 && now >= mirror.backoffUntil) this.probe(mirror);
+    }
+    for (let assigned = true; assigned; ) {
+      assigned = false;
+      for (const mirror of this.candidates(now)) {
+        if (!this.window.allows(this.blockFetches())) return;
+        const block = plan.nextBlock(this.claims(), this.blockBytes(mirror, plan));
+        if (block) {
+          this.issue(mirror, block.start, { end: block.end, fetches: new Set(), attempts: 0, missedDeadline: false });
+          assigned = true;
+        } else if (this.duplicateSlowest(mirror)) {
+          assigned = true;
+        }
+      }
+    }
+  }
+
+  /** Until the size is known only the primary works: its first block tells the size. */
+  private discover(now: number): void {
+    const primary = this.mirrors[0]!;
+    if (primary.inFlight === 0 && now >= primary.backoffUntil) {
+      this.issue(primary, 0, { end: DISCOVERY_BLOCK, fetches: new Set(), attempts: 0, missedDeadline: false });
+    }
+    for (const mirror of this.mirrors) {
+      if (mirror.phase === 'probing' && mirror.inFlight === 0 && now >= mirror.backoffUntil) this.probe(mirror);
+    }
+  }
+
+  /**
+   * Mirrors that may take a block now: the first `maxMirrors` usable ones in HRW order over
+   * (file, mirror) with the primary always in, least loaded and nearest first.
+   */
+  private candidates(now: number): MirrorState[] {
+    const depth = this.depth();
+    const usable = this.mirrors.filter((m) => m.usable(now));
+    const primary = usable.filter((m) => m.isPrimary);
+    const others = hrwOrder(usable.filter((m) => !m.isPrimary), (m) => m.url, this.host.url);
+    const chosen = [...primary, ...others].slice(0, this.host.options.maxMirrors);
+    const minRtt = Math.max(1, Math.min(...chosen.map((m) => m.rttMs ?? Infinity)));
+    const cost = (m: MirrorState) => ((m.inFlight + 1) / depth) * Math.max(1, (m.rttMs ?? minRtt) / minRtt);
+    return chosen.filter((m) => m.inFlight < depth).sort((a, b) => cost(a) - cost(b));
+  }
+
+  /** Block size for `mirror`: long against its round trip, shrinking near the end. */
+  private blockBytes(mirror: MirrorState, plan: Plan): number {
+    const { options } = this.host;
+    const rate = mirror.rate();
+    const seconds = Math.max(options.blockSeconds, (4 * (mirror.rttMs ?? 0)) / 1000);
+    let bytes = rate > 0 ? (rate / this.depth()) * seconds : INITIAL_BLOCK;
+    const unclaimed = plan.unclaimed(this.claims()).reduce((sum, r) => sum + r.end - r.start, 0);
+    const busyMirrors = Math.max(1, this.mirrors.filter((m) => m.phase === 'active').length);
+    bytes = Math.min(bytes, unclaimed / (2 * busyMirrors));
+    return Math.min(options.maxBlockBytes, Math.max(options.minBlockBytes, bytes));
+  }
+
+  /** End game: re-request the slowest block's remainder where it would arrive sooner. */
+  private duplicateSlowest(mirror: MirrorState): boolean {
+    let best: { fetch: BlockFetch; gain: number } | undefined;
+    for (const fetch of this.active) {
+      if (fetch.kind !== 'block' || fetch.mirror === mirror || fetch.group.fetches.size >= 2) continue;
+      const remaining = fetch.group.end - fetch.pos;
+      if (remaining <= 0) continue;
+      const theirRate = fetch.mirror.rate() / Math.max(1, fetch.mirror.inFlight);
+      const theirMs = theirRate > 0 ? (remaining * 1000) / theirRate : Infinity;
+      const myRate = mirror.rate() / (mirror.inFlight + 1);
+      const myMs = (mirror.rttMs ?? 0) + (myRate > 0 ? (remaining * 1000) / myRate : (remaining * 1000) / Math.max(theirRate, 1));
+      const gain = theirMs - myMs;
+      if (myMs < 0.75 * theirMs && gain > (best?.gain ?? 0)) best = { fetch, gain };
+    }
+    if (!best) return false;
+    this.issue(mirror, best.fetch.pos, best.fetch.group);
+    return true;
+  }
+
+  private probe(mirror: MirrorState): void {
+    const end = this.plan ? this.reference.length : Reference.PROBE_BYTES;
+    this.issue(mirror, 0, { end, fetches: new Set(), attempts: 0, missedDeadline: false }, 'probe');
+  }
+
+  private issue(mirror: MirrorState, start: number, group: Group, kind: BlockFetch['kind'] = 'block'): void {
+    const now = Date.now();
+    const rate = mirror.rate() / (mirror.inFlight + 1);
+    const expectedMs = rate > 0 ? (mirror.rttMs ?? 0) + ((group.end - start) * 1000) / rate : undefined;
+    const fetch: BlockFetch = {
+      kind,
+      mirror,
+      start,
+      pos: start,
+      group,
+      issuedAt: now,
+      lastByteAt: now,
+      expectedMs,
+      deadline: now + this.deadlines.timeoutMs(expectedMs, group.attempts),
+      controller: new AbortController(),
+    };
+    group.attempts++;
+    group.fetches.add(fetch);
+    mirror.inFlight++;
+    mirror.requests++;
+    this.active.add(fetch);
+    void this.runFetch(fetch).finally(() => {
+      this.active.delete(fetch);
+      fetch.group.fetches.delete(fetch);
+      mirror.inFlight--;
+      this.pump();
+      this.trySettle();
+    });
+  }
+
+  private blockFetches(): number {
+    let n = 0;
+    for (const f of this.active) if (f.kind === 'block') n++;
+    return n;
+  }
+
+  /** Bytes requests in flight will deliver (including what they buffered). */
+  private claims(): ByteRange[] {
+    const claims: ByteRange[] = [];
+    for (const f of this.active) if (f.kind === 'block') claims.push({ start: f.start, end: f.group.end });
+    return claims;
+  }
+
+  // ---- one request --------------------------------------------------------------------------
+
+  private async runFetch(fetch: BlockFetch): Promise<void> {
+    const { host } = this;
+    const onAbort = () => fetch.controller.abort(this.signal.reason);
+    this.signal.addEventListener('abort', onAbort, { once: true });
+    const writer = new BlockWriter(host.store, host.jobId, this.gate, (start, end) => this.plan?.addStored(start, end));
+    let exchange: Exchange | undefined;
+    try {
+      const ask: Ask = { start: fetch.start, end: fetch.group.end, ranged: true };
+      const validator = fetch.kind === 'probe' ? undefined : this.validatorFor(fetch.mirror);
+      if (ask.end === 0) return this.blockDone(fetch);
+      exchange = await openExchange(fetch.mirror.url, ask, validator, host.options, fetch.controller.signal);
+      fetch.mirror.observeRtt(exchange.headersMs);
+      const target = await this.accept(fetch, ask, exchange.facts);
+      if (fetch.kind === 'probe') {
+        await this.finishProbe(fetch, exchange, target.size);
+        return;
+      }
+      await receiveBody(exchange, target, writer, (chunk, offset) => this.onChunk(fetch, chunk, offset));
+      await writer.flush();
+      if (fetch.pos >= fetch.group.end) this.blockDone(fetch);
+      fetch.mirror.failuresInARow = 0;
+    } catch (caught) {
+      const error = fetch.controller.signal.aborted ? fetch.controller.signal.reason : exchange?.signal.aborted ? exchange.signal.reason : caught;
+      await writer.flush().catch((flushError: unknown) => this.fail(isQuotaError(flushError) ? storageFull(writer.stored) : flushError));
+      this.fetchFailed(fetch, error, writer.stored > 0 || fetch.pos > fetch.start);
+    } finally {
+      this.signal.removeEventListener('abort', onAbort);
+      await exchange?.close();
+    }
+  }
+
+  private validatorFor(mirror: MirrorState): string | undefined {
+    if (mirror.isPrimary) return this.host.file && ifRangeValidator(this.host.file);
+    return mirror.etag ?? mirror.lastModified;
+  }
+
+  private onChunk(fetch: BlockFetch, chunk: Uint8Array, offset: number): void {
+    const now = Date.now();
+    fetch.lastByteAt = now;
+    fetch.pos = Math.min(fetch.group.end, offset + chunk.length);
+    fetch.mirror.received(chunk.length);
+    this.host.received(chunk.length);
+    if (fetch.mirror.isPrimary) this.reference.offer(offset, chunk);
+    this.reportMirrors(false);
+  }
+
+  /** Checks a response before a byte of it is used; returns where its body goes. */
+  private async accept(fetch: BlockFetch, ask: Ask, facts: ResponseFacts): Promise<{ start: number; end?: number; size?: number }> {
+    const { host } = this;
+    const mirror = fetch.mirror;
+    const discovering = !host.file;
+    const known: RemoteFile | undefined =
+      mirror.isPrimary || !host.file ? host.file : { ...host.file, etag: mirror.etag, lastModified: mirror.lastModified };
+    const total = facts.contentRange?.kind === 'bytes' ? facts.contentRange.total : undefined;
+    if (!mirror.isPrimary && host.file && total !== undefined && total !== host.file.size) {
+      throw new MirrorProblem(`it serves a file of ${total} bytes, not ${host.file.size}`, 'bad-length');
+    }
+    const verdict = checkResponse(facts, ask, known, !discovering);
+    if (verdict.kind === 'retry') throw verdict.error;
+    if (verdict.kind === 'fatal') {
+      if (discovering && mirror.isPrimary) throw verdict.error;
+      throw new MirrorProblem(verdict.error.message, verdict.error.code);
+    }
+    if (verdict.kind === 'restart') {
+      if (verdict.reason === 'changed' && mirror.isPrimary && !discovering) throw new RestartAll(verdict.detail);
+      if (mirror.isPrimary && (discovering || !this.mirrors.some((m) => !m.isPrimary && m.phase !== 'dropped'))) throw new FallbackToStream();
+      throw new MirrorProblem(verdict.reason === 'changed' ? `its copy changed: ${verdict.detail}` : verdict.detail);
+    }
+    if (facts.status !== 206) {
+      // A 200 to "bytes=0-…": the server does not do ranges.
+      if (mirror.isPrimary && discovering) throw new FallbackToStream();
+      throw new MirrorProblem('it ignores range requests');
+    }
+    if (discovering && mirror.isPrimary) {
+      if (verdict.size === undefined) throw new FallbackToStream();
+      await host.setFile(describeFile(host, facts, verdict.size, true));
+      await this.startPlan(verdict.size);
+      this.trimDiscovery(fetch);
+      queueMicrotask(() => this.pump());
+    }
+    if (fetch.kind === 'probe') {
+      mirror.etag = facts.etag;
+      mirror.lastModified = facts.lastModified;
+    }
+    return { start: verdict.start, end: verdict.end, size: verdict.size };
+  }
+
+  /** The discovery request asked for a fixed first block: smaller files end sooner. */
+  private trimDiscovery(fetch: BlockFetch): void {
+    if (this.plan && fetch.group.end > this.plan.size) fetch.group.end = this.plan.size;
+  }
+
+  /** A probe's bytes must equal the primary's: otherwise the mirror serves another file. */
+  private async finishProbe(fetch: BlockFetch, exchange: Exchange, size: number | undefined): Promise<void> {
+    const bytes = await readAll(exchange, fetch.group.end - fetch.start);
+    fetch.mirror.received(bytes.length);
+    const reference = await this.reference.ready(fetch.controller.signal);
+    if (size !== this.reference.size) {
+      throw new MirrorProblem(`it serves a file of ${size ?? 'unknown'} bytes, not ${this.reference.size}`, 'bad-length');
+    }
+    const difference = firstDifference(bytes, reference);
+    if (difference !== undefined) {
+      throw new MirrorProblem(`it serves different bytes than ${this.mirrors[0]!.url} (first difference at byte ${difference})`);
+    }
+    fetch.mirror.phase = 'active';
+    fetch.mirror.failuresInARow = 0;
+    this.reportMirrors(true);
+  }
+
+  private blockDone(fetch: BlockFetch): void {
+    const elapsed = Date.now() - fetch.issuedAt;
+    if (fetch.expectedMs !== undefined) {
+      const average = this.deadlines.averageRatio();
+      if (average !== undefined && elapsed < fetch.expectedMs * average) this.window.fastBlock();
+      this.deadlines.observe(elapsed, fetch.expectedMs);
+    }
+    fetch.mirror.deadlineMisses = 0;
+    for (const other of fetch.group.fetches) if (other !== fetch) other.controller.abort(LOST);
+  }
+
+  private fetchFailed(fetch: BlockFetch, error: unknown, progressed: boolean): void {
+    const mirror = fetch.mirror;
+    const { options } = this.host;
+    if (error === LOST || this.failure !== undefined || this.signal.aborted) return;
+    if (error instanceof RestartAll || error instanceof FallbackToStream) return this.fail(error);
+    if (isQuotaError(error)) return this.fail(storageFull(0));
+    if (error instanceof MirrorProblem) return this.dropMirror(mirror, error.message, new DownloadError(error.code, error.message));
+    if (error instanceof DownloadError && !error.retryable) return this.fail(error);
+    if (progressed) {
+      // A reset or stall mid-body: the rest is requested again at once, here or elsewhere.
+      if (error instanceof StallError) this.penalize(mirror);
+      return;
+    }
+    const retryAfterMs = error instanceof DownloadError ? error.retryAfterMs : undefined;
+    if (retryAfterMs !== undefined && retryAfterMs > options.maxRetryAfterMs) {
+      const reason = `${describe(error)}, and asked to retry only after ${Math.round(retryAfterMs / 1000)} s`;
+      return this.dropMirror(mirror, reason, new DownloadError('http-status', reason));
+    }
+    mirror.failed(options.retryBaseMs, options.retryMaxMs, retryAfterMs);
+    if (mirror.failuresInARow >= options.maxAttemptsWithoutProgress) {
+      const reason = `gave up after ${mirror.failuresInARow} attempts that received nothing; last: ${describe(error)}`;
+      this.dropMirror(mirror, reason, new DownloadError('network', reason));
+    }
+  }
+
+  /**
+   * A slow or silent mirror gets no new block for a while, so others take its work; it is
+   * tried again later. Alone, a mirror is never benched: there is nobody to take over.
+   */
+  private penalize(mirror: MirrorState): void {
+    const now = Date.now();
+    if (!this.mirrors.some((m) => m !== mirror && m.usable(now))) return;
+    mirror.deadlineMisses++;
+    mirror.backoffUntil = Date.now() + Math.min(10_000, 500 * 2 ** (mirror.deadlineMisses - 1));
+  }
+
+  /** Stops using a mirror; when none is left the job fails with `error` (one source) or all reasons. */
+  private dropMirror(mirror: MirrorState, reason: string, error: DownloadError): void {
+    if (mirror.phase === 'dropped') return;
+    mirror.drop(reason);
+    if (this.mirrors.length > 1) this.host.notice(`${mirror.isPrimary ? 'the server' : 'mirror'} ${mirror.url} was dropped: ${reason}`);
+    this.reportMirrors(true);
+    for (const f of this.active) if (f.mirror === mirror) f.controller.abort(LOST);
+    if (this.mirrors.some((m) => m.phase === 'active')) return;
+    if (this.mirrors.length === 1) return this.fail(error);
+    const reasons = this.mirrors.map((m) => `${m.url}: ${m.dropReason ?? 'not checked yet'}`).join('; ');
+    this.fail(new DownloadError(error.code, `no usable source is left (${reasons})`));
+  }
+
+  // ---- time ---------------------------------------------------------------------------------
+
+  /** Deadlines, stalls and the end of backoffs. */
+  private tick(): void {
+    if (this.failure !== undefined) return;
+    const now = Date.now();
+    for (const fetch of this.active) {
+      if (fetch.kind !== 'block' || now < fetch.deadline || fetch.group.missedDeadline) continue;
+      fetch.group.missedDeadline = true;
+      if (fetch.group.attempts === 1) this.window.deadlineMissed();
+      this.penalize(fetch.mirror);
+      this.hedge(fetch, now);
+    }
+    this.reportMirrors(false);
+    this.pump();
+  }
+
+  /** Re-requests a late block's remainder on the mirror expected to finish it first. */
+  private hedge(fetch: BlockFetch, now: number): void {
+    if (fetch.group.fetches.size >= 2 || !this.window.allows(this.blockFetches())) return;
+    const depth = this.depth();
+    const remaining = fetch.group.end - fetch.pos;
+    const eta = (m: MirrorState) => (m.rttMs ?? 0) + (remaining * 1000) / Math.max(1, m.rate() / (m.inFlight + 1));
+    const target = this.mirrors
+      .filter((m) => m !== fetch.mirror && m.usable(now) && m.inFlight <= depth)
+      .sort((a, b) => eta(a) - eta(b))[0];
+    if (target) this.issue(target, fetch.pos, fetch.group);
+  }
+
+  // ---- ending -------------------------------------------------------------------------------
+
+  private fail(error: unknown): void {
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    for (const f of this.active) f.controller.abort(error);
+    this.reference.abandon(error);
+    this.trySettle();
+  }
+
+  /** Resolves or rejects once nothing is in flight; true when the run is over. */
+  private trySettle(): boolean {
+    const complete = this.plan?.isComplete() && this.failure === undefined;
+    if (complete) for (const f of this.active) f.controller.abort(LOST);
+    if (!complete && this.failure === undefined) return false;
+    if (this.active.size > 0) return true;
+    const settle = this.settle;
+    this.settle = undefined;
+    if (complete) settle?.resolve();
+    else settle?.reject(this.failure);
+    return true;
+  }
+
+  private reportMirrors(force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.lastReportAt < this.host.options.progressIntervalMs) return;
+    this.lastReportAt = now;
+    this.host.mirrorsChanged(this.mirrors.map((m) => m.report()));
+  }
+}
+
+async function readAll(exchange: Exchange, length: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(length);
+  let filled = 0;
+  const reader = exchange.response.body?.getReader();
+  if (!reader) return bytes.subarray(0, 0);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      exchange.watchdog.kick();
+      if (filled + value.length > length) throw new MirrorProblem('it sent more bytes than it announced');
+      bytes.set(value, filled);
+      filled += value.length;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  return bytes.subarray(0, filled);
+}
+
+function firstDifference(a: Uint8Array, b: Uint8Array): number | undefined {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return a.length === b.length ? undefined : n;
+}

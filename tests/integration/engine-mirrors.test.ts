@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { contentSha256 } from '../support/content';
+import { runEngine, type EngineRun } from '../support/engine-run';
+import { startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
+
+const MiB = 1024 * 1024;
+let mirrors: Mirror[] = [];
+let runs: EngineRun[] = [];
+
+afterEach(async () => {
+  await Promise.all(runs.map((r) => r.cleanup()));
+  await Promise.all(mirrors.map((m) => m.close()));
+  mirrors = [];
+  runs = [];
+});
+
+async function start(options: MirrorOptions[]): Promise<Mirror[]> {
+  const started = await Promise.all(options.map((o) => startMirror(o)));
+  mirrors.push(...started);
+  return started;
+}
+
+async function download(ms: Mirror[], options: Parameters<typeof runEngine>[1] = {}, onJob?: Parameters<typeof runEngine>[2]) {
+  const run = await runEngine(ms[0]!.url, { ...options }, onJob, ms.slice(1).map((m) => m.url));
+  runs.push(run);
+  return run;
+}
+
+const sent = (ms: Mirror[]) => ms.reduce((sum, m) => sum + m.stats.bytesSent, 0);
+
+describe('several mirrors at once', () => {
+  it('fetches from all mirrors in proportion to their rates and assembles the exact file', async () => {
+    const size = 24 * MiB;
+    const rates = [1, 2, 4, 8].map((r) => r * MiB);
+    const ms = await start(rates.map((rate) => ({ size, seed: 31, rate })));
+    const t0 = Date.now();
+    const run = await download(ms);
+    const seconds = (Date.now() - t0) / 1000;
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(31, size));
+    const optimum = size / rates.reduce((a, b) => a + b);
+    console.log(`4 mirrors 1/2/4/8 MiB/s, ${size / MiB} MiB: ${seconds.toFixed(2)} s, efficiency ${(optimum / seconds).toFixed(2)}, over-fetch ${(sent(ms) / size).toFixed(3)}`);
+    // The fastest mirror serves the most, the slowest the least; every mirror helps.
+    const shares = ms.map((m) => m.stats.bytesSent);
+    expect(shares[3]).toBeGreaterThan(shares[0]!);
+    expect(shares.every((b) => b > 0)).toBe(true);
+    expect(sent(ms) / size).toBeLessThan(1.25);
+    expect(run.result.mirrors.map((m) => m.phase)).toEqual(['active', 'active', 'active', 'active']);
+  });
+
+  it('drops a mirror that serves different bytes of the same size, and the file stays exact', async () => {
+    const size = 8 * MiB;
+    const ms = await start([{ size, seed: 41, rate: 8 * MiB }, { size, seed: 99, rate: 8 * MiB }, { size, seed: 41, rate: 8 * MiB }]);
+    const run = await download(ms);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(41, size));
+    expect(run.result.mirrors[1]).toMatchObject({ phase: 'dropped' });
+    expect(run.result.mirrors[1]!.dropped).toMatch(/different bytes.*first difference at byte \d+/);
+    // Only the 16 KiB probe ever came from the bad mirror.
+    expect(ms[1]!.stats.requests).toHaveLength(1);
+    expect(run.notices.join('\n')).toMatch(/mirror .* was dropped: it serves different bytes/);
+  });
+
+  it('drops a mirror of another size, one that ignores ranges, and one that lies in Content-Range', async () => {
+    const size = 6 * MiB;
+    const ms = await start([
+      { size, seed: 42, rate: 8 * MiB },
+      { size: size + 1, seed: 42 },
+      { size, seed: 42, faults: { ignoreRanges: true } },
+      { size, seed: 42, rate: 4 * MiB },
+    ]);
+    let liar = false;
+    const run = await download(ms, {}, (job) =>
+      job.on('progress', () => {
+        // Once the last mirror is checked, it starts lying about the ranges it sends.
+        if (!liar && job.snapshot().mirrors[3]?.phase === 'active') {
+          liar = true;
+          ms[3]!.setFaults({ wrongContentRange: -4096 });
+        }
+      }),
+    );
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(42, size));
+    const dropped = run.result.mirrors.map((m) => m.dropped);
+    expect(dropped[0]).toBeUndefined();
+    expect(dropped[1]).toMatch(/serves a file of 6291457 bytes, not 6291456/);
+    expect(dropped[2]).toMatch(/ignores range requests|ignored the range request/);
+    expect(dropped[3]).toMatch(/sent bytes \d+–\d+ when asked for bytes \d+–\d+/);
+  });
+
+  it('finishes on the others when a mirror stalls for good, re-requesting its blocks', async () => {
+    const size = 16 * MiB;
+    const ms = await start([0, 1, 2].map(() => ({ size, seed: 43, rate: 4 * MiB })));
+    let stalled = false;
+    const t0 = Date.now();
+    const run = await download(ms, { stallTimeoutMs: 5000 }, (job) =>
+      job.on('progress', (p) => {
+        if (!stalled && p.received > size / 2) {
+          stalled = true;
+          ms[2]!.setFaults({ stallAfterBytes: 0 });
+          ms[2]!.dropConnections();
+        }
+      }),
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(43, size));
+    // Half the file at 12 MiB/s, the other half at 8 MiB/s: 1.67 s at best.
+    console.log(`stalled mirror: ${seconds.toFixed(2)} s (optimum ${(size / 2 / (12 * MiB) + size / 2 / (8 * MiB)).toFixed(2)} s)`);
+    expect(seconds).toBeLessThan(5);
+  });
+
+  it('survives a dead mirror, backing it off, and never counts its failures against the job', async () => {
+    const size = 4 * MiB;
+    const [good] = await start([{ size, seed: 44, rate: 8 * MiB }]);
+    const dead = await startMirror({ size });
+    const deadUrl = dead.url;
+    await dead.close();
+    const run = await runEngine(good!.url, { maxAttemptsWithoutProgress: 3 }, undefined, [deadUrl]);
+    runs.push(run);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(44, size));
+    expect(run.result.mirrors[1]).toMatchObject({ phase: 'dropped' });
+    expect(run.result.mirrors[1]!.dropped).toMatch(/gave up after 3 attempts/);
+  });
+
+  it('duplicates the last slow blocks on a fast mirror (end game) with bounded over-fetch', async () => {
+    const size = 8 * MiB;
+    const ms = await start([{ size, seed: 45, rate: 16 * MiB }, { size, seed: 45, rate: 256 * 1024 }]);
+    const t0 = Date.now();
+    const run = await download(ms);
+    const seconds = (Date.now() - t0) / 1000;
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(45, size));
+    console.log(`fast+very slow: ${seconds.toFixed(2)} s, over-fetch ${(sent(ms) / size).toFixed(3)}`);
+    // The slow mirror must not hold the download back by its last block.
+    expect(seconds).toBeLessThan((size / (16 * MiB)) * 2 + 1);
+    expect(sent(ms) / size).toBeLessThan(1.2);
+  });
+});
