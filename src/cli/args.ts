@@ -1,14 +1,18 @@
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: stitch get URL [-o FILE] [options]
+export const USAGE = `usage: stitch get URL|FILE.meta4 [-o FILE] [options]
 
 Downloads URL exactly: resumes broken or stalled transfers with validated range requests.
 Running the same command again after an interruption continues from what was stored.
+A Metalink file (.meta4, local or a URL) downloads each file it describes from all its
+URLs and checks its hashes.
 
 options:
   -o, --output FILE        where to save (default: the server's filename, in this folder)
   -m, --mirror URL         another URL of the same file; repeat for more. Blocks are fetched
                            from all of them at once; a mirror serving other bytes is dropped
+      --checksum ALG=HEX   the file's digest (sha-256, sha-512, sha-1, md5): a file that does
+                           not match is never saved
       --connections N      requests in flight per server, 1-6 (default 2)
       --stats FILE         write a JSON summary (time, bytes, requests, memory, mirrors)
       --stall-timeout SEC  abandon and resume a connection silent this long (default 20)
@@ -17,9 +21,11 @@ options:
   -h, --help               this help`;
 
 export interface GetCommand {
-  url: string;
+  /** A URL or a Metalink file. */
+  source: string;
   output?: string;
   mirrors: string[];
+  checksums: string[];
   statsFile?: string;
   connectionsPerServer?: number;
   stallTimeoutMs?: number;
@@ -36,6 +42,7 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
       output: { type: 'string', short: 'o' },
       mirror: { type: 'string', short: 'm', multiple: true, default: [] },
       stats: { type: 'string' },
+      checksum: { type: 'string', multiple: true, default: [] },
       connections: { type: 'string' },
       'stall-timeout': { type: 'string' },
       retries: { type: 'string' },
@@ -44,33 +51,23 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
     },
   });
   if (values.help) return 'help';
-  const [command, url, ...rest] = positionals;
+  const [command, source, ...rest] = positionals;
   if (command !== 'get') throw new Error(command ? `unknown command "${command}"` : 'missing command');
-  if (!url) throw new Error('missing URL');
+  if (!source) throw new Error('missing URL');
   if (rest.length > 0) throw new Error(`unexpected argument "${rest[0]}"`);
   const connections = optionalNumber(values.connections, '--connections', 1);
   if (connections !== undefined && connections > 6) throw new Error('--connections is at most 6');
   return {
-    url: httpUrl(url),
+    source,
     output: values.output,
-    mirrors: (values.mirror ?? []).map(httpUrl),
+    mirrors: values.mirror ?? [],
+    checksums: values.checksum ?? [],
     statsFile: values.stats,
     connectionsPerServer: connections,
     stallTimeoutMs: optionalNumber(values['stall-timeout'], '--stall-timeout', 1000),
     maxAttemptsWithoutProgress: optionalNumber(values.retries, '--retries', 1),
     quiet: values.quiet ?? false,
   };
-}
-
-function httpUrl(text: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(text);
-  } catch {
-    throw new Error(`"${text}" is not a URL`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`only http and https URLs are supported, not ${parsed.protocol}`);
-  return parsed.href;
 }
 
 function optionalNumber(value: string | undefined, name: string, scale: number): number | undefined {

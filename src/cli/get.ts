@@ -1,33 +1,54 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { DownloadJob, formatBytes, type JobSnapshot } from '../engine';
-import { filenameFromUrl, sanitizeFilename } from '../engine/http/headers';
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
+import { createNodeHasher } from './node-hasher';
+import { resolveTargets, targetId, type Target } from './targets';
 import { formatDuration, progressLine } from './progress-line';
 
 /** Runs `stitch get`; returns the process exit code. */
 export async function runGet(command: GetCommand): Promise<number> {
-  const target = command.output ? resolve(command.output) : undefined;
-  const dir = target ? dirname(target) : process.cwd();
-  // The partial download is named after the output (or the URL), so running again finds it.
-  const id = target ? basename(target) : sanitizeFilename(filenameFromUrl(command.url) ?? 'download');
+  let targets: Target[];
+  try {
+    targets = await resolveTargets(command);
+  } catch (error) {
+    console.error(`stitch: ${(error as Error).message}`);
+    return 2;
+  }
+  let code = 0;
+  for (const target of targets) {
+    code = Math.max(code, await download(command, target));
+    if (code === 130) break;
+  }
+  return code;
+}
+
+async function download(command: GetCommand, target: Target): Promise<number> {
+  // The partial download is named after where it goes, so running again finds it.
+  const wanted = command.output ? resolve(command.output) : target.name ? resolve(target.name) : undefined;
+  const dir = wanted ? dirname(wanted) : process.cwd();
+  const id = wanted ? basename(wanted) : targetId(target);
   const store = new FileStore(dir);
   const options = {
     connectionsPerServer: command.connectionsPerServer,
     stallTimeoutMs: command.stallTimeoutMs,
     maxAttemptsWithoutProgress: command.maxAttemptsWithoutProgress,
+    createHasher: createNodeHasher,
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   let job = await DownloadJob.open(store, id, defined);
-  if (job && job.state.url !== command.url) {
-    log(command, `stitch: ${id} was a download of ${job.state.url}; starting over for ${command.url}`);
+  if (job && job.state.url !== target.url) {
+    log(command, `stitch: ${id} was a download of ${job.state.url}; starting over for ${target.url}`);
     await job.cancel();
     job = undefined;
   }
-  if (job) log(command, `stitch: resuming ${id}`);
-  job ??= await DownloadJob.create(store, { id, url: command.url, mirrors: command.mirrors }, defined);
+  if (job) {
+    log(command, `stitch: resuming ${id}`);
+    if (JSON.stringify(job.state.expected) !== JSON.stringify(target.expected)) await job.setExpected(target.expected);
+  }
+  job ??= await DownloadJob.create(store, { id, url: target.url, mirrors: target.mirrors, expected: target.expected }, defined);
 
   const started = Date.now();
   const show = progressPrinter(command);
@@ -43,7 +64,7 @@ export async function runGet(command: GetCommand): Promise<number> {
   if (command.statsFile) await writeStats(command.statsFile, result, started);
 
   try {
-    return await finish(command, store, job, result, target ?? join(dir, result.filename ?? id), started);
+    return await finish(command, store, job, result, wanted ?? join(dir, result.filename ?? id), started);
   } finally {
     await store.close();
   }
@@ -52,6 +73,7 @@ export async function runGet(command: GetCommand): Promise<number> {
 async function finish(command: GetCommand, store: FileStore, job: DownloadJob, result: JobSnapshot, wanted: string, started: number): Promise<number> {
   if (result.status === 'complete') {
     const path = command.output ? wanted : unusedPath(wanted);
+    await mkdir(dirname(path), { recursive: true });
     await store.finish(job.id, path);
     const seconds = (Date.now() - started) / 1000;
     log(command, `stitch: saved ${path} (${formatBytes(result.size ?? 0)}) in ${formatDuration(seconds)}`);

@@ -1,5 +1,5 @@
 export { DownloadJob, type JobSnapshot } from './job';
-export type { JobState, JobStatus } from './job-state';
+export type { ExpectedIntegrity, JobState, JobStatus } from './job-state';
 export { DownloadError, formatBytes, type DownloadErrorCode } from './errors';
 export { DEFAULT_OPTIONS, type EngineOptions } from './options';
 export type { RemoteFile } from './remote-file';

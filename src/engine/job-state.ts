@@ -1,5 +1,13 @@
 import type { JobStateRecord } from '../storage/store';
+import type { HexDigest, PieceHashes } from './integrity/expected';
 import type { RemoteFile } from './remote-file';
+
+/** What the file must hash to, known before the download (Metalink, or given by the user). */
+export interface ExpectedIntegrity {
+  size?: number;
+  digests: HexDigest[];
+  pieces?: PieceHashes;
+}
 
 export type JobStatus = 'queued' | 'running' | 'paused' | 'verifying' | 'complete' | 'failed' | 'cancelled';
 
@@ -12,6 +20,7 @@ export interface JobState {
   mirrors: string[];
   status: JobStatus;
   file?: RemoteFile;
+  expected?: ExpectedIntegrity;
   /** Restarts from zero so far (file changed, or ranges broke on a small file). */
   restarts: number;
   /** Why the job failed or paused itself, in plain words. */

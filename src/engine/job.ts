@@ -2,7 +2,10 @@ import type { DownloadStore, JobStateRecord } from '../storage/store';
 import { normalizeRanges, rangesLength } from '../storage/ranges';
 import { Emitter } from './emitter';
 import { DownloadError } from './errors';
-import { parseJobState, type JobState, type JobStatus } from './job-state';
+import { parseJobState, type ExpectedIntegrity, type JobState, type JobStatus } from './job-state';
+import { digestMismatch, verificationAlgorithm, type HexDigest } from './integrity/expected';
+import { PrefixHasher } from './integrity/prefix-hasher';
+import { sleep } from './retry';
 import { withDefaults, type EngineOptions } from './options';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
@@ -51,6 +54,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   private lastProgressAt = 0;
   private saving: Promise<void> = Promise.resolve();
   private mirrorReports: MirrorReport[] = [];
+  private hasher: PrefixHasher | undefined;
 
   private constructor(
     private readonly store: DownloadStore,
@@ -63,7 +67,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   /** Creates and persists a new job for `url`. */
   static async create(
     store: DownloadStore,
-    init: { id: string; url: string; mirrors?: string[] },
+    init: { id: string; url: string; mirrors?: string[]; expected?: ExpectedIntegrity },
     options?: Partial<EngineOptions>,
   ): Promise<DownloadJob> {
     const now = Date.now();
@@ -73,6 +77,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       id: init.id,
       url: init.url,
       mirrors,
+      expected: init.expected,
       status: 'queued',
       restarts: 0,
       notices: [],
@@ -128,6 +133,12 @@ export class DownloadJob extends Emitter<JobEvents> {
     return this.running;
   }
 
+  /** Replaces what the file must hash to (the user's latest word wins over a saved one). */
+  async setExpected(expected: ExpectedIntegrity | undefined): Promise<void> {
+    this.jobState = { ...this.jobState, expected };
+    await this.persist();
+  }
+
   /** Stops the transfer, keeping every stored byte; `run` resumes. */
   pause(): void {
     if (this.controller) this.controller.abort(PAUSE);
@@ -152,12 +163,18 @@ export class DownloadJob extends Emitter<JobEvents> {
     this.meter = new RateMeter();
     this.receivedBytes = rangesLength(normalizeRanges(await this.store.storedRanges(this.id)));
     await this.setStatus('running', undefined);
+    const hashing = new AbortController();
+    const hashLoop = this.hashWhileDownloading(hashing.signal);
     try {
       await this.transfer(controller.signal);
+      hashing.abort();
+      await hashLoop;
       await this.setStatus('verifying');
       await this.verify();
       await this.setStatus('complete');
     } catch (error) {
+      hashing.abort();
+      await hashLoop;
       await this.settle(error, controller.signal);
     } finally {
       this.controller = undefined;
@@ -181,7 +198,24 @@ export class DownloadJob extends Emitter<JobEvents> {
     }
   }
 
-  /** The stored bytes must cover exactly [0, size). */
+  /** Every digest announced for the file, by the server, a Metalink file or the user. */
+  private knownDigests(): HexDigest[] {
+    return [...(this.jobState.expected?.digests ?? []), ...(this.jobState.file?.digests ?? [])];
+  }
+
+  /** Hashes the stored prefix as it grows, so verification at the end is short. */
+  private async hashWhileDownloading(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const algorithm = verificationAlgorithm(this.knownDigests());
+      if (algorithm && this.hasher?.algorithm !== algorithm) {
+        this.hasher = new PrefixHasher(this.store, this.id, algorithm, this.options.createHasher);
+      }
+      await this.hasher?.advance();
+      await sleep(250, signal).catch(() => {});
+    }
+  }
+
+  /** The stored bytes must make up exactly [0, size) and match every announced digest. */
   private async verify(): Promise<void> {
     const stored = normalizeRanges(await this.store.storedRanges(this.id));
     const size = this.jobState.file?.size;
@@ -190,6 +224,22 @@ export class DownloadJob extends Emitter<JobEvents> {
     if (size === undefined || !exact) {
       const have = stored.map((r) => `${r.start}–${r.end}`).join(', ') || 'nothing';
       throw new DownloadError('verify', `the stored bytes (${have}) do not make up the ${size ?? 'unknown'}-byte file`);
+    }
+    const expectedSize = this.jobState.expected?.size;
+    if (expectedSize !== undefined && expectedSize !== size) {
+      throw new DownloadError('verify', `the server sent ${size} bytes, but ${expectedSize} were expected`);
+    }
+    const digests = this.knownDigests();
+    const algorithm = verificationAlgorithm(digests);
+    if (!algorithm) return;
+    if (this.hasher?.algorithm !== algorithm) this.hasher = new PrefixHasher(this.store, this.id, algorithm, this.options.createHasher);
+    const actual = await this.hasher.finish(size);
+    const mismatch = digestMismatch(digests, algorithm, actual);
+    if (mismatch) {
+      // Known-bad bytes are worth nothing: a retry starts clean.
+      await this.store.clearBytes(this.id);
+      this.hasher = undefined;
+      throw new DownloadError('verify', `${mismatch}; the downloaded bytes were discarded and nothing was saved`);
     }
   }
 
@@ -216,6 +266,24 @@ export class DownloadJob extends Emitter<JobEvents> {
       mirrorsChanged: (reports) => {
         this.mirrorReports = reports;
       },
+      addSources: async (urls) => {
+        const known = new Set([this.jobState.url, ...this.jobState.mirrors]);
+        this.jobState = { ...this.jobState, mirrors: [...this.jobState.mirrors, ...urls.filter((u) => !known.has(u))] };
+        await this.persist();
+      },
+      addExpected: async (expected) => {
+        const current = this.jobState.expected;
+        this.jobState = {
+          ...this.jobState,
+          expected: {
+            size: current?.size ?? expected.size,
+            digests: [...(current?.digests ?? []), ...expected.digests],
+            pieces: current?.pieces ?? expected.pieces,
+          },
+        };
+        await this.persist();
+      },
+      knownDigests: () => this.knownDigests(),
       options: this.options,
       get file() {
         return job.jobState.file;
@@ -230,6 +298,7 @@ export class DownloadJob extends Emitter<JobEvents> {
           throw new DownloadError(code, `${detail}; gave up after restarting from zero ${this.jobState.restarts} times`);
         }
         await this.store.clearBytes(this.id);
+        this.hasher?.reset();
         this.receivedBytes = 0;
         this.jobState = { ...this.jobState, file: undefined, restarts: this.jobState.restarts + 1 };
         this.notice(`${detail}; restarted from zero`);

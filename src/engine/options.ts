@@ -1,3 +1,6 @@
+import type { DigestAlgorithm } from './integrity/digests';
+import { createHasher, type Hasher } from './integrity/hasher';
+
 /** Tunables of one download; every field has a default suited to real networks. */
 export interface EngineOptions {
   /** A connection that delivers no byte for this long is abandoned and resumed. */
@@ -29,6 +32,8 @@ export interface EngineOptions {
   referrer?: string;
   credentials: RequestCredentials;
   fetch: typeof fetch;
+  /** Streaming hash factory; Node may pass a faster native one. */
+  createHasher: (algorithm: DigestAlgorithm) => Hasher;
 }
 
 export const DEFAULT_OPTIONS: EngineOptions = {
@@ -50,6 +55,7 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   credentials: 'same-origin',
   // Late-bound so tests and the extension can patch the global.
   fetch: (input, init) => fetch(input, init),
+  createHasher,
 };
 
 export function withDefaults(options: Partial<EngineOptions> = {}): EngineOptions {

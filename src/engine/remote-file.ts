@@ -1,3 +1,5 @@
+import type { HexDigest } from './integrity/expected';
+
 /** What the job knows about the file on the server; learned from the first response. */
 export interface RemoteFile {
   /** Total size in bytes, when the server said it (identity encoding only). */
@@ -10,6 +12,8 @@ export interface RemoteFile {
   /** Name from Content-Disposition, else from the final URL; sanitized. */
   filename: string;
   contentType?: string;
+  /** Whole-file digests the server announced. */
+  digests?: HexDigest[];
 }
 
 /** Why `next` shows the file is not the one `known` describes, or undefined if it may be. */

@@ -8,6 +8,7 @@ import { openExchange, receiveBody, type Exchange } from './http/exchange';
 import type { ResponseFacts } from './http/response-facts';
 import type { EngineOptions } from './options';
 import { ifRangeValidator, type RemoteFile } from './remote-file';
+import { toHexDigests } from './integrity/expected';
 import { backoffDelay, sleep } from './retry';
 
 /** What a transfer needs from its job: where bytes go and how to report. */
@@ -173,6 +174,7 @@ export function describeFile(host: TransferHost, facts: ResponseFacts, size: num
     acceptRanges: acceptRanges && facts.identityEncoding,
     filename: sanitizeFilename(name ?? 'download'),
     contentType: facts.contentType,
+    digests: toHexDigests(facts.digests, 'the server'),
   };
 }
 

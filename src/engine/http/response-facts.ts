@@ -8,6 +8,7 @@ import {
   parseETag,
   parseRetryAfter,
 } from './headers';
+import { parseLegacyDigest, parseReprDigest, type Digest } from '../integrity/digests';
 
 /** The headers of one response that matter to a download, parsed once. */
 export interface ResponseFacts {
@@ -25,6 +26,10 @@ export interface ResponseFacts {
   dispositionName?: string;
   contentType?: string;
   retryAfterMs?: number;
+  /** Digests of the whole file (Repr-Digest, legacy Digest, or Content-Digest of a 200). */
+  digests: Digest[];
+  /** Raw Link header (mirrors and Metalink descriptions, RFC 6249). */
+  link?: string;
   /** URL after redirects. */
   url: string;
 }
@@ -46,6 +51,12 @@ export function readResponseFacts(response: Response, now = Date.now()): Respons
     dispositionName: parseContentDisposition(h.get('content-disposition')),
     contentType: h.get('content-type')?.split(';')[0]?.trim() || undefined,
     retryAfterMs: parseRetryAfter(h.get('retry-after'), now),
+    digests: [
+      ...(parseReprDigest(h.get('repr-digest')) ?? []),
+      ...(parseLegacyDigest(h.get('digest')) ?? []),
+      ...(response.status === 200 && identityEncoding ? (parseReprDigest(h.get('content-digest')) ?? []) : []),
+    ],
+    link: h.get('link') ?? undefined,
     url: response.url,
   };
 }

@@ -13,12 +13,21 @@ import { BlockWindow, DeadlineEstimator } from './estimators';
 import { MirrorState, type MirrorReport } from './mirror-state';
 import { Plan } from './plan';
 import { Reference } from './reference';
+import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
+import { hexDigestsContradict, toHexDigests, type HexDigest } from '../integrity/expected';
+import type { ExpectedIntegrity } from '../job-state';
 
 /** What the scheduler needs beyond a single-source transfer: every URL of the file. */
 export interface SchedulerHost extends TransferHost {
   /** The file's URLs, primary (the one the user asked for) first. */
   readonly sources: readonly string[];
   mirrorsChanged(reports: MirrorReport[]): void;
+  /** Remembers more URLs of the file (from Link headers or a Metalink file). */
+  addSources(urls: string[]): Promise<void>;
+  /** Adds digests or piece hashes learned during the download. */
+  addExpected(expected: ExpectedIntegrity): Promise<void>;
+  /** Every digest known for the file so far. */
+  knownDigests(): HexDigest[];
 }
 
 /** The file has no known size or no working ranges: one stream must fetch it. */
@@ -360,13 +369,47 @@ export class MirrorScheduler {
       await host.setFile(describeFile(host, facts, verdict.size, true));
       await this.startPlan(verdict.size);
       this.trimDiscovery(fetch);
+      await this.followAdvertised(facts, mirror.url);
       queueMicrotask(() => this.pump());
     }
     if (fetch.kind === 'probe') {
       mirror.etag = facts.etag;
       mirror.lastModified = facts.lastModified;
+      if (hexDigestsContradict(toHexDigests(facts.digests, mirror.url), host.knownDigests())) {
+        throw new MirrorProblem('it announces a different digest for the file', 'verify');
+      }
     }
     return { start: verdict.start, end: verdict.end, size: verdict.size };
+  }
+
+  /** Adds the mirrors the primary advertises, and reads any Metalink file it points to. */
+  private async followAdvertised(facts: ResponseFacts, url: string): Promise<void> {
+    const advertised = advertisedSources(facts, facts.link ?? null, url);
+    if (advertised.mirrors.length > 0) await this.addMirrors(advertised.mirrors, 'the server');
+    for (const metalink of advertised.metalinks) {
+      fetchMetalink(metalink, this.host.options.fetch, this.signal)
+        .then(async (files) => {
+          const name = this.host.file?.filename;
+          const file = files.length === 1 ? files[0] : files.find((f) => f.name.split('/').pop() === name);
+          if (!file) throw new Error(`the Metalink file ${metalink} does not describe ${name}`);
+          const { urls, expected } = fromMetalinkFile(file, `the Metalink file ${metalink}`);
+          await this.host.addExpected(expected);
+          await this.addMirrors(urls, 'the Metalink file');
+        })
+        .catch((error: unknown) => {
+          if (!this.signal.aborted) this.host.notice(`ignored a Metalink description: ${describe(error)}`);
+        });
+    }
+  }
+
+  private async addMirrors(urls: string[], from: string): Promise<void> {
+    const fresh = urls.filter((url) => !this.mirrors.some((m) => m.url === url));
+    if (fresh.length === 0) return;
+    await this.host.addSources(fresh);
+    for (const url of fresh) this.mirrors.push(new MirrorState(this.mirrors.length, url, false));
+    this.host.notice(`${from} named ${fresh.length} more mirror${fresh.length > 1 ? 's' : ''}`);
+    this.reportMirrors(true);
+    this.pump();
   }
 
   /** The discovery request asked for a fixed first block: smaller files end sooner. */

@@ -1,0 +1,69 @@
+import { readFile } from 'node:fs/promises';
+import type { ExpectedIntegrity } from '../engine';
+import { filenameFromUrl, sanitizeFilename } from '../engine/http/headers';
+import { parseChecksumArgument } from '../engine/integrity/expected';
+import { fetchMetalink, fromMetalinkFile } from '../engine/sources/advertised';
+import { isSafeMetalinkName, parseMetalink, type MetalinkFile } from '../engine/sources/metalink';
+import type { GetCommand } from './args';
+
+/** One file to download: its URLs, what it must hash to, and where it goes. */
+export interface Target {
+  url: string;
+  mirrors: string[];
+  expected?: ExpectedIntegrity;
+  /** Relative output path a Metalink file prescribes (else the server's name is used). */
+  name?: string;
+}
+
+const METALINK = /\.(meta4|metalink)$/i;
+
+/** A URL, or a Metalink file (local or remote) naming one or more files. */
+export async function resolveTargets(command: GetCommand): Promise<Target[]> {
+  const checksums = command.checksums.map((text) => {
+    const digest = parseChecksumArgument(text);
+    if (!digest) throw new Error(`--checksum needs ALGORITHM=HEX (sha-256, sha-512, sha-1, md5), not "${text}"`);
+    return digest;
+  });
+  const expected = checksums.length > 0 ? { digests: checksums } : undefined;
+  if (!METALINK.test(command.source)) {
+    return [{ url: httpUrl(command.source), mirrors: command.mirrors.map(httpUrl), expected }];
+  }
+  const files = await readMetalink(command.source);
+  if (files.length === 0) throw new Error(`${command.source} describes no file`);
+  if (files.length > 1 && command.output) throw new Error(`${command.source} describes ${files.length} files: -o works with one`);
+  return files.map((file) => {
+    if (!isSafeMetalinkName(file.name)) throw new Error(`${command.source} names an unsafe path: ${file.name}`);
+    const { urls, expected: fromFile } = fromMetalinkFile(file);
+    const [url, ...mirrors] = urls;
+    if (!url) throw new Error(`${command.source} gives no http(s) URL for ${file.name}`);
+    return {
+      url,
+      mirrors: [...mirrors, ...command.mirrors.map(httpUrl)],
+      expected: { ...fromFile, digests: [...fromFile.digests, ...checksums] },
+      name: file.name,
+    };
+  });
+}
+
+/** The id of a target's partial download: named after where it goes, so a rerun finds it. */
+export function targetId(target: Target): string {
+  return sanitizeFilename((target.name ?? filenameFromUrl(target.url) ?? 'download').replaceAll('/', '_'));
+}
+
+async function readMetalink(source: string): Promise<MetalinkFile[]> {
+  if (/^https?:\/\//i.test(source)) return fetchMetalink(source, fetch);
+  const parsed = parseMetalink(await readFile(source, 'utf8'));
+  if ('error' in parsed) throw new Error(`${source} is not a valid Metalink file: ${parsed.error}`);
+  return parsed.files;
+}
+
+export function httpUrl(text: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw new Error(`"${text}" is not a URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`only http and https URLs are supported, not ${parsed.protocol}`);
+  return parsed.href;
+}

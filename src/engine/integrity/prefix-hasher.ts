@@ -1,0 +1,60 @@
+import type { DownloadStore } from '../../storage/store';
+import { contiguousPrefix, normalizeRanges } from '../../storage/ranges';
+import { bytesToHex, type DigestAlgorithm } from './digests';
+import { createHasher, type Hasher } from './hasher';
+
+/**
+ * Hashes the file in order while it downloads, reading back the stored prefix as it grows, so
+ * that verifying a finished multi-gigabyte file costs only its last few blocks.
+ */
+export class PrefixHasher {
+  private hasher: Hasher;
+  private hashed = 0;
+  private generation = 0;
+  private busy: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly store: DownloadStore,
+    private readonly jobId: string,
+    readonly algorithm: DigestAlgorithm,
+    private readonly create: (algorithm: DigestAlgorithm) => Hasher = createHasher,
+  ) {
+    this.hasher = create(algorithm);
+  }
+
+  /** Forgets what was hashed: stored bytes were discarded or replaced. */
+  reset(): void {
+    this.generation++;
+    this.hasher = this.create(this.algorithm);
+    this.hashed = 0;
+  }
+
+  /** Hashes whatever new prefix is stored; calls never overlap. */
+  advance(): Promise<void> {
+    this.busy = this.busy.then(() => this.hashStoredPrefix()).catch(() => this.reset());
+    return this.busy;
+  }
+
+  /** The digest of [0, size), hashing what is left. */
+  async finish(size: number): Promise<string> {
+    await this.advance();
+    if (this.hashed !== size) {
+      // Something reset us midway: hash everything again.
+      this.reset();
+      await this.advance();
+    }
+    if (this.hashed !== size) throw new Error(`only ${this.hashed} of ${size} bytes could be hashed`);
+    return bytesToHex(this.hasher.digest());
+  }
+
+  private async hashStoredPrefix(): Promise<void> {
+    const generation = this.generation;
+    const prefix = contiguousPrefix(normalizeRanges(await this.store.storedRanges(this.jobId)));
+    if (prefix <= this.hashed) return;
+    for await (const chunk of this.store.read(this.jobId, this.hashed, prefix)) {
+      if (generation !== this.generation) return;
+      this.hasher.update(chunk);
+      this.hashed += chunk.length;
+    }
+  }
+}

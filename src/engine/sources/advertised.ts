@@ -1,0 +1,46 @@
+import type { ExpectedIntegrity } from '../job-state';
+import { toHexDigests } from '../integrity/expected';
+import { bytesToHex } from '../integrity/digests';
+import type { ResponseFacts } from '../http/response-facts';
+import { duplicatesFromLink, METALINK_MEDIA_TYPE } from './link-header';
+import { parseMetalink, type MetalinkFile } from './metalink';
+
+/**
+ * Mirrors and Metalink descriptions a primary response advertises in `Link` headers (RFC 6249).
+ * As the RFC requires, duplicates count only when the response carries a whole-file digest:
+ * without one, nothing ties the mirrors' bytes to this file.
+ */
+export function advertisedSources(facts: ResponseFacts, link: string | null, url: string): { mirrors: string[]; metalinks: string[] } {
+  if (!link) return { mirrors: [], metalinks: [] };
+  const found = duplicatesFromLink([link], facts.url || url);
+  const metalinks = found.describedBy.filter((d) => !d.type || d.type === METALINK_MEDIA_TYPE).map((d) => d.url);
+  const mirrors = facts.digests.length > 0 ? found.mirrors.map((m) => m.url) : [];
+  return { mirrors, metalinks };
+}
+
+/** Sources and expected integrity of one Metalink file entry. */
+export function fromMetalinkFile(file: MetalinkFile, source = 'the Metalink file'): { urls: string[]; expected: ExpectedIntegrity } {
+  return {
+    urls: file.urls.map((u) => u.url),
+    expected: {
+      size: file.size,
+      digests: toHexDigests(file.hashes, source),
+      pieces: file.pieces && {
+        algorithm: file.pieces.algorithm,
+        length: file.pieces.length,
+        hashes: file.pieces.hashes.map(bytesToHex),
+      },
+    },
+  };
+}
+
+/** Fetches and parses a Metalink description (at most 4 MiB); throws with a readable reason. */
+export async function fetchMetalink(url: string, fetcher: typeof fetch, signal?: AbortSignal): Promise<MetalinkFile[]> {
+  const response = await fetcher(url, { signal, cache: 'no-store' });
+  if (!response.ok) throw new Error(`the Metalink file ${url} answered ${response.status}`);
+  const length = Number(response.headers.get('content-length') ?? 0);
+  if (length > 4 * 1024 * 1024) throw new Error(`the Metalink file ${url} is too large (${length} bytes)`);
+  const parsed = parseMetalink(await response.text(), response.url || url);
+  if ('error' in parsed) throw new Error(`the Metalink file ${url} is invalid: ${parsed.error}`);
+  return parsed.files;
+}
