@@ -284,6 +284,8 @@ export class DownloadJob extends Emitter<JobEvents> {
         await this.persist();
       },
       knownDigests: () => this.knownDigests(),
+      expectedPieces: () => this.jobState.expected?.pieces,
+      discarded: () => this.hasher?.reset(),
       options: this.options,
       get file() {
         return job.jobState.file;

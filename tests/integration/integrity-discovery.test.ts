@@ -8,7 +8,7 @@ import { runStitch } from '../support/cli';
 import { contentBytes, contentSha256 } from '../support/content';
 import { runEngine, type EngineRun } from '../support/engine-run';
 import { metalinkXml, serveDocument } from '../support/metalink-doc';
-import { startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
+import { defaultEtag, defaultLastModified, startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
 
 const MiB = 1024 * 1024;
 let closers: Array<() => Promise<void>> = [];
@@ -170,5 +170,53 @@ describe('stitch get FILE.meta4', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/1000 bytes, but 999 were expected/);
     expect(contentBytes(61, 0, 1).length).toBe(1);
+  });
+});
+
+describe('piece hashes', () => {
+  const size = 8 * MiB;
+  const pieceLength = 256 * 1024;
+  const pieceHashes = (seed: number) => {
+    const hashes: string[] = [];
+    for (let start = 0; start < size; start += pieceLength) {
+      hashes.push(createHash('sha256').update(contentBytes(seed, start, Math.min(size, start + pieceLength))).digest('hex'));
+    }
+    return hashes;
+  };
+
+  it('finds the pieces a lying mirror corrupted, fetches them again elsewhere, and drops the mirror', async () => {
+    const hashes = pieceHashes(70);
+    const good = await mirror({ size, seed: 70, rate: 4 * MiB });
+    const liar = await mirror({ size, seed: 70, rate: 4 * MiB });
+    let switched = false;
+    const run = await download(
+      good.url,
+      {},
+      (job) =>
+        job.on('progress', () => {
+          // Once past the probe, the mirror serves other bytes under the same validators.
+          if (!switched && job.snapshot().mirrors[1]?.phase === 'active') {
+            switched = true;
+            liar.setContent({ seed: 71, etag: defaultEtag(70, size), lastModified: defaultLastModified(70) });
+          }
+        }),
+      [liar.url],
+      { digests: [], pieces: { algorithm: 'sha-256', length: pieceLength, hashes } },
+    );
+    expect(switched).toBe(true);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(70, size));
+    expect(run.result.mirrors[1]).toMatchObject({ phase: 'dropped' });
+    expect(run.result.mirrors[1]!.dropped).toMatch(/fail the hash of piece \d+/);
+    expect(run.notices.join('\n')).toMatch(/piece \d+ .* failed its hash; fetching it again/);
+  });
+
+  it('fails clearly when the only source keeps sending a piece that fails its hash', async () => {
+    const hashes = pieceHashes(72);
+    hashes[5] = '0'.repeat(64);
+    const m = await mirror({ size, seed: 72 });
+    const run = await download(m.url, {}, undefined, [], { digests: [], pieces: { algorithm: 'sha-256', length: pieceLength, hashes } });
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error?.message).toMatch(/piece 5 \(bytes 1310720–1572863\) fails its hash from every source/);
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DownloadJob, type EngineOptions, type JobSnapshot } from '../../src/engine';
+import { DownloadJob, type EngineOptions, type ExpectedIntegrity, type JobSnapshot } from '../../src/engine';
 import { FileStore } from '../../src/storage/file-store';
 
 /** Options that make tests fast: short stalls and backoff. */
@@ -30,10 +30,11 @@ export async function runEngine(
   options: Partial<EngineOptions> = {},
   onJob?: (job: DownloadJob) => void,
   mirrors: string[] = [],
+  expected?: ExpectedIntegrity,
 ): Promise<EngineRun> {
   const dir = await mkdtemp(join(tmpdir(), 'stitch-engine-'));
   const store = new FileStore(dir);
-  const job = await DownloadJob.create(store, { id: 'job', url, mirrors }, { ...FAST, ...options });
+  const job = await DownloadJob.create(store, { id: 'job', url, mirrors, expected }, { ...FAST, ...options });
   const notices: string[] = [];
   job.on('notice', (n) => notices.push(n));
   onJob?.(job);

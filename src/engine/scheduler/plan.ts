@@ -18,6 +18,16 @@ export class Plan {
     this.stored = normalizeRanges([...this.stored, { start, end }]);
   }
 
+  /** Forgets [start, end): its bytes failed a check and must be fetched again. */
+  discard(start: number, end: number): void {
+    const kept: ByteRange[] = [];
+    for (const r of this.stored) {
+      if (r.start < start) kept.push({ start: r.start, end: Math.min(r.end, start) });
+      if (r.end > end) kept.push({ start: Math.max(r.start, end), end: r.end });
+    }
+    this.stored = normalizeRanges(kept);
+  }
+
   storedRanges(): readonly ByteRange[] {
     return this.stored;
   }

@@ -14,7 +14,8 @@ import { MirrorState, type MirrorReport } from './mirror-state';
 import { Plan } from './plan';
 import { Reference } from './reference';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
-import { hexDigestsContradict, toHexDigests, type HexDigest } from '../integrity/expected';
+import { hexDigestsContradict, toHexDigests, type HexDigest, type PieceHashes } from '../integrity/expected';
+import { PieceChecker, type PieceResult } from '../integrity/piece-checker';
 import type { ExpectedIntegrity } from '../job-state';
 
 /** What the scheduler needs beyond a single-source transfer: every URL of the file. */
@@ -28,6 +29,10 @@ export interface SchedulerHost extends TransferHost {
   addExpected(expected: ExpectedIntegrity): Promise<void>;
   /** Every digest known for the file so far. */
   knownDigests(): HexDigest[];
+  /** Piece hashes known for the file (Metalink), if any. */
+  expectedPieces(): PieceHashes | undefined;
+  /** Stored bytes of [start, end) were discarded (they failed a hash). */
+  discarded(start: number, end: number): void;
 }
 
 /** The file has no known size or no working ranges: one stream must fetch it. */
@@ -94,6 +99,10 @@ export class MirrorScheduler {
   private settle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private lastReportAt = 0;
+  /** Which mirror stored which bytes, to blame the right one for a bad piece. */
+  private provenance: Array<{ start: number; end: number; mirror: MirrorState }> = [];
+  private pieces: PieceChecker | undefined;
+  private readonly badPieces = new Map<number, number>();
 
   constructor(
     private readonly host: SchedulerHost,
@@ -123,6 +132,8 @@ export class MirrorScheduler {
     this.failure = undefined;
     this.plan = undefined;
     this.reference = new Reference();
+    this.provenance = [];
+    this.pieces = undefined;
     const file = host.file;
     if (file?.size !== undefined) await this.startPlan(file.size);
     const depth = this.depth();
@@ -295,7 +306,10 @@ export class MirrorScheduler {
     const { host } = this;
     const onAbort = () => fetch.controller.abort(this.signal.reason);
     this.signal.addEventListener('abort', onAbort, { once: true });
-    const writer = new BlockWriter(host.store, host.jobId, this.gate, (start, end) => this.plan?.addStored(start, end));
+    const writer = new BlockWriter(host.store, host.jobId, this.gate, (start, end) => {
+      this.plan?.addStored(start, end);
+      this.provenance.push({ start, end, mirror: fetch.mirror });
+    });
     let exchange: Exchange | undefined;
     try {
       const ask: Ask = { start: fetch.start, end: fetch.group.end, ranged: true };
@@ -443,6 +457,57 @@ export class MirrorScheduler {
     }
     fetch.mirror.deadlineMisses = 0;
     for (const other of fetch.group.fetches) if (other !== fetch) other.controller.abort(LOST);
+    this.checkPieces();
+  }
+
+  // ---- piece hashes -------------------------------------------------------------------------
+
+  private pieceChecker(): PieceChecker | undefined {
+    const pieces = this.host.expectedPieces();
+    const size = this.plan?.size;
+    if (!pieces || size === undefined || this.pieces) return this.pieces;
+    if (pieces.hashes.length !== Math.ceil(size / pieces.length)) {
+      this.host.notice(`ignored ${pieces.hashes.length} piece hashes that do not fit a ${size}-byte file`);
+      return undefined;
+    }
+    this.pieces = new PieceChecker(this.host.store, this.host.jobId, pieces, size, this.host.options.createHasher);
+    return this.pieces;
+  }
+
+  /** Verifies newly complete pieces; a bad one is discarded, fetched again, and its mirror dropped. */
+  private checkPieces(): void {
+    const checker = this.pieceChecker();
+    const plan = this.plan;
+    if (!checker || !plan || checker.busy || this.failure !== undefined) return;
+    checker
+      .check((start, end) => plan.covers(start, end))
+      .then(async (results) => {
+        for (const result of results) if (!result.ok) await this.badPiece(result);
+        this.pump();
+      })
+      .catch((error: unknown) => this.fail(error));
+  }
+
+  private async badPiece(piece: PieceResult): Promise<void> {
+    const { host } = this;
+    const failures = (this.badPieces.get(piece.index) ?? 0) + 1;
+    this.badPieces.set(piece.index, failures);
+    const culprits = new Set(this.provenance.filter((p) => p.start < piece.end && p.end > piece.start).map((p) => p.mirror));
+    await host.store.discardRange(host.jobId, piece.start, piece.end);
+    this.plan?.discard(piece.start, piece.end);
+    this.pieces?.forget(piece.start, piece.end);
+    this.provenance = this.provenance.filter((p) => p.end <= piece.start || p.start >= piece.end);
+    host.discarded(piece.start, piece.end);
+    host.notice(`piece ${piece.index} (bytes ${piece.start}–${piece.end - 1}) failed its hash; fetching it again`);
+    if (failures > 3) {
+      return this.fail(new DownloadError('verify', `piece ${piece.index} (bytes ${piece.start}–${piece.end - 1}) fails its hash from every source`));
+    }
+    for (const mirror of culprits) {
+      if (this.mirrors.some((m) => m !== mirror && m.phase === 'active')) {
+        const reason = `it sent bytes that fail the hash of piece ${piece.index}`;
+        this.dropMirror(mirror, reason, new DownloadError('verify', reason));
+      }
+    }
   }
 
   private fetchFailed(fetch: BlockFetch, error: unknown, progressed: boolean): void {
@@ -535,7 +600,13 @@ export class MirrorScheduler {
 
   /** Resolves or rejects once nothing is in flight; true when the run is over. */
   private trySettle(): boolean {
-    const complete = this.plan?.isComplete() && this.failure === undefined;
+    const stored = this.plan?.isComplete() === true && this.failure === undefined;
+    if (stored && this.pieceChecker() && !this.pieces!.allVerified) {
+      // Every byte is here; the run ends once the last pieces pass their hashes.
+      this.checkPieces();
+      return false;
+    }
+    const complete = stored;
     if (complete) for (const f of this.active) f.controller.abort(LOST);
     if (!complete && this.failure === undefined) return false;
     if (this.active.size > 0) return true;
