@@ -8,8 +8,11 @@ const DATA_SUFFIX = '.stitch-part';
 const STATE_SUFFIX = '.stitch-state';
 const COMPACT_AFTER_LINES = 1000;
 
-/** One journal line: a saved state, or a block whose data write had resolved. */
-type Entry = { s: JobStateRecord } | { b: [offset: number, length: number] };
+/**
+ * One journal line: a saved state, a block whose data write had resolved, or a discarded range
+ * (its bytes stay in the data file until overwritten, but are no longer claimed).
+ */
+type Entry = { s: JobStateRecord } | { b: [offset: number, length: number] } | { d: [start: number, end: number] };
 
 /** What the journal says about a job. */
 interface Contents {
@@ -23,7 +26,10 @@ interface Contents {
 interface Job extends Contents {
   lines: number;
   bytes: number;
-  /** A failed append may have left a torn line: the next change rewrites the journal. */
+  /**
+   * A failed append may have left a torn line, or missed a discard that memory already applied:
+   * the next change rewrites the journal, and so does a block write before touching the data file.
+   */
   broken: boolean;
   journal: FileHandle | undefined;
   data: Promise<FileHandle> | undefined;
@@ -34,7 +40,8 @@ interface Job extends Contents {
 /**
  * Node store for the CLI: a sparse data file per job written in place, plus an append-only
  * journal of JSON lines. A block is journaled only after its data write resolved, so a
- * SIGKILL loses at most the writes in flight. (No fsync: an OS crash may lose more.)
+ * SIGKILL loses at most the writes in flight; a discard is journaled before it resolves, so
+ * before any new bytes for its range are written. (No fsync: an OS crash may lose more.)
  */
 export class FileStore implements DownloadStore {
   readonly blockSize = 1024 * 1024;
@@ -52,6 +59,13 @@ export class FileStore implements DownloadStore {
     checkOffset(offset);
     const job = await this.job(jobId);
     if (data.length === 0) return;
+    // After a failed append the journal may still claim a discarded range: fix it before the
+    // data file gets new bytes there, or a crash could leave it claiming a mix of old and new.
+    if (job.broken) {
+      await this.enqueue(job, async () => {
+        if (job.broken) await this.rewriteJournal(jobId, job, contentsOf(job));
+      });
+    }
     const handle = await this.dataHandle(jobId, job);
     for (let done = 0; done < data.length; ) {
       const { bytesWritten } = await handle.write(data, done, data.length - done, offset + done);
@@ -59,6 +73,18 @@ export class FileStore implements DownloadStore {
       done += bytesWritten;
     }
     await this.append(jobId, job, { b: [offset, data.length] });
+  }
+
+  async discardRange(jobId: string, start: number, end: number): Promise<void> {
+    checkOffset(start);
+    if (!Number.isSafeInteger(end) || end < start) throw new RangeError(`Invalid range [${start}, ${end})`);
+    const job = await this.job(jobId);
+    if (start === end) return;
+    await this.enqueue(job, async () => {
+      // Nothing claimed there: no line (unless the journal may claim more than memory).
+      if (!job.broken && !job.ranges.some((r) => r.start < end && r.end > start)) return;
+      await this.appendNow(jobId, job, { d: [start, end] });
+    });
   }
 
   async storedRanges(jobId: string): Promise<ByteRange[]> {
@@ -113,7 +139,7 @@ export class FileStore implements DownloadStore {
     const job = await this.job(jobId);
     await this.enqueue(job, async () => {
       // Journal first: a crash in between leaves stale bytes nobody claims, never claims without bytes.
-      await this.rewriteJournal(jobId, job, { ranges: [], state: job.state, stateBytes: job.stateBytes });
+      await this.rewriteJournal(jobId, job, { ...contentsOf(job), ranges: [] });
       await closeData(job);
       await fs.rm(this.dataPath(jobId), { force: true });
     });
@@ -195,29 +221,36 @@ export class FileStore implements DownloadStore {
     return run;
   }
 
-  /** Appends one entry, then applies it in memory: memory never claims what the file lacks. */
   private append(id: string, job: Job, entry: Entry): Promise<void> {
-    return this.enqueue(job, async () => {
-      const line = JSON.stringify(entry) + '\n';
-      // Applying the parsed line keeps memory equal to what a replay would read (no aliasing).
-      const next: Contents = { ranges: job.ranges, state: job.state, stateBytes: job.stateBytes };
-      apply(next, JSON.parse(line) as Entry, line);
-      if (job.broken || tooLong(job, next)) {
-        await this.rewriteJournal(id, job, next);
-        return;
-      }
-      try {
-        await this.ensureDir();
-        job.journal ??= await fs.open(this.statePath(id), 'a');
-        await job.journal.appendFile(line);
-      } catch (error) {
-        job.broken = true;
-        throw error;
-      }
-      Object.assign(job, next);
-      job.lines += 1;
-      job.bytes += line.length;
-    });
+    return this.enqueue(job, () => this.appendNow(id, job, entry));
+  }
+
+  /**
+   * Appends one entry and applies it in memory, in the order that keeps memory from claiming
+   * what the file lacks: a block or state after the append, a discard before it. Only within
+   * the job's queue.
+   */
+  private async appendNow(id: string, job: Job, entry: Entry): Promise<void> {
+    const line = JSON.stringify(entry) + '\n';
+    // Applying the parsed line keeps memory equal to what a replay would read (no aliasing).
+    const next = contentsOf(job);
+    apply(next, JSON.parse(line) as Entry, line);
+    if ('d' in entry) job.ranges = next.ranges;
+    if (job.broken || tooLong(job, next)) {
+      await this.rewriteJournal(id, job, next);
+      return;
+    }
+    try {
+      await this.ensureDir();
+      job.journal ??= await fs.open(this.statePath(id), 'a');
+      await job.journal.appendFile(line);
+    } catch (error) {
+      job.broken = true;
+      throw error;
+    }
+    Object.assign(job, next);
+    job.lines += 1;
+    job.bytes += line.length;
   }
 
   /** Replaces the journal with `contents` (state, then one line per merged range) atomically. */
@@ -280,6 +313,10 @@ function parseEntry(line: string): Entry | undefined {
     if (Array.isArray(b) && b.length === 2 && b.every((n) => Number.isSafeInteger(n) && n >= 0)) {
       return { b: [b[0] as number, b[1] as number] };
     }
+    const d = entry?.d;
+    if (Array.isArray(d) && d.length === 2 && d.every((n) => Number.isSafeInteger(n) && n >= 0) && d[0] <= d[1]) {
+      return { d: [d[0] as number, d[1] as number] };
+    }
   } catch {
     // Not JSON: reported by the caller.
   }
@@ -290,10 +327,31 @@ function apply(job: Contents, entry: Entry, line: string): void {
   if ('s' in entry) {
     job.state = entry.s;
     job.stateBytes = line.length;
-  } else {
+  } else if ('b' in entry) {
     const [offset, length] = entry.b;
     job.ranges = normalizeRanges([...job.ranges, { start: offset, end: offset + length }]);
+  } else {
+    job.ranges = subtractRange(job.ranges, entry.d[0], entry.d[1]);
   }
+}
+
+function contentsOf(job: Contents): Contents {
+  return { ranges: job.ranges, state: job.state, stateBytes: job.stateBytes };
+}
+
+/** Normalized `ranges` without [start, end). */
+function subtractRange(ranges: readonly ByteRange[], start: number, end: number): ByteRange[] {
+  if (start >= end) return [...ranges];
+  const out: ByteRange[] = [];
+  for (const r of ranges) {
+    if (r.end <= start || r.start >= end) {
+      out.push(r);
+      continue;
+    }
+    if (r.start < start) out.push({ start: r.start, end: start });
+    if (r.end > end) out.push({ start: end, end: r.end });
+  }
+  return out;
 }
 
 /** Past ~1000 lines, or when it is mostly superseded states, the journal is rewritten. */

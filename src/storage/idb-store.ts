@@ -1,4 +1,4 @@
-import { wrap, type DBSchema, type IDBPDatabase } from 'idb';
+import { wrap, type DBSchema, type IDBPDatabase, type IDBPObjectStore, type IDBPTransaction } from 'idb';
 import { normalizeRanges, type ByteRange } from './ranges';
 import type { DownloadStore, JobStateRecord } from './store';
 
@@ -22,6 +22,9 @@ interface StitchDb extends DBSchema {
   blocks: { key: BlockKey; value: BlockValue };
   jobs: { key: string; value: JobStateRecord };
 }
+
+type BlocksTransaction = IDBPTransaction<StitchDb, ['blocks'], 'readwrite'>;
+type BlocksStore = IDBPObjectStore<StitchDb, ['blocks'], 'blocks', 'readwrite'>;
 
 interface Located {
   readonly offset: number;
@@ -62,7 +65,11 @@ async function acceptsBlobs(db: IDBPDatabase<StitchDb>): Promise<boolean> {
   }
 }
 
-/** IndexedDB-backed store for the extension: 4 MiB records, 4 relaxed write transactions in flight. */
+/**
+ * IndexedDB-backed store for the extension: 4 MiB records, 4 relaxed write transactions in flight.
+ * No two records overlap: a write or a discard trims the records it overlaps in its own
+ * transaction, so the newest bytes are the only ones stored at any position.
+ */
 export class IdbStore implements DownloadStore {
   readonly blockSize = 4 * 1024 * 1024;
   readonly writeConcurrency = 4;
@@ -80,10 +87,20 @@ export class IdbStore implements DownloadStore {
     // the browser process dying. With 4 MiB records and 4 in flight, Chrome wrote 128 MB/s
     // (63 MB/s for 1 MiB records one at a time, default durability).
     const tx = this.db.transaction('blocks', 'readwrite', { durability: 'relaxed' });
-    // A failed put aborts the transaction, and tx.done rejects with the transaction's error:
-    // the cause (QuotaExceededError), where the put's own error may be a plain AbortError.
-    tx.store.put(value, [jobId, offset, data.length]).catch(() => {});
-    await tx.done;
+    const end = offset + data.length;
+    await inTransaction(tx, async () => {
+      // Records only ever overlap ones written before this rule: walking back may stop early.
+      await cutOut(tx.store, jobId, offset, end, 'disjoint');
+      tx.store.put(value, [jobId, offset, data.length]).catch(noop);
+    });
+  }
+
+  async discardRange(jobId: string, start: number, end: number): Promise<void> {
+    checkRange(start, end);
+    if (start === end) return;
+    const tx = this.db.transaction('blocks', 'readwrite');
+    // Every key below `end` is checked: records from older versions may overlap each other.
+    await inTransaction(tx, () => cutOut(tx.store, jobId, start, end, 'all'));
   }
 
   async storedRanges(jobId: string): Promise<ByteRange[]> {
@@ -184,6 +201,73 @@ export class IdbStore implements DownloadStore {
     throw new Error(`Job ${jobId}: byte ${pos} is not stored`);
   }
 }
+
+/**
+ * Runs `work` (IDB requests only, no other awaits) in `tx` and waits for the commit. A failed
+ * request aborts the transaction, and tx.done rejects with the transaction's error: the cause
+ * (QuotaExceededError), where the request's own error may be a plain AbortError. Work that
+ * throws by itself aborts the transaction, so no half of it is committed, and reports its error.
+ */
+async function inTransaction(tx: BlocksTransaction, work: () => Promise<void>): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  let abortedHere = false;
+  const working = work().catch((error: unknown) => {
+    failure = { error };
+    try {
+      tx.abort();
+      abortedHere = true;
+    } catch {
+      // Already aborted or committed: tx.done tells which.
+    }
+  });
+  try {
+    await tx.done;
+  } catch (error) {
+    await working;
+    throw abortedHere && failure ? failure.error : error;
+  }
+  await working;
+  if (failure) throw failure.error;
+}
+
+/**
+ * Deletes every record of the job overlapping [start, end) and puts back its parts outside it
+ * as records of the same kind (Blob slices are not read into memory). 'disjoint' trusts that
+ * records do not overlap each other, so the walk back from `end` stops at the first record
+ * ending at or before `start`; 'all' checks every key below `end`.
+ */
+async function cutOut(store: BlocksStore, jobId: string, start: number, end: number, scan: 'disjoint' | 'all'): Promise<void> {
+  const below = IDBKeyRange.bound([jobId], [jobId, end], false, true);
+  let keys: BlockKey[];
+  if (scan === 'all') {
+    keys = (await store.getAllKeys(below)).filter(([, offset, length]) => offset + length > start);
+  } else {
+    keys = [];
+    for (let cursor = await store.openKeyCursor(below, 'prev'); cursor; cursor = await cursor.continue()) {
+      const [, offset, length] = cursor.key;
+      if (offset + length <= start) break;
+      keys.push(cursor.key);
+    }
+  }
+  for (const key of keys) {
+    const [, offset, length] = key;
+    const head = Math.max(0, start - offset); // bytes kept before `start`
+    const tail = Math.max(0, offset + length - end); // bytes kept from `end` on
+    const value = head > 0 || tail > 0 ? await store.get(key) : undefined;
+    store.delete(key).catch(noop);
+    if (head === 0 && tail === 0) continue;
+    if (value === undefined) throw new Error(`Job ${jobId}: record at ${offset} vanished`);
+    if (head > 0) store.put(slice(value, 0, head), [jobId, offset, head]).catch(noop);
+    if (tail > 0) store.put(slice(value, length - tail, length), [jobId, end, tail]).catch(noop);
+  }
+}
+
+/** Part of a record's value, of the same kind: a Blob slice, or a copy of exactly those bytes. */
+function slice(value: BlockValue, from: number, to: number): BlockValue {
+  return value instanceof Blob ? value.slice(from, to) : value.slice(from, to);
+}
+
+function noop(): void {}
 
 /** Every block key of one job: arrays sort after numbers, so [jobId, []] is past any offset. */
 function jobKeys(jobId: string): IDBKeyRange {

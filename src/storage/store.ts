@@ -14,7 +14,12 @@ export interface DownloadStore {
   /** How many writeBlock calls the engine may keep in flight for one job. */
   readonly writeConcurrency: number;
 
-  /** Stores `data` at `offset`. Rejects with a QuotaExceededError-named error when full. */
+  /**
+   * Stores `data` at `offset`, replacing any stored bytes at those positions (the newest write
+   * wins). Rejects with a QuotaExceededError-named error when full. To replace stored bytes with
+   * different ones, discardRange them first: a crash in the middle of an overwrite may otherwise
+   * leave a mix of old and new bytes claimed as stored.
+   */
   writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void>;
   /** The byte ranges stored for the job, sorted and merged. */
   storedRanges(jobId: string): Promise<ByteRange[]>;
@@ -26,6 +31,12 @@ export interface DownloadStore {
   /** Ids of every job with saved state. */
   listJobs(): Promise<string[]>;
 
+  /**
+   * Forgets the stored bytes of [start, end) (a piece that failed its hash, or bytes a lying
+   * mirror sent), keeping every stored byte outside it. Later writes may store new bytes there.
+   * Once it resolved, no crash can bring the forgotten bytes back.
+   */
+  discardRange(jobId: string, start: number, end: number): Promise<void>;
   /** Forgets every stored byte of the job but keeps its state (a restart from zero). */
   clearBytes(jobId: string): Promise<void>;
   /** Forgets the job entirely: bytes and state. */

@@ -152,6 +152,192 @@ export function describeStoreContract<S extends DownloadStore>(name: string, har
       expect(equalBytes(await readAll(store, 'job', 4000, 5000), content.subarray(4000))).toBe(true);
     });
 
+    /** `base` with `replacement` at `at`: what the job must hold after rewriting a range. */
+    const spliced = (base: Uint8Array, at: number, replacement: Uint8Array): Uint8Array => {
+      const out = base.slice();
+      out.set(replacement, at);
+      return out;
+    };
+
+    it('discardRange in the middle of a record keeps the bytes around it; a rewrite with other bytes reads back', async () => {
+      const content = pattern(20, 300);
+      await store.writeBlock('job', 0, content.slice());
+      await store.discardRange('job', 100, 200);
+      expect(await store.storedRanges('job')).toEqual([
+        { start: 0, end: 100 },
+        { start: 200, end: 300 },
+      ]);
+      expect(equalBytes(await readAll(store, 'job', 0, 100), content.subarray(0, 100))).toBe(true);
+      expect(equalBytes(await readAll(store, 'job', 200, 300), content.subarray(200))).toBe(true);
+      await expect(readAll(store, 'job', 0, 300)).rejects.toThrow(/byte 100 is not stored/);
+      await expect(readAll(store, 'job', 150, 250)).rejects.toThrow(/byte 150 is not stored/);
+
+      const fresh = pattern(21, 100);
+      await store.writeBlock('job', 100, fresh);
+      expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 300 }]);
+      expect(equalBytes(await readAll(store, 'job', 0, 300), spliced(content, 100, fresh))).toBe(true);
+      expect(equalBytes(await readAll(store, 'job', 99, 201), spliced(content, 100, fresh).subarray(99, 201))).toBe(true);
+    });
+
+    it('discardRange across record boundaries; the rewrite may use other boundaries', async () => {
+      const content = pattern(22, 400);
+      for (const [start, end] of [[0, 100], [100, 200], [200, 300], [300, 400]] as const) {
+        await store.writeBlock('job', start, content.slice(start, end));
+      }
+      await store.discardRange('job', 50, 250);
+      expect(await store.storedRanges('job')).toEqual([
+        { start: 0, end: 50 },
+        { start: 250, end: 400 },
+      ]);
+      expect(equalBytes(await readAll(store, 'job', 0, 50), content.subarray(0, 50))).toBe(true);
+      expect(equalBytes(await readAll(store, 'job', 250, 400), content.subarray(250))).toBe(true);
+
+      const fresh = pattern(23, 200);
+      await store.writeBlock('job', 180, fresh.slice(130));
+      await store.writeBlock('job', 50, fresh.slice(0, 130));
+      expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 400 }]);
+      const expected = spliced(content, 50, fresh);
+      expect(equalBytes(await readAll(store, 'job', 0, 400), expected)).toBe(true);
+      for (const [start, end] of [[49, 51], [179, 181], [249, 251], [120, 320]] as const) {
+        expect(equalBytes(await readAll(store, 'job', start, end), expected.subarray(start, end))).toBe(true);
+      }
+    });
+
+    it('discardRange of whole records, and of a range only partly stored', async () => {
+      const content = pattern(24, 300);
+      for (const [start, end] of [[0, 100], [100, 200], [200, 300]] as const) {
+        await store.writeBlock('job', start, content.slice(start, end));
+      }
+      await store.discardRange('job', 100, 200);
+      expect(await store.storedRanges('job')).toEqual([
+        { start: 0, end: 100 },
+        { start: 200, end: 300 },
+      ]);
+      // Partly stored: [80, 100) and [200, 220) go, the gap in between changes nothing.
+      await store.discardRange('job', 80, 220);
+      expect(await store.storedRanges('job')).toEqual([
+        { start: 0, end: 80 },
+        { start: 220, end: 300 },
+      ]);
+      await store.discardRange('job', 0, 80);
+      expect(await store.storedRanges('job')).toEqual([{ start: 220, end: 300 }]);
+      expect(equalBytes(await readAll(store, 'job', 220, 300), content.subarray(220))).toBe(true);
+
+      const fresh = pattern(25, 220);
+      await store.writeBlock('job', 0, fresh);
+      expect(equalBytes(await readAll(store, 'job', 0, 300), spliced(content, 0, fresh))).toBe(true);
+      await store.discardRange('job', 0, 300);
+      expect(await store.storedRanges('job')).toEqual([]);
+    });
+
+    it('discardRange of nothing stored changes nothing', async () => {
+      const content = pattern(26, 100);
+      await store.writeBlock('job', 0, content.slice(0, 50));
+      await store.writeBlock('job', 70, content.slice(70));
+      const before = [
+        { start: 0, end: 50 },
+        { start: 70, end: 100 },
+      ];
+      await store.discardRange('job', 50, 70); // the gap
+      await store.discardRange('job', 100, 1000); // past the end
+      await store.discardRange('job', 20, 20); // empty
+      await store.discardRange('other', 0, 100); // unknown job
+      expect(await store.storedRanges('job')).toEqual(before);
+      expect(await store.storedRanges('other')).toEqual([]);
+      expect(equalBytes(await readAll(store, 'job', 0, 50), content.subarray(0, 50))).toBe(true);
+      expect(equalBytes(await readAll(store, 'job', 70, 100), content.subarray(70))).toBe(true);
+      await expect(store.discardRange('job', -1, 5)).rejects.toThrow(RangeError);
+      await expect(store.discardRange('job', 5, 4)).rejects.toThrow(RangeError);
+      await expect(store.discardRange('job', 0.5, 4)).rejects.toThrow(RangeError);
+      expect(await store.storedRanges('job')).toEqual(before);
+    });
+
+    it('discardRange keeps state and other jobs', async () => {
+      await store.saveState('a', { id: 'a' });
+      for (const id of ['a', 'ab']) await store.writeBlock(id, 0, pattern(27, 100));
+      await store.discardRange('a', 0, 100);
+      expect(await store.storedRanges('a')).toEqual([]);
+      expect(await store.loadState('a')).toEqual({ id: 'a' });
+      expect(await store.listJobs()).toEqual(['a']);
+      expect(equalBytes(await readAll(store, 'ab', 0, 100), pattern(27, 100))).toBe(true);
+    });
+
+    it('overlapping writes with different bytes read back the newest', async () => {
+      const a = pattern(28, 100);
+      const b = pattern(29, 100);
+      const c = pattern(30, 50);
+      await store.writeBlock('job', 0, a); // [0, 100)
+      await store.writeBlock('job', 50, b); // [50, 150): over the end of a
+      await store.writeBlock('job', 25, c); // [25, 75): over both
+      const expected = spliced(spliced(spliced(new Uint8Array(150), 0, a), 50, b), 25, c);
+      expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 150 }]);
+      expect(equalBytes(await readAll(store, 'job', 0, 150), expected)).toBe(true);
+
+      const d = pattern(31, 40);
+      await store.writeBlock('job', 80, d); // inside b only
+      const e = pattern(32, 200);
+      await store.writeBlock('job', 100, e); // over the end of everything
+      const last = spliced(spliced(spliced(new Uint8Array(300), 0, expected), 80, d), 100, e);
+      expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 300 }]);
+      expect(equalBytes(await readAll(store, 'job', 0, 300), last)).toBe(true);
+      for (const [start, end] of [[24, 26], [74, 76], [79, 81], [99, 101], [119, 121], [10, 290]] as const) {
+        expect(equalBytes(await readAll(store, 'job', start, end), last.subarray(start, end))).toBe(true);
+      }
+    });
+
+    it('random writes and discards always match a model of the newest bytes', async () => {
+      const random = seeded(33);
+      const total = 5000;
+      const model = new Uint8Array(total);
+      const stored = new Uint8Array(total); // 1 where a byte is stored
+      const pick = (): [number, number] => {
+        const start = Math.floor(random() * (total - 1));
+        return [start, Math.min(total, start + 1 + Math.floor(random() * 800))];
+      };
+      for (let step = 0; step < 60; step++) {
+        const [start, end] = pick();
+        if (random() < 0.3) {
+          await store.discardRange('job', start, end);
+          stored.fill(0, start, end);
+        } else {
+          const bytes = pattern(1000 + step, end - start);
+          await store.writeBlock('job', start, bytes);
+          model.set(bytes, start);
+          stored.fill(1, start, end);
+        }
+        const ranges = await store.storedRanges('job');
+        expect(ranges).toEqual(rangesOf(stored));
+        if (step % 10 === 9 || step === 59) {
+          for (const r of ranges) {
+            expect(equalBytes(await readAll(store, 'job', r.start, r.end), model.subarray(r.start, r.end))).toBe(true);
+          }
+        }
+      }
+    });
+
+    it('a discard and the bytes rewritten after it persist across reopening', async () => {
+      const content = pattern(34, 300);
+      await store.writeBlock('job', 0, content.slice(0, 150));
+      await store.writeBlock('job', 150, content.slice(150));
+      await store.discardRange('job', 100, 200);
+      store = await harness.reopen(store);
+      expect(await store.storedRanges('job')).toEqual([
+        { start: 0, end: 100 },
+        { start: 200, end: 300 },
+      ]);
+      const fresh = pattern(35, 60);
+      await store.writeBlock('job', 120, fresh);
+      store = await harness.reopen(store);
+      expect(await store.storedRanges('job')).toEqual([
+        { start: 0, end: 100 },
+        { start: 120, end: 180 },
+        { start: 200, end: 300 },
+      ]);
+      expect(equalBytes(await readAll(store, 'job', 120, 180), fresh)).toBe(true);
+      expect(equalBytes(await readAll(store, 'job', 0, 100), content.subarray(0, 100))).toBe(true);
+      expect(equalBytes(await readAll(store, 'job', 200, 300), content.subarray(200))).toBe(true);
+    });
+
     it('surfaces a quota error as such and keeps earlier blocks intact', async () => {
       const content = pattern(13, 3000);
       await store.writeBlock('job', 0, content.slice(0, 1000));
@@ -204,6 +390,21 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 export function pattern(seed: number, length: number): Uint8Array {
   const random = seeded(seed + 1000);
   return Uint8Array.from({ length }, () => Math.floor(random() * 256));
+}
+
+/** The normalized ranges of the 1s in a 0/1 map. */
+function rangesOf(map: Uint8Array): ByteRange[] {
+  const ranges: ByteRange[] = [];
+  for (let i = 0; i < map.length; ) {
+    if (!map[i]) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < map.length && map[i]) i++;
+    ranges.push({ start, end: i });
+  }
+  return ranges;
 }
 
 /** mulberry32: reproducible randomness so a failure can be replayed. */

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileStore } from '../../src/storage/file-store';
 import { measureStoreThroughput, sha256OfStored } from '../support/measure-store';
-import { describeStoreContract, equalBytes, pattern, readAll, type StoreHarness } from '../support/store-contract';
+import type { ByteRange } from '../../src/storage/ranges';
+import { concat, describeStoreContract, equalBytes, pattern, readAll, type StoreHarness } from '../support/store-contract';
 
 const tempDir = (): Promise<string> => fs.mkdtemp(join(tmpdir(), 'stitch-file-store-'));
 
@@ -120,6 +121,128 @@ describe('FileStore', () => {
     expect(await after.loadState('job')).toEqual({ step: 'middle' });
     expect(await after.storedRanges('job')).toEqual([{ start: 0, end: 12_000 }]);
     expect(equalBytes(await readAll(after, 'job', 11_990, 12_000), pattern(1199, 10))).toBe(true);
+    await after.close();
+  });
+
+  it('journals a discard as a d line before it resolves; a no-op discard adds no line', async () => {
+    const content = pattern(20, 300);
+    await store.writeBlock('job', 0, content.slice());
+    await store.discardRange('job', 100, 200);
+    await store.discardRange('job', 120, 180); // already forgotten
+    await store.discardRange('job', 400, 500); // never stored
+    expect(await journalLines('job')).toEqual(['{"b":[0,300]}', '{"d":[100,200]}']);
+
+    // No close(): as if the process had been killed right after the discard resolved.
+    const after = new FileStore(dir);
+    expect(await after.storedRanges('job')).toEqual([
+      { start: 0, end: 100 },
+      { start: 200, end: 300 },
+    ]);
+    const fresh = pattern(21, 100);
+    await after.writeBlock('job', 100, fresh);
+    await after.close();
+
+    store = new FileStore(dir);
+    expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 300 }]);
+    const expected = content.slice();
+    expected.set(fresh, 100);
+    expect(equalBytes(await readAll(store, 'job', 0, 300), expected)).toBe(true);
+  });
+
+  it('replays discards in order with the blocks around them', async () => {
+    await fs.writeFile(
+      statePath('job'),
+      ['{"s":{"n":1}}', '{"b":[0,100]}', '{"d":[20,40]}', '{"b":[30,10]}', '{"d":[90,500]}', '{"d":[5,5]}', '{"d":[0,'].join('\n'),
+    );
+    expect(await store.storedRanges('job')).toEqual([
+      { start: 0, end: 20 },
+      { start: 30, end: 90 },
+    ]);
+    expect(await store.loadState('job')).toEqual({ n: 1 });
+    // The torn last line was dropped from the file.
+    expect((await journalLines('job')).at(-1)).toBe('{"d":[5,5]}');
+  });
+
+  it('rejects a discard line whose end is before its start as corrupt', async () => {
+    await fs.writeFile(statePath('job'), '{"b":[0,10]}\n{"d":[8,4]}\n');
+    await expect(store.storedRanges('job')).rejects.toThrow(/job\.stitch-state:2: corrupt journal line/);
+  });
+
+  it('compaction writes the ranges left after discards', async () => {
+    await store.saveState('job', { step: 1 });
+    for (let i = 0; i < 1200; i++) {
+      await store.writeBlock('job', i * 10, pattern(i, 10));
+      if (i % 100 === 99) await store.discardRange('job', i * 10 - 5, i * 10 + 5);
+    }
+    // Holes at [985, 995), [1985, 1995), …, [11985, 11995).
+    const ranges: ByteRange[] = [];
+    let from = 0;
+    for (let k = 0; k < 12; k++) {
+      ranges.push({ start: from, end: k * 1000 + 985 });
+      from = k * 1000 + 995;
+    }
+    ranges.push({ start: from, end: 12_000 });
+    expect(await store.storedRanges('job')).toEqual(ranges);
+    expect((await journalLines('job')).length).toBeLessThan(1000);
+    await store.close();
+
+    store = new FileStore(dir);
+    expect(await store.storedRanges('job')).toEqual(ranges);
+    expect(await store.loadState('job')).toEqual({ step: 1 });
+    expect(equalBytes(await readAll(store, 'job', 980, 985), pattern(98, 10).subarray(0, 5))).toBe(true);
+    expect(equalBytes(await readAll(store, 'job', 995, 1010), concat([pattern(99, 10).subarray(5), pattern(100, 10)]))).toBe(true);
+    await expect(readAll(store, 'job', 984, 986)).rejects.toThrow(/byte 985 is not stored/);
+
+    // Fill the journal to the brim: the discard itself is what gets compacted.
+    while ((await journalLines('job')).length < 1000) await store.saveState('job', { step: 2 });
+    await store.discardRange('job', 0, 10);
+    const after = [{ start: 10, end: 985 }, ...ranges.slice(1)];
+    expect(await journalLines('job')).toEqual([
+      '{"s":{"step":2}}',
+      ...after.map((r) => JSON.stringify({ b: [r.start, r.end - r.start] })),
+    ]);
+    expect(await store.storedRanges('job')).toEqual(after);
+    const replayed = new FileStore(dir);
+    expect(await replayed.storedRanges('job')).toEqual(after);
+    await replayed.close();
+  });
+
+  it('after a discard failed to reach the journal, a write rewrites the journal before touching the data file', async () => {
+    const proto = await fileHandlePrototype(dir);
+    const content = pattern(22, 300);
+    await store.writeBlock('job', 0, content.slice());
+    const append = vi.spyOn(proto, 'appendFile').mockRejectedValueOnce(new Error('EIO: i/o error, write'));
+    try {
+      await expect(store.discardRange('job', 100, 200)).rejects.toThrow(/EIO/);
+    } finally {
+      append.mockRestore();
+    }
+    // Memory forgot the range at once; the journal still claims it.
+    expect(await store.storedRanges('job')).toEqual([
+      { start: 0, end: 100 },
+      { start: 200, end: 300 },
+    ]);
+
+    // The data write of the next block fails: by then the journal must no longer claim [100, 200).
+    const write = vi
+      .spyOn(proto, 'write')
+      .mockRejectedValueOnce(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+    try {
+      await expect(store.writeBlock('job', 100, pattern(23, 100))).rejects.toMatchObject({ code: 'ENOSPC' });
+    } finally {
+      write.mockRestore();
+    }
+    const crashed = new FileStore(dir);
+    expect(await crashed.storedRanges('job')).toEqual([
+      { start: 0, end: 100 },
+      { start: 200, end: 300 },
+    ]);
+    await crashed.close();
+
+    await store.writeBlock('job', 100, pattern(23, 100));
+    const after = new FileStore(dir);
+    expect(await after.storedRanges('job')).toEqual([{ start: 0, end: 300 }]);
+    expect(equalBytes(await readAll(after, 'job', 100, 200), pattern(23, 100))).toBe(true);
     await after.close();
   });
 

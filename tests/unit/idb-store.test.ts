@@ -1,4 +1,5 @@
 import * as fake from 'fake-indexeddb';
+import { wrap, type IDBPDatabase } from 'idb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openIdbStore, type IdbRecordKind, type IdbStore } from '../../src/storage/idb-store';
 import { isQuotaError } from '../../src/storage/store';
@@ -58,6 +59,22 @@ function failNextPut(how: 'abort' | 'throw'): () => void {
       return request;
     });
   return () => spy.mockRestore();
+}
+
+type RawKey = [jobId: string, offset: number, length: number];
+
+/** A second connection to the store's database, to look at and plant raw block records. */
+async function rawDb(factory: IDBFactory): Promise<IDBPDatabase> {
+  return (await wrap(factory.open('stitch'))) as unknown as IDBPDatabase;
+}
+
+/** Every block record of the database, in key order. */
+async function rawRecords(factory: IDBFactory): Promise<{ key: RawKey; value: unknown }[]> {
+  const db = await rawDb(factory);
+  const tx = db.transaction('blocks');
+  const [keys, values] = await Promise.all([tx.store.getAllKeys(), tx.store.getAll()]);
+  db.close();
+  return keys.map((key, i) => ({ key: key as RawKey, value: values[i] }));
 }
 
 describeStoreContract('IdbStore (Blob records)', harness('blob'));
@@ -124,6 +141,93 @@ describe('IdbStore', () => {
     expect(equalBytes(await readAll(store, 'job', 0, 100), pattern(3, 100))).toBe(true);
     store.close();
   });
+
+  for (const records of ['blob', 'bytes'] as const) {
+    const kind = records === 'blob' ? Blob : Uint8Array;
+
+    it(`keeps ${records} records disjoint, of the same kind, through discards and overlapping writes`, async () => {
+      const factory = new fake.IDBFactory();
+      const store = await openIdbStore({ indexedDB: factory, records });
+      const content = pattern(10, 300);
+      for (const [start, end] of [[0, 100], [100, 200], [200, 300]] as const) {
+        await store.writeBlock('job', start, content.slice(start, end));
+      }
+      await store.discardRange('job', 50, 250);
+      expect((await rawRecords(factory)).map((r) => r.key)).toEqual([
+        ['job', 0, 50],
+        ['job', 250, 50],
+      ]);
+      await store.writeBlock('job', 50, pattern(11, 70));
+      await store.writeBlock('job', 120, pattern(12, 130));
+      await store.writeBlock('job', 10, pattern(13, 50)); // over [0, 50) and [50, 120)
+      await store.writeBlock('job', 240, pattern(14, 20)); // inside [120, 250) and [250, 300)
+      const stored = await rawRecords(factory);
+      expect(stored.map((r) => r.key)).toEqual([
+        ['job', 0, 10],
+        ['job', 10, 50],
+        ['job', 60, 60],
+        ['job', 120, 120],
+        ['job', 240, 20],
+        ['job', 260, 40],
+      ]);
+      expect(stored.every((r) => r.value instanceof kind)).toBe(true);
+      for (const { key, value } of stored) {
+        const size = value instanceof Blob ? value.size : (value as Uint8Array).byteLength;
+        expect(size).toBe(key[2]);
+      }
+      store.close();
+    });
+
+    it(`discardRange trims overlapping ${records} records left by older versions, however far back they start`, async () => {
+      const factory = new fake.IDBFactory();
+      const store = await openIdbStore({ indexedDB: factory, records });
+      const big = pattern(15, 300);
+      const small = pattern(16, 50);
+      const value = (bytes: Uint8Array): Blob | Uint8Array => (records === 'blob' ? new Blob([bytes as Uint8Array<ArrayBuffer>]) : bytes);
+      const db = await rawDb(factory);
+      await db.put('blocks', value(big), ['job', 0, 300]);
+      await db.put('blocks', value(small), ['job', 50, 50]);
+      db.close();
+
+      // [50, 100) ends before the discard: a walk back that trusted disjoint records would stop there.
+      await store.discardRange('job', 150, 200);
+      expect(await store.storedRanges('job')).toEqual([
+        { start: 0, end: 150 },
+        { start: 200, end: 300 },
+      ]);
+      expect((await rawRecords(factory)).map((r) => r.key)).toEqual([
+        ['job', 0, 150],
+        ['job', 50, 50],
+        ['job', 200, 100],
+      ]);
+      expect(equalBytes(await readAll(store, 'job', 200, 300), big.subarray(200))).toBe(true);
+      expect(equalBytes(await readAll(store, 'job', 100, 150), big.subarray(100, 150))).toBe(true);
+      store.close();
+    });
+
+    for (const how of ['abort', 'throw'] as const) {
+      it(`a quota failure (${how}) in the middle of a discard or an overlapping ${records} write changes nothing`, async () => {
+        const store = await openIdbStore({ indexedDB: new fake.IDBFactory(), records });
+        const content = pattern(17, 300);
+        await store.writeBlock('job', 0, content.slice());
+
+        // The first put is the head kept before the discarded range; the delete before it rolls back.
+        let undo = failNextPut(how);
+        const discard = await store.discardRange('job', 100, 200).catch((error: unknown) => error);
+        undo();
+        expect(isQuotaError(discard)).toBe(true);
+
+        undo = failNextPut(how);
+        const write = await store.writeBlock('job', 250, pattern(18, 100)).catch((error: unknown) => error);
+        undo();
+        expect(isQuotaError(write)).toBe(true);
+
+        expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 300 }]);
+        expect(equalBytes(await readAll(store, 'job', 0, 300), content)).toBe(true);
+        store.close();
+      });
+    }
+  }
 
   for (const records of ['blob', 'bytes'] as const) {
     it(`measures write throughput with ${records} records (64 MiB, fake-indexeddb)`, { timeout: 120_000 }, async () => {
