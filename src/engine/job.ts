@@ -5,6 +5,8 @@ import { DownloadError } from './errors';
 import { parseJobState, type ExpectedIntegrity, type JobState, type JobStatus } from './job-state';
 import { digestMismatch, verificationAlgorithm, type HexDigest } from './integrity/expected';
 import { PrefixHasher } from './integrity/prefix-hasher';
+import { reverifySegments } from './integrity/reverify';
+import { ifRangeValidator } from './remote-file';
 import { sleep } from './retry';
 import { withDefaults, type EngineOptions } from './options';
 import { RateMeter } from './rate-meter';
@@ -55,6 +57,8 @@ export class DownloadJob extends Emitter<JobEvents> {
   private saving: Promise<void> = Promise.resolve();
   private mirrorReports: MirrorReport[] = [];
   private hasher: PrefixHasher | undefined;
+  /** The last transfer's scheduler: it knows which mirror sent which bytes. */
+  private scheduler: MirrorScheduler | undefined;
 
   private constructor(
     private readonly store: DownloadStore,
@@ -170,7 +174,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       hashing.abort();
       await hashLoop;
       await this.setStatus('verifying');
-      await this.verify();
+      await this.verify(controller.signal);
       await this.setStatus('complete');
     } catch (error) {
       hashing.abort();
@@ -216,7 +220,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   }
 
   /** The stored bytes must make up exactly [0, size) and match every announced digest. */
-  private async verify(): Promise<void> {
+  private async verify(signal: AbortSignal): Promise<void> {
     const stored = normalizeRanges(await this.store.storedRanges(this.id));
     const size = this.jobState.file?.size;
     const only = stored[0];
@@ -233,8 +237,11 @@ export class DownloadJob extends Emitter<JobEvents> {
     const algorithm = verificationAlgorithm(digests);
     if (!algorithm) return;
     if (this.hasher?.algorithm !== algorithm) this.hasher = new PrefixHasher(this.store, this.id, algorithm, this.options.createHasher);
-    const actual = await this.hasher.finish(size);
-    const mismatch = digestMismatch(digests, algorithm, actual);
+    let mismatch = digestMismatch(digests, algorithm, await this.hasher.finish(size));
+    if (mismatch && (await this.reverifyMirrors(signal))) {
+      this.hasher = new PrefixHasher(this.store, this.id, algorithm, this.options.createHasher);
+      mismatch = digestMismatch(digests, algorithm, await this.hasher.finish(size));
+    }
     if (mismatch) {
       // Known-bad bytes are worth nothing: a retry starts clean.
       await this.store.clearBytes(this.id);
@@ -251,8 +258,26 @@ export class DownloadJob extends Emitter<JobEvents> {
     const host = this.transferHost();
     const file = this.jobState.file;
     const streamOnly = file !== undefined && (!file.acceptRanges || file.size === undefined);
-    if (!streamOnly && (await new MirrorScheduler(host, signal).run()) === 'done') return;
+    this.scheduler = streamOnly ? undefined : new MirrorScheduler(host, signal);
+    if (this.scheduler && (await this.scheduler.run()) === 'done') return;
     await transferFromSource(host, signal);
+  }
+
+  /**
+   * Block-level re-verification after a digest mismatch: every range a mirror sent is fetched
+   * again from the primary and compared; differing ranges are replaced and their mirrors
+   * dropped. Returns whether any bytes were replaced.
+   */
+  private async reverifyMirrors(signal: AbortSignal): Promise<boolean> {
+    const segments = this.scheduler?.mirrorSegments() ?? [];
+    if (segments.length === 0) return false;
+    const { url, file } = this.jobState;
+    this.notice(`the file did not match its digest; re-checking the ${segments.length} ranges mirrors sent against ${url}`);
+    const liars = await reverifySegments(this.store, this.id, { url, validator: file && ifRangeValidator(file) }, segments, this.options, signal);
+    for (const liar of liars) this.notice(`mirror ${liar} sent bytes that differ from ${url}; they were replaced and it was dropped`);
+    this.jobState = { ...this.jobState, mirrors: this.jobState.mirrors.filter((m) => !liars.has(m)) };
+    await this.persist();
+    return liars.size > 0;
   }
 
   private transferHost(): SchedulerHost {

@@ -82,6 +82,34 @@ describe('digests', () => {
   });
 });
 
+describe('block-level re-verification', () => {
+  it('with only a whole-file digest, finds and replaces what a lying mirror sent, then saves the exact file', async () => {
+    const size = 6 * MiB;
+    const sha = await contentSha256(75, size);
+    const primary = await mirror({ size, seed: 75, rate: 6 * MiB, extraHeaders: { 'Repr-Digest': `sha-256=:${base64(sha)}:` } });
+    const liar = await mirror({ size, seed: 75, rate: 6 * MiB });
+    let switched = false;
+    const run = await download(
+      primary.url,
+      {},
+      (job) =>
+        job.on('progress', () => {
+          if (!switched && job.snapshot().mirrors[1]?.phase === 'active') {
+            switched = true;
+            liar.setContent({ seed: 76, etag: defaultEtag(75, size), lastModified: defaultLastModified(75) });
+          }
+        }),
+      [liar.url],
+    );
+    expect(switched).toBe(true);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(sha);
+    expect(run.notices.join('\n')).toMatch(/re-checking the \d+ ranges mirrors sent/);
+    expect(run.notices.join('\n')).toMatch(/sent bytes that differ .* dropped/);
+    expect(run.job.state.mirrors).toEqual([]);
+  });
+});
+
 describe('finding mirrors', () => {
   it('uses mirrors advertised with Link rel=duplicate when the response carries a digest', async () => {
     const size = 8 * MiB;
@@ -204,6 +232,7 @@ describe('piece hashes', () => {
       { digests: [], pieces: { algorithm: 'sha-256', length: pieceLength, hashes } },
     );
     expect(switched).toBe(true);
+    expect(run.result.error).toBeUndefined();
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(70, size));
     expect(run.result.mirrors[1]).toMatchObject({ phase: 'dropped' });

@@ -13,6 +13,9 @@ export class StallError extends Error {
   }
 }
 
+/** Why an exchange is aborted when its owner is done with it. */
+export const CLOSED = Symbol('closed');
+
 /** One request and its response, with a watchdog that aborts it when it goes silent. */
 export interface Exchange {
   readonly response: Response;
@@ -53,6 +56,8 @@ export async function openExchange(
     watchdog.stop();
     signal.removeEventListener('abort', onAbort);
     if (response && !response.bodyUsed) await response.body?.cancel().catch(() => {});
+    // Releases a body left half-read (a no-op once it was read to the end).
+    controller.abort(CLOSED);
   };
   const sentAt = Date.now();
   try {

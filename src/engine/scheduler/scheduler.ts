@@ -16,6 +16,7 @@ import { Reference } from './reference';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
 import { hexDigestsContradict, toHexDigests, type HexDigest, type PieceHashes } from '../integrity/expected';
 import { PieceChecker, type PieceResult } from '../integrity/piece-checker';
+import type { Segment } from '../integrity/reverify';
 import type { ExpectedIntegrity } from '../job-state';
 
 /** What the scheduler needs beyond a single-source transfer: every URL of the file. */
@@ -103,6 +104,8 @@ export class MirrorScheduler {
   private provenance: Array<{ start: number; end: number; mirror: MirrorState }> = [];
   private pieces: PieceChecker | undefined;
   private readonly badPieces = new Map<number, number>();
+  private pieceWork: Promise<void> | undefined;
+  private pieceRecheck = false;
 
   constructor(
     private readonly host: SchedulerHost,
@@ -460,6 +463,18 @@ export class MirrorScheduler {
     this.checkPieces();
   }
 
+  /** Ranges that mirrors other than the primary stored, merged per mirror. */
+  mirrorSegments(): Segment[] {
+    const segments: Segment[] = [];
+    const sorted = this.provenance.filter((p) => !p.mirror.isPrimary).sort((a, b) => a.start - b.start);
+    for (const p of sorted) {
+      const last = segments[segments.length - 1];
+      if (last && last.mirror === p.mirror.url && last.end === p.start) last.end = p.end;
+      else segments.push({ start: p.start, end: p.end, mirror: p.mirror.url });
+    }
+    return segments;
+  }
+
   // ---- piece hashes -------------------------------------------------------------------------
 
   private pieceChecker(): PieceChecker | undefined {
@@ -474,18 +489,30 @@ export class MirrorScheduler {
     return this.pieces;
   }
 
-  /** Verifies newly complete pieces; a bad one is discarded, fetched again, and its mirror dropped. */
+  /**
+   * Verifies newly complete pieces; a bad one is discarded, fetched again, and its mirror
+   * dropped. Checks and discards run one at a time, so a piece is never read while discarded.
+   */
   private checkPieces(): void {
     const checker = this.pieceChecker();
     const plan = this.plan;
-    if (!checker || !plan || checker.busy || this.failure !== undefined) return;
-    checker
-      .check((start, end) => plan.covers(start, end))
-      .then(async (results) => {
+    if (!checker || !plan || this.failure !== undefined) return;
+    if (this.pieceWork) {
+      this.pieceRecheck = true;
+      return;
+    }
+    this.pieceWork = (async () => {
+      do {
+        this.pieceRecheck = false;
+        const results = await checker.check((start, end) => plan.covers(start, end));
         for (const result of results) if (!result.ok) await this.badPiece(result);
+      } while (this.pieceRecheck && this.failure === undefined);
+    })()
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => {
+        this.pieceWork = undefined;
         this.pump();
-      })
-      .catch((error: unknown) => this.fail(error));
+      });
   }
 
   private async badPiece(piece: PieceResult): Promise<void> {
@@ -601,7 +628,7 @@ export class MirrorScheduler {
   /** Resolves or rejects once nothing is in flight; true when the run is over. */
   private trySettle(): boolean {
     const stored = this.plan?.isComplete() === true && this.failure === undefined;
-    if (stored && this.pieceChecker() && !this.pieces!.allVerified) {
+    if (stored && this.pieceChecker() && (!this.pieces!.allVerified || this.pieceWork)) {
       // Every byte is here; the run ends once the last pieces pass their hashes.
       this.checkPieces();
       return false;
