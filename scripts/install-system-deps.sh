@@ -3,7 +3,7 @@
 # aria2 for the benchmark comparison). Safe to run again: it installs only what is missing.
 set -euo pipefail
 want=()
-command -v chromium >/dev/null 2>&1 || want+=(chromium)
+[ "${1:-}" = bench ] || command -v chromium >/dev/null 2>&1 || want+=(chromium)  # the bench needs only aria2
 [ "${STITCH_SKIP_ARIA2:-}" = 1 ] || command -v aria2c >/dev/null 2>&1 || want+=(aria2)
 [ ${#want[@]} -eq 0 ] && exit 0
 sudo=""

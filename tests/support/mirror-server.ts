@@ -115,6 +115,8 @@ export interface Mirror {
   resetStats(): void;
   /** Cuts every open connection at once, as a reset would, mid-response or idle. */
   dropConnections(): void;
+  /** The server goes silent for good: open and new responses send no more body bytes; sockets stay open. */
+  stallAll(): void;
   /** Stops listening and destroys every open socket. */
   close(): Promise<void>;
 }
@@ -207,6 +209,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
   let faults: Faults = { ...options.faults };
   let faultCount = 0;
   let changed = false;
+  let stalledAll = false;
   const serverBucket = new TokenBucket(options.rate);
   const connectionBuckets = new WeakMap<Socket, TokenBucket>();
   const extra = options.extraHeaders ?? {};
@@ -340,6 +343,10 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     for await (const chunk of source) {
       for (let offset = 0; offset < chunk.length; ) {
         if (closed) return;
+        if (stalledAll) {
+          res.flushHeaders();
+          return; // stallAll(): leave the response open, silent
+        }
         if (sent >= cutAt) {
           // The fault fires only when the body is longer than its threshold.
           res.flushHeaders();
@@ -407,6 +414,9 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     setContent,
     dropConnections() {
       for (const socket of sockets) socket.destroy();
+    },
+    stallAll() {
+      stalledAll = true;
     },
     resetStats() {
       stats.requests = [];

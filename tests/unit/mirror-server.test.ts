@@ -238,6 +238,21 @@ describe('mirror faults', () => {
     expect(m.stats.requests[0]!.bytesSent).toBe(1000);
   });
 
+  it('stallAll: open and new responses go silent for good, sockets stay open', async () => {
+    const m = await mirror({ size, rate: 1_000_000 });
+    const abort = new AbortController();
+    const open = await fetch(m.url, { signal: abort.signal });
+    await readThenWait(open, 50_000, 0);
+    m.stallAll();
+    const sentAtStall = m.stats.bytesSent;
+    const late = await fetch(m.url, { signal: abort.signal });
+    expect(late.status).toBe(200);
+    expect((await readThenWait(late, 0, 300)).outcome).toBe('pending');
+    expect(m.stats.bytesSent - sentAtStall).toBeLessThanOrEqual(10_000); // one piece already on its way
+    expect(m.stats.requests.map((r) => r.endedAt)).toEqual([undefined, undefined]);
+    abort.abort();
+  });
+
   it('truncateAfterBytes: a short body that ends cleanly', async () => {
     const m = await mirror({ size, seed: 4, faults: { truncateAfterBytes: 5000 } });
     const { res, body } = await get(m.url);

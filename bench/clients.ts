@@ -1,0 +1,157 @@
+/**
+ * The download clients under test, behind one interface, and the one way every client is run and
+ * measured from outside: a child process (so it never shares a thread with the mirrors), wall time
+ * from spawn to exit, and peak RSS from /proc/<pid>/status (VmHWM, sampled every 10 ms: it matched
+ * `/usr/bin/time`'s maxrss within a few per cent, and needs nothing installed).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { STITCH_BIN } from '../tests/support/cli';
+
+export interface Command {
+  file: string;
+  args: string[];
+}
+
+/** What `stitch get --stats FILE` reports (when the CLI has it); kept as a cross-check. */
+export interface StitchStats {
+  seconds: number;
+  size: number;
+  bytesReceived: number;
+  requests: number;
+  peakRssBytes: number;
+  mirrors: { url: string; bytes: number; requests: number; dropped?: string }[];
+}
+
+export interface Client {
+  /** Short name for the table: stitch, aria2c, … */
+  name: string;
+  /** The full configuration, for the README and the JSON. */
+  description: string;
+  /** The command that downloads `urls` (the same file on every mirror) to `output`. */
+  command(urls: string[], output: string, statsFile: string): Command;
+  /** Whatever the client reports about itself after it exits. */
+  readStats?(statsFile: string): Promise<StitchStats | undefined>;
+}
+
+export interface Measured {
+  seconds: number;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  peakRssBytes: number | undefined;
+  /** The end of stdout + stderr, to explain a failure. */
+  outputTail: string;
+}
+
+/** What the built CLI supports today: the multi-mirror flags arrive with the scheduler. */
+export function stitchCapabilities(): { mirror: boolean; stats: boolean } {
+  const help = spawnSync(process.execPath, [STITCH_BIN, '--help'], { encoding: 'utf8' });
+  const text = `${help.stdout}${help.stderr}`;
+  return { mirror: text.includes('--mirror'), stats: text.includes('--stats') };
+}
+
+export function stitchClient(capabilities = stitchCapabilities()): Client {
+  return {
+    name: 'stitch',
+    description: capabilities.mirror
+      ? 'stitch get URL --mirror URL… -q'
+      : 'stitch get URL -q (first URL only: this build has no --mirror yet)',
+    command: (urls, output, statsFile) => ({
+      file: process.execPath,
+      args: [
+        STITCH_BIN,
+        'get',
+        urls[0]!,
+        ...(capabilities.mirror ? urls.slice(1).flatMap((url) => ['--mirror', url]) : []),
+        '-o',
+        output,
+        '-q',
+        ...(capabilities.stats ? ['--stats', statsFile] : []),
+      ],
+    }),
+    readStats: capabilities.stats
+      ? (statsFile) => readFile(statsFile, 'utf8').then((text) => JSON.parse(text) as StitchStats, () => undefined)
+      : undefined,
+  };
+}
+
+/** The configuration the issue fixes. */
+export const ARIA2_FLAGS = ['--no-conf', '-s16', '-x4', '-k1M', '--uri-selector=adaptive', '--max-tries=0', '--retry-wait=1'];
+
+export function aria2Client(name: string, extra: string[] = []): Client {
+  const flags = [...ARIA2_FLAGS, ...extra];
+  return {
+    name,
+    description: `aria2c ${flags.join(' ')}`,
+    command: (urls, output) => {
+      const slash = output.lastIndexOf('/');
+      return { file: 'aria2c', args: [...flags, '-q', '-d', output.slice(0, slash), '-o', output.slice(slash + 1), ...urls] };
+    },
+  };
+}
+
+/** The clients of a bench run, Stitch first. */
+export function allClients(): Client[] {
+  return [
+    stitchClient(),
+    aria2Client('aria2c'),
+    // The fixed configuration keeps aria2's 60 s read timeout; this one is aria2 tuned for faults.
+    aria2Client('aria2c-t5', ['--timeout=5', '--connect-timeout=5']),
+  ];
+}
+
+function vmHwmBytes(pid: number): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined; // exited, or not Linux
+  }
+}
+
+/**
+ * Runs one command in `cwd`; `onStart` is called right after the spawn (for the scenario's timed
+ * actions). Past `timeoutMs` the child gets SIGTERM, then SIGKILL two seconds later.
+ */
+export function measure(command: Command, cwd: string, timeoutMs: number, onStart: () => void): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command.file, command.args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const keep = (data: Buffer) => (tail = (tail + data.toString()).slice(-2000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let peak: number | undefined;
+    const sample = () => {
+      const hwm = child.pid === undefined ? undefined : vmHwmBytes(child.pid);
+      if (hwm !== undefined) peak = Math.max(peak ?? 0, hwm);
+    };
+    const sampler = setInterval(sample, 10);
+    let timedOut = false;
+    let killer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGTERM');
+      killer = setTimeout(() => child.kill('SIGKILL'), 2000);
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearInterval(sampler);
+      clearTimeout(timer);
+      reject(error);
+    });
+    let seconds = 0;
+    child.on('exit', () => {
+      seconds = (performance.now() - started) / 1000;
+      clearInterval(sampler);
+      clearTimeout(timer);
+      clearTimeout(killer);
+    });
+    // 'close' comes after 'exit' once the output is drained.
+    child.on('close', (code, signal) => {
+      resolve({ seconds, code, signal, timedOut, peakRssBytes: peak, outputTail: tail.trim() });
+    });
+    onStart();
+  });
+}

@@ -1,0 +1,173 @@
+/**
+ * The benchmark scenarios of issue 3. Each one starts its own loopback mirrors (fresh token buckets
+ * and stats every run), may act on them while the client downloads, and says what the optimum is.
+ * Rates are in MB/s of 10^6 bytes; sizes in MiB.
+ */
+import { defaultEtag, defaultLastModified, startMirror, type Mirror, type MirrorOptions } from '../tests/support/mirror-server';
+
+const MB = 1_000_000;
+const MiB = 1024 * 1024;
+
+/** The seed of the right content; a lying mirror serves another seed under the same validators. */
+export const SEED = 1;
+
+export interface MirrorSpec {
+  /** Bytes/s shared by all connections to this mirror. */
+  rate: number;
+  latencyMs: number;
+  /** Serves this seed's bytes while claiming the right file's ETag and Last-Modified. */
+  lieSeed?: number;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** For the chart's axis. */
+  short: string;
+  /** Before --size-scale. */
+  size: number;
+  mirrors: MirrorSpec[];
+  /**
+   * The best possible time in seconds, from the size and the caps. Undefined when the optimum is
+   * a client's own median time in the scenario named by `baseline` (6: the same without resets).
+   */
+  optimum?: (size: number) => number;
+  baseline?: string;
+  /** What the optimum means, for the table and the README. */
+  optimumNote: string;
+  /** Efficiency target (optimum ÷ time), if the issue sets one. */
+  target?: number;
+  /** Called once the client has started; returns a function that stops whatever it scheduled. */
+  during?: (mirrors: Mirror[], size: number) => () => void;
+}
+
+const mirrors = (rates: number[], latencyMs = 10): MirrorSpec[] => rates.map((r) => ({ rate: r * MB, latencyMs }));
+const sum = (specs: MirrorSpec[]) => specs.reduce((total, m) => total + m.rate, 0);
+
+/** Calls `action` every `ms` milliseconds. */
+function every(ms: number, action: () => void): () => void {
+  const timer = setInterval(action, ms);
+  return () => clearInterval(timer);
+}
+
+/** Calls `action` once the mirrors together have sent `bytes` body bytes (over-fetch included). */
+function whenSent(all: Mirror[], bytes: number, action: () => void): () => void {
+  const timer = setInterval(() => {
+    if (all.reduce((total, m) => total + m.stats.bytesSent, 0) < bytes) return;
+    clearInterval(timer);
+    action();
+  }, 10);
+  return () => clearInterval(timer);
+}
+
+const heterogeneous = mirrors([1, 2, 4, 8]);
+const equal = mirrors([4, 4, 4, 4]);
+const swapping = mirrors([4, 4, 1, 1]);
+const far = [{ rate: 4 * MB, latencyMs: 300 }, ...mirrors([4, 4, 4])];
+const single = mirrors([8], 50);
+const lying = equal.map((m, i) => (i === 1 ? { ...m, lieSeed: SEED + 1 } : m));
+
+export const SCENARIOS: Scenario[] = [
+  {
+    id: '1',
+    title: '4 mirrors at 1, 2, 4, 8 MB/s',
+    short: '1 · 1/2/4/8',
+    size: 64 * MiB,
+    mirrors: heterogeneous,
+    optimum: (size) => size / sum(heterogeneous),
+    optimumNote: 'size ÷ Σ caps (15 MB/s)',
+    target: 0.95,
+  },
+  {
+    id: '2',
+    title: '4 equal mirrors at 4 MB/s',
+    short: '2 · equal',
+    size: 64 * MiB,
+    mirrors: equal,
+    optimum: (size) => size / sum(equal),
+    optimumNote: 'size ÷ Σ caps (16 MB/s)',
+    target: 0.95,
+  },
+  {
+    id: '3',
+    title: '4 × 4 MB/s, mirror 3 stalls for good at 50%',
+    short: '3 · stall',
+    size: 64 * MiB,
+    mirrors: equal,
+    // First half at all four caps, second half at the three left.
+    optimum: (size) => size / 2 / sum(equal) + size / 2 / (sum(equal) - equal[2]!.rate),
+    optimumNote: 'half ÷ 16 MB/s + half ÷ 12 MB/s',
+    target: 0.9,
+    during: (all, size) => whenSent(all, size / 2, () => all[2]!.stallAll()),
+  },
+  {
+    id: '4',
+    title: '2 × 4 MB/s and 2 × 1 MB/s swap every 2 s',
+    short: '4 · swap',
+    size: 64 * MiB,
+    mirrors: swapping,
+    optimum: (size) => size / sum(swapping),
+    optimumNote: 'size ÷ Σ caps (10 MB/s at every moment)',
+    target: 0.9,
+    during: (all) => {
+      let fastFirst = true;
+      return every(2000, () => {
+        fastFirst = !fastFirst;
+        all.forEach((m, i) => m.setRate((i < 2 === fastFirst ? 4 : 1) * MB));
+      });
+    },
+  },
+  {
+    id: '5',
+    title: '4 × 4 MB/s, mirror 1 at 300 ms latency (others 10 ms)',
+    short: '5 · 300 ms',
+    size: 64 * MiB,
+    mirrors: far,
+    optimum: (size) => size / sum(far),
+    optimumNote: 'size ÷ Σ caps (16 MB/s), latency ignored',
+    target: 0.9,
+  },
+  {
+    id: '6a',
+    title: '1 server at 8 MB/s, 50 ms latency, no resets',
+    short: '6a · no reset',
+    size: 32 * MiB,
+    mirrors: single,
+    optimum: (size) => size / sum(single),
+    optimumNote: 'size ÷ cap (8 MB/s); baseline of 6',
+  },
+  {
+    id: '6',
+    title: 'the same server reset every 1 s',
+    short: '6 · reset/1 s',
+    size: 32 * MiB,
+    mirrors: single,
+    baseline: '6a',
+    optimumNote: "the same client's median time in 6a",
+    target: 0.95,
+    during: (all) => every(1000, () => all[0]!.dropConnections()),
+  },
+  {
+    id: '7',
+    title: '4 × 4 MB/s, mirror 2 serves other bytes, same size and validators',
+    short: '7 · bad bytes',
+    size: 32 * MiB,
+    mirrors: lying,
+    optimum: (size) => size / (sum(lying) - lying[1]!.rate),
+    optimumNote: 'size ÷ Σ caps of the 3 honest mirrors (12 MB/s)',
+  },
+];
+
+/** Starts the scenario's mirrors for a file of `size` bytes. */
+export function startMirrors(scenario: Scenario, size: number): Promise<Mirror[]> {
+  return Promise.all(
+    scenario.mirrors.map((spec) => {
+      const options: MirrorOptions = { size, seed: spec.lieSeed ?? SEED, rate: spec.rate, latencyMs: spec.latencyMs };
+      if (spec.lieSeed !== undefined) {
+        options.etag = defaultEtag(SEED, size);
+        options.lastModified = defaultLastModified(SEED);
+      }
+      return startMirror(options);
+    }),
+  );
+}
