@@ -30,6 +30,8 @@ export class MirrorState {
   failuresInARow = 0;
   deadlineMisses = 0;
   backoffUntil = 0;
+  /** When the last body byte arrived from it (0: never). */
+  lastByteAt = 0;
   private readonly meter: RateMeter;
 
   constructor(
@@ -42,9 +44,15 @@ export class MirrorState {
     this.meter = new RateMeter(3000, now);
   }
 
-  received(bytes: number): void {
+  received(bytes: number, now = Date.now()): void {
     this.bytes += bytes;
+    this.lastByteAt = now;
     this.meter.add(bytes);
+  }
+
+  /** Sending data moments ago: a failure now is a reset or a switch, not an outage. */
+  recentlyAlive(now: number): boolean {
+    return now - this.lastByteAt < 2000;
   }
 
   /** Recent throughput over all of this mirror's connections, bytes/s (0 until measured). */
@@ -60,9 +68,14 @@ export class MirrorState {
     return this.phase === 'active' && now >= this.backoffUntil;
   }
 
-  /** Failed before any byte: back off exponentially, or as the server asked. */
+  /**
+   * Failed before any byte: back off exponentially, or as the server asked. The first failure
+   * of a mirror that was delivering data a moment ago is retried at once (paper 1: a broken
+   * connection mid-transfer is a server switch, not an outage).
+   */
   failed(baseMs: number, maxMs: number, retryAfterMs?: number, now = Date.now()): void {
     this.failuresInARow++;
+    if (retryAfterMs === undefined && this.failuresInARow === 1 && this.recentlyAlive(now)) return;
     const delay = retryAfterMs ?? Math.min(maxMs, baseMs * 2 ** (this.failuresInARow - 1));
     this.backoffUntil = now + delay;
   }

@@ -180,9 +180,7 @@ export class MirrorScheduler {
       this.discover(now);
       return;
     }
-    for (const mirror of this.mirrors) {
-      if (mirror.phase === 'probing' && mirror.inFlight === 0 && now >= mirror.backoffUntil) this.probe(mirror);
-    }
+    this.probeMirrors(now);
     for (let assigned = true; assigned; ) {
       assigned = false;
       for (const mirror of this.candidates(now)) {
@@ -204,8 +202,23 @@ export class MirrorScheduler {
     if (primary.inFlight === 0 && now >= primary.backoffUntil) {
       this.issue(primary, 0, { end: DISCOVERY_BLOCK, fetches: new Set(), attempts: 0, missedDeadline: false });
     }
-    for (const mirror of this.mirrors) {
-      if (mirror.phase === 'probing' && mirror.inFlight === 0 && now >= mirror.backoffUntil) this.probe(mirror);
+    this.probeMirrors(now);
+  }
+
+  /**
+   * Checks mirrors in HRW order over (file, mirror) until `maxMirrors` are active or being
+   * checked: every client of a file tries the same few mirrors first (warm caches, even
+   * load), and a failing one makes room for the next.
+   */
+  private probeMirrors(now: number): void {
+    const live = (m: MirrorState) => m.phase === 'active' || (m.phase === 'probing' && m.inFlight > 0);
+    let slots = this.host.options.maxMirrors - this.mirrors.filter(live).length;
+    const waiting = this.mirrors.filter((m) => m.phase === 'probing' && m.inFlight === 0);
+    for (const mirror of hrwOrder(waiting, (m) => m.url, this.host.url)) {
+      if (slots <= 0) return;
+      if (now < mirror.backoffUntil) continue;
+      this.probe(mirror);
+      slots--;
     }
   }
 
@@ -244,7 +257,9 @@ export class MirrorScheduler {
       const remaining = fetch.group.end - fetch.pos;
       if (remaining <= 0) continue;
       const theirRate = fetch.mirror.rate() / Math.max(1, fetch.mirror.inFlight);
-      const theirMs = theirRate > 0 ? (remaining * 1000) / theirRate : Infinity;
+      // A request still waiting for its first byte has a round trip to go first.
+      const waiting = fetch.pos === fetch.start ? Math.max(0, fetch.issuedAt + (fetch.mirror.rttMs ?? 0) - Date.now()) : 0;
+      const theirMs = theirRate > 0 ? waiting + (remaining * 1000) / theirRate : Infinity;
       const myRate = mirror.rate() / (mirror.inFlight + 1);
       const myMs = (mirror.rttMs ?? 0) + (myRate > 0 ? (remaining * 1000) / myRate : (remaining * 1000) / Math.max(theirRate, 1));
       const gain = theirMs - myMs;
@@ -348,7 +363,7 @@ export class MirrorScheduler {
     const now = Date.now();
     fetch.lastByteAt = now;
     fetch.pos = Math.min(fetch.group.end, offset + chunk.length);
-    fetch.mirror.received(chunk.length);
+    fetch.mirror.received(chunk.length, now);
     this.host.received(chunk.length);
     if (fetch.mirror.isPrimary) this.reference.offer(offset, chunk);
     this.reportMirrors(false);
