@@ -11,7 +11,7 @@ import { sleep } from './retry';
 import { withDefaults, type EngineOptions } from './options';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
-import { MirrorScheduler, type SchedulerHost } from './scheduler/scheduler';
+import { MirrorScheduler, type Playback, type SchedulerHost } from './scheduler/scheduler';
 import type { MirrorReport } from './scheduler/mirror-state';
 import { transferFromSource } from './transfer';
 
@@ -59,6 +59,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   private hasher: PrefixHasher | undefined;
   /** The last transfer's scheduler: it knows which mirror sent which bytes. */
   private scheduler: MirrorScheduler | undefined;
+  private playbackCursor: Playback | undefined;
 
   private constructor(
     private readonly store: DownloadStore,
@@ -141,6 +142,15 @@ export class DownloadJob extends Emitter<JobEvents> {
   async setExpected(expected: ExpectedIntegrity | undefined): Promise<void> {
     this.jobState = { ...this.jobState, expected };
     await this.persist();
+  }
+
+  /**
+   * Tells the scheduler where a player is: bytes [position, position + aheadBytes) come first.
+   * `undefined` detaches the player. Playback never changes which bytes are stored.
+   */
+  setPlayback(playback: Playback | undefined): void {
+    this.playbackCursor = playback;
+    this.scheduler?.wake();
   }
 
   /** Stops the transfer, keeping every stored byte; `run` resumes. */
@@ -310,6 +320,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       },
       knownDigests: () => this.knownDigests(),
       expectedPieces: () => this.jobState.expected?.pieces,
+      playback: () => this.playbackCursor,
       discarded: () => this.hasher?.reset(),
       options: this.options,
       get file() {

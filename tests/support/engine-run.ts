@@ -28,7 +28,7 @@ export interface EngineRun {
 export async function runEngine(
   url: string,
   options: Partial<EngineOptions> = {},
-  onJob?: (job: DownloadJob) => void,
+  onJob?: (job: DownloadJob, store: FileStore) => void,
   mirrors: string[] = [],
   expected?: ExpectedIntegrity,
 ): Promise<EngineRun> {
@@ -37,7 +37,7 @@ export async function runEngine(
   const job = await DownloadJob.create(store, { id: 'job', url, mirrors, expected }, { ...FAST, ...options });
   const notices: string[] = [];
   job.on('notice', (n) => notices.push(n));
-  onJob?.(job);
+  onJob?.(job, store);
   const result = await job.run();
   return {
     job,

@@ -34,6 +34,14 @@ export interface SchedulerHost extends TransferHost {
   expectedPieces(): PieceHashes | undefined;
   /** Stored bytes of [start, end) were discarded (they failed a hash). */
   discarded(start: number, end: number): void;
+  /** While a player is attached: the byte it plays and how far ahead is urgent. */
+  playback(): Playback | undefined;
+}
+
+/** A player's position: bytes [position, position + aheadBytes) are needed first. */
+export interface Playback {
+  position: number;
+  aheadBytes: number;
 }
 
 /** The file has no known size or no working ranges: one stream must fetch it. */
@@ -51,6 +59,8 @@ const TICK_MS = 50;
 /** Copies of one block in flight; the first to reach `end` wins and the others are aborted. */
 interface Group {
   end: number;
+  /** Just ahead of the playback position: fastest mirror first, hedged early. */
+  urgent?: boolean;
   fetches: Set<BlockFetch>;
   /** Requests made for these bytes so far (for deadline backoff). */
   attempts: number;
@@ -181,11 +191,13 @@ export class MirrorScheduler {
       return;
     }
     this.probeMirrors(now);
+    this.assignUrgent(plan, now);
+    const from = this.host.playback();
     for (let assigned = true; assigned; ) {
       assigned = false;
       for (const mirror of this.candidates(now)) {
         if (!this.window.allows(this.blockFetches())) return;
-        const block = plan.nextBlock(this.claims(), this.blockBytes(mirror, plan));
+        const block = plan.nextBlock(this.claims(), this.blockBytes(mirror, plan), from ? from.position + from.aheadBytes : 0);
         if (block) {
           this.issue(mirror, block.start, { end: block.end, fetches: new Set(), attempts: 0, missedDeadline: false });
           assigned = true;
@@ -194,6 +206,30 @@ export class MirrorScheduler {
         }
       }
     }
+  }
+
+  /**
+   * Streaming priority (CoBlitz's in-order delivery): the bytes just ahead of the playback
+   * position go first, in small blocks, to the fastest free mirrors; the rest of the file
+   * continues after them with what capacity is left. A seek just moves the position.
+   */
+  private assignUrgent(plan: Plan, now: number): void {
+    const playback = this.host.playback();
+    if (!playback) return;
+    const windowEnd = Math.min(plan.size, playback.position + playback.aheadBytes);
+    const fastest = this.candidates(now).sort((a, b) => b.rate() - a.rate());
+    for (const mirror of fastest) {
+      if (!this.window.allows(this.blockFetches())) return;
+      const bytes = Math.min(this.blockBytes(mirror, plan), Math.max(this.host.options.minBlockBytes, playback.aheadBytes / 4));
+      const block = plan.nextBlock(this.claims(), bytes, playback.position);
+      if (!block || block.start >= windowEnd || block.start < playback.position) return;
+      this.issue(mirror, block.start, { end: block.end, fetches: new Set(), attempts: 0, missedDeadline: false, urgent: true });
+    }
+  }
+
+  /** Hands out work at once (a seek moved the playback position). */
+  wake(): void {
+    if (this.settle) this.pump();
   }
 
   /** Until the size is known only the primary works: its first block tells the size. */
@@ -288,7 +324,7 @@ export class MirrorScheduler {
       issuedAt: now,
       lastByteAt: now,
       expectedMs,
-      deadline: now + this.deadlines.timeoutMs(expectedMs, group.attempts),
+      deadline: now + this.deadlines.timeoutMs(expectedMs, group.attempts) * (group.urgent ? 0.5 : 1),
       controller: new AbortController(),
     };
     group.attempts++;
