@@ -137,4 +137,84 @@ describe('several mirrors at once', () => {
     expect(seconds).toBeLessThan((size / (16 * MiB)) * 2 + 1);
     expect(sent(ms) / size).toBeLessThan(1.2);
   });
+
+  it('drops a mirror whose copy changes mid-download (its If-Range no longer matches)', async () => {
+    const size = 8 * MiB;
+    const ms = await start([{ size, seed: 46, rate: 4 * MiB }, { size, seed: 46, rate: 4 * MiB }]);
+    let changed = false;
+    const run = await download(ms, {}, (job) =>
+      job.on('progress', (p) => {
+        if (!changed && p.received > 2 * MiB && job.snapshot().mirrors[1]?.phase === 'active') {
+          changed = true;
+          ms[1]!.setContent({ seed: 47 });
+        }
+      }),
+    );
+    expect(changed).toBe(true);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(46, size));
+    expect(run.result.mirrors[1]!.dropped).toMatch(/its copy changed/);
+    // The mirror's later requests carried its own ETag in If-Range and got the new file whole.
+    expect(ms[1]!.stats.requests.some((r) => r.status === 200)).toBe(true);
+  });
+
+  it('re-requests a block past its deadline on another mirror, with at most two copies', async () => {
+    const size = 12 * MiB;
+    const ms = await start([{ size, seed: 48, rate: 6 * MiB }, { size, seed: 48, rate: 6 * MiB }]);
+    let slowed = false;
+    const t0 = Date.now();
+    const run = await download(ms, {}, (job) =>
+      job.on('progress', (p) => {
+        if (!slowed && p.received > 3 * MiB) {
+          // The second mirror nearly stops: its blocks in flight miss their deadlines.
+          slowed = true;
+          ms[1]!.setRate(64 * 1024);
+        }
+      }),
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(48, size));
+    // Some range asked of the slow mirror was asked of the fast one too (a hedge).
+    const starts = (m: Mirror) => m.stats.requests.map((r) => Number(/bytes=(\d+)-/.exec(r.range ?? '')?.[1]));
+    const slowAsked = ms[1]!.stats.requests.map((r) => /bytes=(\d+)-(\d+)/.exec(r.range ?? '')).filter((x) => x !== null);
+    const hedged = starts(ms[0]!).filter((s) => slowAsked.some((r) => s > Number(r![1]) && s <= Number(r![2])));
+    expect(hedged.length).toBeGreaterThan(0);
+    // Without hedging the slow mirror's last blocks would take tens of seconds.
+    expect(seconds).toBeLessThan(6);
+    console.log(`slowed mirror: ${seconds.toFixed(2)} s, ${hedged.length} hedged request(s), over-fetch ${(sent(ms) / size).toFixed(3)}`);
+  });
+
+  it('backs off a mirror answering 503 with Retry-After, and uses it again when it recovers', async () => {
+    const size = 12 * MiB;
+    const ms = await start([
+      { size, seed: 49, rate: 3 * MiB },
+      { size, seed: 49, rate: 3 * MiB, faults: { errorStatus: { status: 503, retryAfter: '1' }, faultRequests: 2 } },
+    ]);
+    const run = await download(ms);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(49, size));
+    const [first, second, third] = ms[1]!.stats.requests;
+    expect([first!.status, second!.status]).toEqual([503, 503]);
+    expect(second!.startedAt - first!.startedAt).toBeGreaterThanOrEqual(950);
+    expect(third!.startedAt - second!.startedAt).toBeGreaterThanOrEqual(950);
+    expect(ms[1]!.stats.bytesSent).toBeGreaterThan(MiB);
+    expect(run.result.mirrors[1]!.phase).toBe('active');
+  });
+
+  it('with many mirrors, uses the first few in HRW order and widens past a dead one', async () => {
+    const size = 4 * MiB;
+    const ms = await start(Array.from({ length: 8 }, () => ({ size, seed: 50, rate: 2 * MiB })));
+    const { hrwOrder } = await import('../../src/engine/sources/hrw');
+    const order = hrwOrder(ms.slice(1), (m) => m.url, ms[0]!.url);
+    // The first mirror in HRW order is dead: the next two in order must take its place.
+    order[0]!.setFaults({ refuse: true });
+    const run = await download(ms, { maxMirrors: 3, maxAttemptsWithoutProgress: 2 });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(50, size));
+    const used = ms.slice(1).filter((m) => m.stats.bytesSent > 0);
+    expect(new Set(used)).toEqual(new Set([order[1], order[2]]));
+    for (const unused of order.slice(3)) expect(unused.stats.requests).toHaveLength(0);
+  });
 });
+
