@@ -218,3 +218,49 @@ describe('several mirrors at once', () => {
   });
 });
 
+
+describe('a far primary and near mirrors', () => {
+  it('starts the near mirrors before the far primary answers, checking them when it does', async () => {
+    const size = 12 * MiB;
+    const ms = await start([
+      { size, seed: 90, rate: 4 * MiB, latencyMs: 400 },
+      { size, seed: 90, rate: 4 * MiB },
+      { size, seed: 90, rate: 4 * MiB },
+    ]);
+    const run = await download(ms, { stallTimeoutMs: 3000 });
+    expect(run.result.error).toBeUndefined();
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(90, size));
+    const primaryAnswered = ms[0]!.stats.requests[0]!.startedAt + 400;
+    // Each near mirror's first block was asked for while the primary was still silent.
+    for (const near of ms.slice(1)) expect(near.stats.requests[1]!.startedAt).toBeLessThan(primaryAnswered);
+    expect(run.result.mirrors.map((m) => m.phase)).toEqual(['active', 'active', 'active']);
+  });
+
+  it('discards what a near mirror stored on trust when its bytes turn out to differ', async () => {
+    const size = 8 * MiB;
+    const ms = await start([
+      { size, seed: 91, rate: 4 * MiB, latencyMs: 400 },
+      { size, seed: 92, rate: 8 * MiB },
+      { size, seed: 91, rate: 4 * MiB },
+    ]);
+    const run = await download(ms, { stallTimeoutMs: 3000 });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(91, size));
+    expect(run.result.mirrors[1]!.dropped).toMatch(/different bytes/);
+    // It did work on trust before the check: that work was thrown away, not used.
+    expect(ms[1]!.stats.bytesSent).toBeGreaterThan(256 * 1024);
+  });
+
+  it('restarts on the primary when the mirrors that answered first serve a file of another size', async () => {
+    const size = 4 * MiB;
+    const ms = await start([
+      { size, seed: 93, rate: 8 * MiB, latencyMs: 300 },
+      { size: size + 10, seed: 93, rate: 8 * MiB },
+    ]);
+    const run = await download(ms, { stallTimeoutMs: 3000 });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(93, size));
+    expect(run.result.mirrors[1]!.dropped).toMatch(/serves a file of 4194314 bytes/);
+  });
+});

@@ -1,6 +1,11 @@
 import { RateMeter } from '../rate-meter';
 
-export type MirrorPhase = 'probing' | 'active' | 'dropped';
+/**
+ * probing: its first bytes are being fetched; tentative: working before the primary answered,
+ * its first bytes not yet compared (its stored bytes are discarded if they differ); active;
+ * dropped.
+ */
+export type MirrorPhase = 'probing' | 'tentative' | 'active' | 'dropped';
 
 /** What the UI shows of one mirror. */
 export interface MirrorReport {
@@ -32,6 +37,10 @@ export class MirrorState {
   backoffUntil = 0;
   /** When the last body byte arrived from it (0: never). */
   lastByteAt = 0;
+  /** Its probe, kept until the primary's first bytes arrive to compare with. */
+  probe: { bytes: Uint8Array; size: number | undefined } | undefined;
+  /** Dropped while tentative: whatever it stores is discarded. */
+  untrusted = false;
   private readonly meter: RateMeter;
 
   constructor(
@@ -65,7 +74,7 @@ export class MirrorState {
   }
 
   usable(now: number): boolean {
-    return this.phase === 'active' && now >= this.backoffUntil;
+    return (this.phase === 'active' || this.phase === 'tentative') && now >= this.backoffUntil;
   }
 
   /**
@@ -81,6 +90,7 @@ export class MirrorState {
   }
 
   drop(reason: string): void {
+    if (this.phase === 'tentative') this.untrusted = true;
     this.phase = 'dropped';
     this.dropReason = reason;
   }

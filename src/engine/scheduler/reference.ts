@@ -42,6 +42,11 @@ export class Reference {
     }
   }
 
+  /** The reference bytes once complete. */
+  bytesIfReady(): Uint8Array | undefined {
+    return this.bytes && this.filled === this.bytes.length ? this.bytes : undefined;
+  }
+
   /** Resolves with the reference bytes once complete; rejects when abandoned or aborted. */
   ready(signal: AbortSignal): Promise<Uint8Array> {
     if (this.abandoned) return Promise.reject(this.abandoned.error);

@@ -115,6 +115,8 @@ export class MirrorScheduler {
   private pieces: PieceChecker | undefined;
   private readonly badPieces = new Map<number, number>();
   private pieceWork: Promise<void> | undefined;
+  /** Mirrors found to serve another file; they stay out across restarts. */
+  private readonly excluded = new Map<string, string>();
   private pieceRecheck = false;
 
   constructor(
@@ -131,7 +133,11 @@ export class MirrorScheduler {
         await this.runOnce();
         return 'done';
       } catch (error) {
-        if (error instanceof FallbackToStream) return 'fallback';
+        if (error instanceof FallbackToStream) {
+          // Bytes mirrors stored before the primary answered were never checked against it.
+          if (!this.host.file) await this.host.store.clearBytes(this.host.jobId);
+          return 'fallback';
+        }
         if (!(error instanceof RestartAll)) throw error;
         await this.host.restart(error.message, 'changed');
       }
@@ -142,6 +148,10 @@ export class MirrorScheduler {
     const { host } = this;
     const urls = [...new Set(host.sources)];
     this.mirrors = urls.map((url, i) => new MirrorState(i, url, i === 0));
+    for (const mirror of this.mirrors) {
+      const reason = this.excluded.get(mirror.url);
+      if (reason) mirror.drop(reason);
+    }
     this.failure = undefined;
     this.plan = undefined;
     this.reference = new Reference();
@@ -186,11 +196,8 @@ export class MirrorScheduler {
     if (this.failure !== undefined || this.trySettle()) return;
     const now = Date.now();
     const plan = this.plan;
-    if (!plan) {
-      this.discover(now);
-      return;
-    }
-    this.probeMirrors(now);
+    this.discover(now);
+    if (!plan) return;
     this.assignUrgent(plan, now);
     const from = this.host.playback();
     for (let assigned = true; assigned; ) {
@@ -232,11 +239,16 @@ export class MirrorScheduler {
     if (this.settle) this.pump();
   }
 
-  /** Until the size is known only the primary works: its first block tells the size. */
+  /**
+   * The primary's first block tells the size and gives the reference bytes every mirror is
+   * checked against; until both are known it is re-requested whenever it is not in flight.
+   */
   private discover(now: number): void {
     const primary = this.mirrors[0]!;
-    if (primary.inFlight === 0 && now >= primary.backoffUntil) {
-      this.issue(primary, 0, { end: DISCOVERY_BLOCK, fetches: new Set(), attempts: 0, missedDeadline: false });
+    const needed = !this.plan || !this.reference.bytesIfReady();
+    if (needed && primary.usable(now) && primary.inFlight === 0) {
+      const end = Math.min(DISCOVERY_BLOCK, this.plan?.size ?? DISCOVERY_BLOCK);
+      this.issue(primary, 0, { end, fetches: new Set(), attempts: 0, missedDeadline: false });
     }
     this.probeMirrors(now);
   }
@@ -247,7 +259,7 @@ export class MirrorScheduler {
    * load), and a failing one makes room for the next.
    */
   private probeMirrors(now: number): void {
-    const live = (m: MirrorState) => m.phase === 'active' || (m.phase === 'probing' && m.inFlight > 0);
+    const live = (m: MirrorState) => m.phase === 'active' || m.phase === 'tentative' || (m.phase === 'probing' && m.inFlight > 0);
     let slots = this.host.options.maxMirrors - this.mirrors.filter(live).length;
     const waiting = this.mirrors.filter((m) => m.phase === 'probing' && m.inFlight === 0);
     for (const mirror of hrwOrder(waiting, (m) => m.url, this.host.url)) {
@@ -280,7 +292,7 @@ export class MirrorScheduler {
     const seconds = Math.max(options.blockSeconds, (4 * (mirror.rttMs ?? 0)) / 1000);
     let bytes = rate > 0 ? (rate / this.depth()) * seconds : INITIAL_BLOCK;
     const unclaimed = plan.unclaimed(this.claims()).reduce((sum, r) => sum + r.end - r.start, 0);
-    const busyMirrors = Math.max(1, this.mirrors.filter((m) => m.phase === 'active').length);
+    const busyMirrors = Math.max(1, this.mirrors.filter((m) => m.phase === 'active' || m.phase === 'tentative').length);
     bytes = Math.min(bytes, unclaimed / (2 * busyMirrors));
     return Math.min(options.maxBlockBytes, Math.max(options.minBlockBytes, bytes));
   }
@@ -288,8 +300,11 @@ export class MirrorScheduler {
   /** End game: re-request the slowest block's remainder where it would arrive sooner. */
   private duplicateSlowest(mirror: MirrorState): boolean {
     let best: { fetch: BlockFetch; gain: number } | undefined;
+    const referencePending = !this.reference.bytesIfReady();
     for (const fetch of this.active) {
       if (fetch.kind !== 'block' || fetch.mirror === mirror || fetch.group.fetches.size >= 2) continue;
+      // The primary's first block must arrive from the primary: it is the reference.
+      if (referencePending && fetch.mirror.isPrimary) continue;
       const remaining = fetch.group.end - fetch.pos;
       if (remaining <= 0) continue;
       const theirRate = fetch.mirror.rate() / Math.max(1, fetch.mirror.inFlight);
@@ -361,6 +376,7 @@ export class MirrorScheduler {
     const onAbort = () => fetch.controller.abort(this.signal.reason);
     this.signal.addEventListener('abort', onAbort, { once: true });
     const writer = new BlockWriter(host.store, host.jobId, this.gate, (start, end) => {
+      if (fetch.mirror.untrusted) return void this.discardBytes(start, end);
       this.plan?.addStored(start, end);
       this.provenance.push({ start, end, mirror: fetch.mirror });
     });
@@ -401,7 +417,10 @@ export class MirrorScheduler {
     fetch.pos = Math.min(fetch.group.end, offset + chunk.length);
     fetch.mirror.received(chunk.length, now);
     this.host.received(chunk.length);
-    if (fetch.mirror.isPrimary) this.reference.offer(offset, chunk);
+    if (fetch.mirror.isPrimary && !this.reference.bytesIfReady()) {
+      this.reference.offer(offset, chunk);
+      this.confirmTentative();
+    }
     this.reportMirrors(false);
   }
 
@@ -413,8 +432,9 @@ export class MirrorScheduler {
     const known: RemoteFile | undefined =
       mirror.isPrimary || !host.file ? host.file : { ...host.file, etag: mirror.etag, lastModified: mirror.lastModified };
     const total = facts.contentRange?.kind === 'bytes' ? facts.contentRange.total : undefined;
-    if (!mirror.isPrimary && host.file && total !== undefined && total !== host.file.size) {
-      throw new MirrorProblem(`it serves a file of ${total} bytes, not ${host.file.size}`, 'bad-length');
+    const size = host.file?.size ?? this.plan?.size;
+    if (!mirror.isPrimary && size !== undefined && total !== undefined && total !== size) {
+      throw new MirrorProblem(`it serves a file of ${total} bytes, not ${size}`, 'bad-length');
     }
     const verdict = checkResponse(facts, ask, known, !discovering);
     if (verdict.kind === 'retry') throw verdict.error;
@@ -434,8 +454,13 @@ export class MirrorScheduler {
     }
     if (discovering && mirror.isPrimary) {
       if (verdict.size === undefined) throw new FallbackToStream();
+      if (this.plan && this.plan.size !== verdict.size) {
+        const reason = `it serves a file of ${this.plan.size} bytes, not ${verdict.size}`;
+        for (const m of this.mirrors) if (m.phase === 'tentative') this.excluded.set(m.url, reason);
+        throw new RestartAll(`the mirrors that answered first serve a file of ${this.plan.size} bytes, the primary one of ${verdict.size}`);
+      }
       await host.setFile(describeFile(host, facts, verdict.size, true));
-      await this.startPlan(verdict.size);
+      if (!this.plan) await this.startPlan(verdict.size);
       this.trimDiscovery(fetch);
       await this.followAdvertised(facts, mirror.url);
       queueMicrotask(() => this.pump());
@@ -485,21 +510,57 @@ export class MirrorScheduler {
     if (this.plan && fetch.group.end > this.plan.size) fetch.group.end = this.plan.size;
   }
 
-  /** A probe's bytes must equal the primary's: otherwise the mirror serves another file. */
+  /**
+   * A probe's bytes must equal the primary's: otherwise the mirror serves another file. When
+   * the primary has not answered yet (a far origin, near mirrors), the mirror starts working
+   * at once on trust, and is checked as soon as the primary's first bytes arrive.
+   */
   private async finishProbe(fetch: BlockFetch, exchange: Exchange, size: number | undefined): Promise<void> {
+    const mirror = fetch.mirror;
     const bytes = await readAll(exchange, fetch.group.end - fetch.start);
-    fetch.mirror.received(bytes.length);
-    const reference = await this.reference.ready(fetch.controller.signal);
-    if (size !== this.reference.size) {
-      throw new MirrorProblem(`it serves a file of ${size ?? 'unknown'} bytes, not ${this.reference.size}`, 'bad-length');
+    mirror.received(bytes.length);
+    mirror.probe = { bytes, size };
+    mirror.failuresInARow = 0;
+    if (!this.reference.bytesIfReady() && size !== undefined && (!this.plan || this.plan.size === size)) {
+      if (!this.plan) await this.startPlan(size);
+      mirror.phase = 'tentative';
+      this.reportMirrors(true);
+      return;
     }
-    const difference = firstDifference(bytes, reference);
+    await this.reference.ready(fetch.controller.signal);
+    this.judgeProbe(mirror);
+  }
+
+  /** Compares a mirror's probe with the primary's first bytes: it becomes active, or is dropped. */
+  private judgeProbe(mirror: MirrorState): void {
+    const probe = mirror.probe;
+    const reference = this.reference.bytesIfReady();
+    if (!probe || !reference) return;
+    mirror.probe = undefined;
+    if (probe.size !== this.reference.size) {
+      const reason = `it serves a file of ${probe.size ?? 'unknown'} bytes, not ${this.reference.size}`;
+      return this.dropMirror(mirror, reason, new DownloadError('bad-length', reason));
+    }
+    const difference = firstDifference(probe.bytes, reference);
     if (difference !== undefined) {
-      throw new MirrorProblem(`it serves different bytes than ${this.mirrors[0]!.url} (first difference at byte ${difference})`);
+      const reason = `it serves different bytes than ${this.mirrors[0]!.url} (first difference at byte ${difference})`;
+      return this.dropMirror(mirror, reason, new DownloadError('bad-range', reason));
     }
-    fetch.mirror.phase = 'active';
-    fetch.mirror.failuresInARow = 0;
+    mirror.phase = 'active';
     this.reportMirrors(true);
+  }
+
+  /** Once the primary's first bytes are in, every mirror that started on trust is judged. */
+  private confirmTentative(): void {
+    if (!this.reference.bytesIfReady()) return;
+    for (const mirror of this.mirrors) if (mirror.phase === 'tentative') this.judgeProbe(mirror);
+  }
+
+  /** Forgets bytes an unchecked mirror stored: they never count towards the file. */
+  private discardBytes(start: number, end: number): void {
+    this.plan?.discard(start, end);
+    this.host.discarded(start, end);
+    void this.host.store.discardRange(this.host.jobId, start, end).catch((error: unknown) => this.fail(error));
   }
 
   private blockDone(fetch: BlockFetch): void {
@@ -628,6 +689,10 @@ export class MirrorScheduler {
   private dropMirror(mirror: MirrorState, reason: string, error: DownloadError): void {
     if (mirror.phase === 'dropped') return;
     mirror.drop(reason);
+    if (mirror.untrusted) {
+      for (const p of this.provenance) if (p.mirror === mirror) this.discardBytes(p.start, p.end);
+      this.provenance = this.provenance.filter((p) => p.mirror !== mirror);
+    }
     if (this.mirrors.length > 1) this.host.notice(`${mirror.isPrimary ? 'the server' : 'mirror'} ${mirror.url} was dropped: ${reason}`);
     this.reportMirrors(true);
     for (const f of this.active) if (f.mirror === mirror) f.controller.abort(LOST);
@@ -678,7 +743,8 @@ export class MirrorScheduler {
 
   /** Resolves or rejects once nothing is in flight; true when the run is over. */
   private trySettle(): boolean {
-    const stored = this.plan?.isComplete() === true && this.failure === undefined;
+    // Bytes from mirrors not yet checked against the primary cannot complete the file.
+    const stored = this.plan?.isComplete() === true && this.failure === undefined && !this.mirrors.some((m) => m.phase === 'tentative');
     if (stored && this.pieceChecker() && (!this.pieces!.allVerified || this.pieceWork)) {
       // Every byte is here; the run ends once the last pieces pass their hashes.
       this.checkPieces();
