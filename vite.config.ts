@@ -33,6 +33,11 @@ export default defineConfig({
     rollupOptions: {
       input: {
         background: resolve(src, 'background/main.ts'),
+        // Chrome only: makes blob URLs for saving (the worker cannot).
+        offscreen: resolve(src, 'offscreen/offscreen.html'),
+        // The toolbar popup and the options page (manifest: popup.html, options.html).
+        popup: resolve(src, 'popup.html'),
+        options: resolve(src, 'options.html'),
       },
       output: {
         entryFileNames: '[name].js',

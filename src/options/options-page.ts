@@ -1,0 +1,184 @@
+import { BackgroundError, callBackground, type RequestOf, type RequestType } from '../messages';
+import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
+import { h, setText } from '../pages-shared/dom';
+import { DEFAULT_SETTINGS, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
+import { OptionsForm } from './form-view';
+import { downloadJson, exportFilename, parseImport } from './import-export';
+import { errorLine, formToSettings, settingsToForm } from './settings-form';
+
+export interface OptionsDeps {
+  /** `browser.runtime.sendMessage`; undefined outside the extension. */
+  send?: (message: unknown) => Promise<unknown>;
+  /** Saves a file for the user (export); a blob-URL download by default. */
+  download?: (json: string, filename: string) => void;
+}
+
+/** The options page: the settings form, its error summary, save, import/export and reset. */
+export class OptionsPage {
+  readonly form: OptionsForm;
+  private defaults: Settings = parseSettings(DEFAULT_SETTINGS);
+  private readonly banner = h('p', { class: 'banner', role: 'status' });
+  private readonly status = h('span', { class: 'status', 'data-testid': 'settings-status', role: 'status' });
+  private readonly errors = h('div', { class: 'errors', 'data-testid': 'settings-errors', tabindex: -1 });
+  private readonly saveButton = h('button', { type: 'submit', class: 'primary', 'data-testid': 'settings-save' }, 'Save');
+  private readonly importInput = h('input', { type: 'file', accept: '.json,application/json', class: 'visually-hidden', 'data-testid': 'settings-import' });
+
+  constructor(
+    root: HTMLElement,
+    private readonly deps: OptionsDeps,
+  ) {
+    this.form = new OptionsForm(
+      (rule, sampleUrl) => this.call({ type: 'test-mirror-rule', rule, sampleUrl }),
+      () => this.setStatus('Unsaved changes', 'pending'),
+    );
+    const exportButton = h('button', { type: 'button', 'data-testid': 'settings-export', onclick: () => void this.export() }, 'Export…');
+    const resetButton = h('button', { type: 'button', 'data-testid': 'settings-reset', onclick: () => this.reset() }, 'Reset to defaults');
+    this.importInput.addEventListener('change', () => void this.import());
+    this.banner.hidden = true;
+    this.errors.hidden = true;
+    // The summary leads the form, where a keyboard or screen-reader user lands after a failed save.
+    this.form.element.prepend(this.errors);
+    this.form.element.append(
+      h(
+        'div',
+        { class: 'bar' },
+        this.saveButton,
+        this.status,
+        h(
+          'div',
+          { class: 'bar-end' },
+          exportButton,
+          h('label', { class: 'button' }, this.importInput, 'Import…'),
+          resetButton,
+        ),
+      ),
+    );
+    this.form.element.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.save();
+    });
+    this.form.element.addEventListener('change', () => this.form.showErrors(formToSettings(this.form.read()).errors, true));
+    root.replaceChildren(
+      h('header', { class: 'page-header' }, h('h1', {}, 'Stitch settings')),
+      this.banner,
+      this.form.element,
+    );
+    if (!deps.send) {
+      setText(this.banner, NOT_CONNECTED);
+      this.banner.hidden = false;
+      for (const control of [this.saveButton, exportButton, this.importInput]) control.disabled = true;
+      this.importInput.parentElement!.classList.add('disabled');
+      this.form.write(settingsToForm(this.defaults));
+    }
+  }
+
+  /** Fills the form with the stored settings. */
+  async load(): Promise<void> {
+    if (!this.deps.send) return;
+    try {
+      const { settings, defaults } = await this.call(bareRequest('get-settings'));
+      this.defaults = defaults;
+      this.form.write(settingsToForm(settings));
+      this.setStatus('', 'idle');
+    } catch (error) {
+      this.form.write(settingsToForm(this.defaults));
+      this.setStatus(`Could not load the settings: ${errorText(error)}`, 'error');
+    }
+  }
+
+  async save(): Promise<boolean> {
+    const values = this.form.read();
+    const { settings, errors } = formToSettings(values);
+    if (errors.length > 0) return this.fail(errors);
+    this.saveButton.disabled = true;
+    try {
+      const reply = await this.call({ type: 'set-settings', settings });
+      this.form.write(settingsToForm(reply.settings, values.rules.map((r) => r.sampleUrl)));
+      this.showSummary([]);
+      this.setStatus('Saved', 'ok');
+      return true;
+    } catch (error) {
+      return this.fail(refusal(error));
+    } finally {
+      this.saveButton.disabled = false;
+    }
+  }
+
+  private async export(): Promise<void> {
+    try {
+      const { json } = await this.call(bareRequest('export-settings'));
+      (this.deps.download ?? downloadJson)(json, exportFilename());
+      this.setStatus('Exported the saved settings', 'ok');
+    } catch (error) {
+      this.setStatus(`Could not export: ${errorText(error)}`, 'error');
+    }
+  }
+
+  /** Reads the chosen file, checks it here first (so nothing is stored when it is wrong), then saves it. */
+  private async import(): Promise<void> {
+    const file = this.importInput.files?.[0];
+    this.importInput.value = ''; // choosing the same file again fires change again
+    if (!file) return;
+    const text = await file.text();
+    const parsed = parseImport(text);
+    const problems = parsed.error ? [{ field: '', message: parsed.error }] : validateSettings(parsed.value);
+    if (problems.length > 0) return void this.fail(problems, `Nothing imported: ${file.name} has problems`, false);
+    try {
+      const { settings } = await this.call({ type: 'import-settings', json: text });
+      this.form.write(settingsToForm(settings));
+      this.showSummary([]);
+      this.setStatus(`Imported ${file.name} and saved`, 'ok');
+    } catch (error) {
+      this.fail(refusal(error), `Nothing imported: ${file.name} has problems`, false);
+    }
+  }
+
+  /** Puts the defaults in the form; they are stored only on Save, so a slip can be undone by reloading. */
+  private reset(): void {
+    const samples = this.form.read().rules.map((r) => r.sampleUrl);
+    this.form.write(settingsToForm(this.defaults, samples));
+    this.showSummary([]);
+    this.setStatus('Defaults filled in: save to keep them, or reload the page to undo', 'pending');
+    this.saveButton.focus();
+  }
+
+  /** Shows problems next to the fields (when they are the form's) and in the summary. */
+  private fail(errors: SettingsError[], status = 'Not saved: fix the problems listed at the top', inForm = true): false {
+    if (inForm) this.form.showErrors(errors);
+    this.showSummary(errors, inForm);
+    this.setStatus(status, 'error');
+    this.errors.focus();
+    return false;
+  }
+
+  /** The error summary; each line of the form's own errors jumps to its field. */
+  private showSummary(errors: readonly SettingsError[], linkToFields = true): void {
+    this.errors.hidden = errors.length === 0;
+    if (errors.length === 0) return this.errors.replaceChildren();
+    const item = (error: SettingsError) => {
+      const control = linkToFields ? this.form.controlFor(error.field) : undefined;
+      const text = errorLine(error);
+      return h('li', {}, control ? h('button', { type: 'button', class: 'link', onclick: () => control.focus() }, text) : text);
+    };
+    this.errors.replaceChildren(
+      h('p', {}, h('strong', {}, errors.length === 1 ? 'One problem:' : `${errors.length} problems:`)),
+      h('ul', {}, ...errors.map(item)),
+    );
+  }
+
+  private setStatus(text: string, kind: 'idle' | 'ok' | 'pending' | 'error'): void {
+    setText(this.status, text);
+    this.status.dataset.kind = kind;
+  }
+
+  private call<T extends RequestType>(request: RequestOf<T>) {
+    if (!this.deps.send) return Promise.reject(new Error(NOT_CONNECTED));
+    return callBackground(this.deps.send, request);
+  }
+}
+
+/** The background's reasons for refusing, as field errors (or one page-wide error). */
+function refusal(error: unknown): SettingsError[] {
+  if (error instanceof BackgroundError && error.errors.length > 0) return error.errors;
+  return [{ field: '', message: errorText(error) }];
+}

@@ -1,0 +1,188 @@
+import { LIMITS, MB, validateSettings, type MirrorRule, type Settings, type SettingsError } from '../settings/schema';
+
+/**
+ * The options form as text, in the units people think in (MB, KiB, kB/s), and its conversion
+ * to and from `Settings`. Pure: the DOM side is in form-view.ts.
+ */
+
+export interface RuleValues {
+  pattern: string;
+  /** One mirror prefix per line. */
+  mirrors: string;
+  /** Only for the "test" button; not part of the settings. */
+  sampleUrl: string;
+}
+
+export interface FormValues {
+  takeover: boolean;
+  thresholdMb: string;
+  /** One entry per line. */
+  excludedTypes: string;
+  excludedSites: string;
+  concurrent: string;
+  connections: string;
+  minBlockKib: string;
+  maxBlockKib: string;
+  /** Empty: no limit. */
+  speedLimitKbps: string;
+  rules: RuleValues[];
+}
+
+const KIB = 1024;
+const KB = 1000;
+
+export function settingsToForm(settings: Settings, sampleUrls: readonly string[] = []): FormValues {
+  return {
+    takeover: settings.takeover,
+    thresholdMb: formatNumber(settings.thresholdBytes / MB),
+    excludedTypes: settings.excludedTypes.join('\n'),
+    excludedSites: settings.excludedSites.join('\n'),
+    concurrent: String(settings.maxConcurrentJobs),
+    connections: String(settings.connectionsPerServer),
+    minBlockKib: formatNumber(settings.minBlockBytes / KIB),
+    maxBlockKib: formatNumber(settings.maxBlockBytes / KIB),
+    speedLimitKbps: settings.speedLimitBytesPerSec === null ? '' : formatNumber(settings.speedLimitBytesPerSec / KB),
+    rules: settings.mirrorRules.map((rule, i) => ({
+      pattern: rule.pattern,
+      mirrors: rule.mirrors.join('\n'),
+      sampleUrl: sampleUrls[i] ?? '',
+    })),
+  };
+}
+
+/**
+ * The settings the form describes, and every problem with them (field names as in
+ * `validateSettings`, so the background's errors land on the same fields). Fields in units
+ * are checked here, with messages in those units; everything else by `validateSettings`.
+ */
+export function formToSettings(values: FormValues): { settings: Settings; errors: SettingsError[] } {
+  const errors: SettingsError[] = [];
+  const settings: Partial<Settings> & { version: 1 } = {
+    version: 1,
+    takeover: values.takeover,
+    excludedTypes: lines(values.excludedTypes),
+    excludedSites: lines(values.excludedSites),
+    maxConcurrentJobs: wholeNumber(values.concurrent),
+    connectionsPerServer: wholeNumber(values.connections),
+    mirrorRules: values.rules.map(ruleFromValues),
+  };
+
+  const { thresholdBytes: threshold, blockBytes: block, speedLimitBytesPerSec: speed } = LIMITS;
+  const inUnits = (field: keyof Settings, text: string, unit: number, bounds: { min: number; max: number }, message: string) => {
+    const bytes = inBytes(text, unit);
+    if (bytes === undefined || bytes < bounds.min || bytes > bounds.max) errors.push({ field, message });
+    else (settings as Record<string, unknown>)[field] = bytes;
+  };
+  inUnits('thresholdBytes', values.thresholdMb, MB, threshold, `the size threshold must be a number of MB from ${threshold.min / MB} to ${threshold.max / MB}`);
+  const kib = `a number of KiB from ${block.min / KIB} to ${block.max / KIB}`;
+  inUnits('minBlockBytes', values.minBlockKib, KIB, block, `the smallest block size must be ${kib}`);
+  inUnits('maxBlockBytes', values.maxBlockKib, KIB, block, `the largest block size must be ${kib}`);
+  if (values.speedLimitKbps.trim() === '') settings.speedLimitBytesPerSec = null;
+  else {
+    inUnits('speedLimitBytesPerSec', values.speedLimitKbps, KB, speed, `the speed limit must be empty (no limit) or a number of kB/s from ${speed.min / KB} to ${speed.max / KB}`);
+  }
+
+  // Fields that failed above are absent, so validateSettings does not report them twice.
+  for (const error of validateSettings(settings)) {
+    const blankPattern = /^mirrorRules\.(\d+)\.pattern$/.exec(error.field);
+    if (blankPattern && values.rules[Number(blankPattern[1])]?.pattern.trim() === '') {
+      errors.push({ field: error.field, message: 'enter a URL pattern: a host and path prefix, like example.com/releases/' });
+    } else errors.push(error);
+  }
+  return { settings: settings as Settings, errors: sortByForm(errors) };
+}
+
+export function ruleFromValues(rule: RuleValues): MirrorRule {
+  return { pattern: rule.pattern.trim(), mirrors: lines(rule.mirrors) };
+}
+
+/** Non-empty trimmed lines. */
+export function lines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
+
+/** A number the way the form shows it: `20`, `0.5`, `1.024`, never `1e-7`. */
+function formatNumber(value: number): string {
+  return String(Number(value.toFixed(6)));
+}
+
+/** A whole number, or NaN (which `validateSettings` reports) for anything else. */
+function wholeNumber(text: string): number {
+  const trimmed = text.trim();
+  return trimmed === '' ? Number.NaN : Number(trimmed);
+}
+
+/** `text` × `unit` as whole bytes, or undefined when it is not a number. */
+function inBytes(text: string, unit: number): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? Math.round(value * unit) : undefined;
+}
+
+/** Errors in the order the fields appear on the page. */
+const FIELD_ORDER = [
+  '',
+  'version',
+  'takeover',
+  'thresholdBytes',
+  'excludedTypes',
+  'excludedSites',
+  'maxConcurrentJobs',
+  'connectionsPerServer',
+  'minBlockBytes',
+  'maxBlockBytes',
+  'speedLimitBytesPerSec',
+  'mirrorRules',
+];
+
+function sortByForm(errors: SettingsError[]): SettingsError[] {
+  const rank = (field: string) => {
+    const i = FIELD_ORDER.indexOf(field.split('.')[0]!);
+    return i < 0 ? FIELD_ORDER.length : i;
+  };
+  // Stable sort: entries of one list (excludedTypes.0, .1, rules) keep their order.
+  return errors.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e.field) - rank(b.e.field) || a.i - b.i).map(({ e }) => e);
+}
+
+/**
+ * Which form control shows an error: a scalar field's own name, `excludedTypes` for any of its
+ * lines, `mirrorRules.<i>.pattern` / `.mirrors` for a rule, '' for the page as a whole.
+ */
+export function controlOf(field: string): string {
+  const [head, index, part] = field.split('.');
+  if (head === 'mirrorRules') {
+    if (index === undefined) return 'mirrorRules';
+    return `mirrorRules.${index}.${part === 'pattern' ? 'pattern' : 'mirrors'}`;
+  }
+  if (head === 'version') return '';
+  return head ?? '';
+}
+
+const LABELS: Record<string, string> = {
+  takeover: 'Take over downloads',
+  thresholdBytes: 'Size threshold',
+  excludedTypes: 'Excluded types',
+  excludedSites: 'Excluded sites',
+  maxConcurrentJobs: 'Concurrent downloads',
+  connectionsPerServer: 'Connections per server',
+  minBlockBytes: 'Smallest block',
+  maxBlockBytes: 'Largest block',
+  speedLimitBytesPerSec: 'Speed limit',
+  mirrorRules: 'Mirror rules',
+};
+
+/** `Size threshold: the size threshold must…`, `Mirror rule 2: …` for the error summary. */
+export function errorLine(error: SettingsError): string {
+  const control = controlOf(error.field);
+  const rule = /^mirrorRules\.(\d+)/.exec(control);
+  const label = rule ? `Mirror rule ${Number(rule[1]) + 1}` : LABELS[control];
+  return label ? `${label}: ${error.message}` : capitalize(error.message);
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,45 @@
+import type { Runtime } from 'webextension-polyfill';
+import { UI_PORT, type RequestOf, type RequestType } from '../messages';
+
+/** What a page needs of the extension: one way to send requests, one to open the UI port. */
+export interface Connection {
+  send: (message: unknown) => Promise<unknown>;
+  connect: () => Runtime.Port;
+  openOptionsPage: () => Promise<void>;
+}
+
+/** Said on a page opened outside the extension (a file:// preview, a test), where no API exists. */
+export const NOT_CONNECTED = 'Not connected to Stitch: open this page from the Stitch button in the toolbar.';
+
+/**
+ * The extension API, or undefined when the page runs outside an extension. The polyfill is
+ * loaded lazily because it throws on import there, and the page should still render and say so.
+ */
+export async function connectToBackground(): Promise<Connection | undefined> {
+  const chrome = (globalThis as { chrome?: { runtime?: { id?: string } } }).chrome;
+  if (!chrome?.runtime?.id) return undefined;
+  const { default: browser } = await import('webextension-polyfill');
+  return {
+    send: (message) => browser.runtime.sendMessage(message),
+    connect: () => browser.runtime.connect({ name: UI_PORT }),
+    openOptionsPage: () => browser.runtime.openOptionsPage(),
+  };
+}
+
+/** A sentence for the user from anything thrown by `callBackground` or the messaging layer. */
+export function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // The browser's own words when the worker is gone are not for users.
+  if (/Receiving end does not exist|Could not establish connection/i.test(message)) {
+    return 'Stitch is not answering right now; try again in a moment.';
+  }
+  return message.charAt(0).toUpperCase() + message.slice(1);
+}
+
+/**
+ * A request without payload. `RequestOf<T>` for those is `{ type } & Record<string, never>`,
+ * whose `type` collapses to never, so a literal needs this one cast.
+ */
+export function bareRequest<T extends RequestType>(type: T): RequestOf<T> {
+  return { type } as unknown as RequestOf<T>;
+}

@@ -1,0 +1,61 @@
+import { h } from '../pages-shared/dom';
+
+/** Starts a download; resolves with a line to announce, throws with a sentence for the user. */
+export type AddUrl = (url: string, saveAs: boolean) => Promise<string>;
+
+/** "Add a URL by hand": a URL field, an "ask where to save" box and a submit button. */
+export function addUrlForm(add: AddUrl, announce: (message: string) => void): HTMLFormElement {
+  const input = h('input', {
+    id: 'add-url',
+    type: 'url',
+    name: 'url',
+    placeholder: 'https://example.com/file.iso',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'data-testid': 'add-url-input',
+    'aria-describedby': 'add-url-error',
+  });
+  const saveAs = h('input', { type: 'checkbox', name: 'saveAs', id: 'add-url-save-as' });
+  const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'add-url-submit' }, 'Download');
+  const error = h('p', { id: 'add-url-error', class: 'error-text form-error', role: 'alert' });
+
+  const form = h(
+    'form',
+    // The background checks the URL and says what is wrong in plain words; no browser bubble.
+    { class: 'add-url', novalidate: true, 'aria-label': 'Add a download' },
+    h('label', { for: 'add-url', class: 'visually-hidden' }, 'URL to download'),
+    h('div', { class: 'add-url-row' }, input, submit),
+    h('label', { class: 'check' }, saveAs, ' Ask where to save'),
+    error,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const url = input.value.trim();
+    if (url === '') {
+      showError('Paste a URL to download first.');
+      return input.focus();
+    }
+    submit.disabled = true;
+    try {
+      announce(await add(url, saveAs.checked));
+      input.value = '';
+      saveAs.checked = false;
+      showError('');
+    } catch (problem) {
+      showError(problem instanceof Error ? problem.message : String(problem));
+      input.focus();
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  input.addEventListener('input', () => showError(''));
+
+  function showError(message: string): void {
+    error.textContent = message;
+    error.hidden = message === '';
+    if (message) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  }
+  showError('');
+  return form;
+}

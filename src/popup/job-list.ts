@@ -1,0 +1,51 @@
+import type { JobView } from '../messages';
+import { h } from '../pages-shared/dom';
+import { JobRow, type ActionHandler } from './job-row';
+
+export type ListPhase = 'loading' | 'ready' | 'offline';
+
+/** The list of rows, reconciled by job id so rows (and focus in them) persist across updates. */
+export class JobList {
+  readonly list = h('ul', { class: 'job-list', 'data-testid': 'job-list', 'aria-label': 'Downloads' });
+  private readonly empty = h(
+    'div',
+    { class: 'empty-state', 'data-testid': 'empty' },
+    h('p', {}, h('strong', {}, 'No downloads yet.')),
+    h('p', { class: 'muted' }, 'Large downloads you start in the browser show up here. You can also paste a URL above.'),
+  );
+  private readonly loading = h('p', { class: 'empty-state muted' }, 'Loading downloads…');
+  readonly element = h('main', { class: 'jobs' }, this.list, this.loading);
+  private readonly rows = new Map<string, { row: JobRow; job: JobView }>();
+
+  constructor(private readonly onAction: ActionHandler) {}
+
+  /**
+   * `phase` is 'loading' until the first snapshot, so "no downloads" is never said too early;
+   * 'offline' when there is no background to ask (the page's banner says so).
+   */
+  render(jobs: readonly JobView[], phase: ListPhase): void {
+    const ids = new Set(jobs.map((j) => j.id));
+    for (const [id, { row }] of this.rows) {
+      if (ids.has(id)) continue;
+      row.element.remove();
+      this.rows.delete(id);
+    }
+    jobs.forEach((job, i) => {
+      let entry = this.rows.get(job.id);
+      if (!entry) {
+        entry = { row: new JobRow(job, this.onAction), job };
+        this.rows.set(job.id, entry);
+      } else if (entry.job !== job) {
+        entry.row.update(job);
+        entry.job = job;
+      }
+      const at = this.list.children[i];
+      if (at !== entry.row.element) this.list.insertBefore(entry.row.element, at ?? null);
+    });
+    this.loading.remove();
+    this.empty.remove();
+    if (jobs.length > 0) return;
+    if (phase === 'loading') this.element.append(this.loading);
+    if (phase === 'ready') this.element.append(this.empty);
+  }
+}

@@ -1,0 +1,182 @@
+import type { JobView } from '../messages';
+import { h, setText } from '../pages-shared/dom';
+import { etaText, rateText, sizeText, stateLabel } from './job-text';
+import { MirrorBar } from './mirror-bar';
+
+/** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
+export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel';
+
+/** How many of a job's notices a row shows (the newest). */
+const NOTICES_SHOWN = 3;
+
+/** The actions that apply to a job in its state, in the order the row shows them. */
+export function rowActions(job: JobView): RowAction[] {
+  const actions: RowAction[] = [];
+  switch (job.state) {
+    case 'queued':
+    case 'running':
+      actions.push('pause');
+      break;
+    case 'paused':
+      actions.push('resume');
+      break;
+    case 'failed':
+      actions.push('retry');
+      break;
+  }
+  if (job.state === 'saved' && job.savedDownloadId !== undefined) actions.push('open', 'show');
+  // A complete file that failed to save is still stored: the user may pick another place.
+  if (job.state === 'failed' && job.errorCode === 'save-failed') actions.push('save-as');
+  actions.push('copy-url');
+  if (job.state !== 'saving' && job.state !== 'saved' && job.state !== 'cancelled') actions.push('cancel');
+  return actions;
+}
+
+function actionLabel(action: RowAction, job: JobView): string {
+  switch (action) {
+    case 'pause':
+      return 'Pause';
+    case 'resume':
+      return 'Resume';
+    case 'retry':
+      return 'Retry';
+    case 'open':
+      return 'Open';
+    case 'show':
+      return 'Show in folder';
+    case 'save-as':
+      return 'Save as…';
+    case 'copy-url':
+      return 'Copy URL';
+    case 'cancel':
+      // A failed job is not running: cancelling it forgets it and its stored bytes.
+      return job.state === 'failed' ? 'Remove' : 'Cancel';
+  }
+}
+
+export type ActionHandler = (action: RowAction, job: JobView, button: HTMLButtonElement) => void;
+
+/**
+ * One job in the list. Built once and updated in place on every progress message, so focus,
+ * hover tooltips and text selection survive the ~4 updates a second.
+ */
+export class JobRow {
+  readonly element: HTMLLIElement;
+  private job: JobView;
+  private readonly filename = h('span', { class: 'filename', 'data-testid': 'job-filename' });
+  private readonly state = h('span', { class: 'state', 'data-testid': 'job-state' });
+  private readonly progress = h('progress', { 'data-testid': 'job-progress' });
+  private readonly size = h('span', { 'data-testid': 'job-size' });
+  private readonly rate = h('span', { class: 'rate', 'data-testid': 'job-rate' });
+  private readonly eta = h('span', { class: 'eta', 'data-testid': 'job-eta' });
+  private readonly error = h('p', { class: 'error-text job-error', 'data-testid': 'job-error' });
+  private readonly notices = h('ul', { class: 'job-notices', 'data-testid': 'job-notices', 'aria-label': 'Notices' });
+  private readonly mirrors: MirrorBar;
+  private readonly actions = h('div', { class: 'actions' });
+  private actionsKey = '';
+
+  constructor(
+    job: JobView,
+    private readonly onAction: ActionHandler,
+  ) {
+    this.job = job;
+    this.mirrors = new MirrorBar(job.mirrors);
+    const filenameId = `job-${job.id}-name`;
+    this.filename.id = filenameId;
+    this.progress.setAttribute('aria-labelledby', filenameId);
+    this.element = h(
+      'li',
+      { class: 'job', 'data-testid': 'job-row', 'data-job-id': job.id, 'aria-labelledby': filenameId },
+      h('div', { class: 'job-head' }, this.filename, this.state),
+      this.progress,
+      h('div', { class: 'job-figures' }, this.size, h('span', { class: 'speed' }, this.rate, this.eta)),
+      this.mirrors.element,
+      this.notices,
+      this.actions,
+    );
+    this.update(job);
+  }
+
+  get id(): string {
+    return this.job.id;
+  }
+
+  update(job: JobView): void {
+    this.job = job;
+    this.element.dataset.state = job.state;
+    setText(this.filename, job.filename);
+    this.filename.title = `${job.filename}\n${job.url}`;
+    setText(this.state, stateLabel(job));
+    this.state.className = `state state-${job.state}`;
+    this.updateProgress(job);
+    setText(this.size, sizeText(job));
+    setText(this.rate, rateText(job));
+    setText(this.eta, etaText(job));
+    this.updateError(job);
+    this.updateNotices(job);
+    this.mirrors.update(job.mirrors);
+    this.updateActions(job);
+  }
+
+  private updateProgress(job: JobView): void {
+    if (job.size !== undefined && job.size > 0) {
+      this.progress.max = job.size;
+      this.progress.value = Math.min(job.received, job.size);
+    } else if (job.size === 0) {
+      this.progress.max = 1;
+      this.progress.value = job.state === 'saved' || job.state === 'saving' ? 1 : 0;
+    } else {
+      this.progress.removeAttribute('value'); // unknown size: indeterminate
+    }
+  }
+
+  private updateError(job: JobView): void {
+    if (job.error) {
+      setText(this.error, job.error);
+      if (!this.error.isConnected) this.mirrors.element.before(this.error);
+    } else {
+      this.error.remove();
+    }
+  }
+
+  private updateNotices(job: JobView): void {
+    const shown = job.notices.slice(-NOTICES_SHOWN);
+    const current = [...this.notices.children].map((li) => li.textContent);
+    if (current.length === shown.length && current.every((text, i) => text === shown[i])) return;
+    this.notices.replaceChildren(...shown.map((notice) => h('li', {}, notice)));
+    this.notices.hidden = shown.length === 0;
+    const earlier = job.notices.length - shown.length;
+    this.notices.title = earlier > 0 ? `${earlier} earlier ${earlier === 1 ? 'notice' : 'notices'} not shown` : '';
+  }
+
+  /** Rebuilds the buttons only when the set changes, keeping keyboard focus at the same place. */
+  private updateActions(job: JobView): void {
+    const actions = rowActions(job);
+    // The filename is part of each button's accessible name, so a rename rebuilds them too.
+    const key = `${job.filename}\n${actions.map((a) => `${a}:${actionLabel(a, job)}`).join(',')}`;
+    if (key === this.actionsKey) return;
+    this.actionsKey = key;
+    const buttons = [...this.actions.querySelectorAll('button')];
+    const focused = buttons.findIndex((b) => b === document.activeElement);
+    const next = actions.map((action) => this.button(action, job));
+    this.actions.replaceChildren(...next);
+    if (focused >= 0 && next.length > 0) next[Math.min(focused, next.length - 1)]!.focus();
+  }
+
+  private button(action: RowAction, job: JobView): HTMLButtonElement {
+    const label = actionLabel(action, job);
+    const button = h(
+      'button',
+      {
+        type: 'button',
+        class: action === 'cancel' ? 'danger' : undefined,
+        'data-testid': `job-${action}`,
+        // The visible label first, then which download (several rows have a "Pause").
+        'aria-label': `${label} ${job.filename}`,
+      },
+      label,
+    );
+    button.addEventListener('click', () => this.onAction(action, this.job, button));
+    return button;
+  }
+}

@@ -1,0 +1,65 @@
+import type { JobView, PortMessage, UiNotice } from '../messages';
+import { FINISHED_STATES } from './job-text';
+
+/** What the popup knows: the jobs (newest first) and the page-wide notices (oldest first). */
+export interface PopupModel {
+  jobs: JobView[];
+  notices: UiNotice[];
+}
+
+export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [] };
+
+/** The model after one message from the UI port (or a job from an action's reply). */
+export function applyPortMessage(model: PopupModel, message: PortMessage): PopupModel {
+  switch (message.type) {
+    case 'snapshot':
+      return { jobs: sortNewestFirst(message.jobs), notices: [...message.notices] };
+    case 'job': {
+      const current = model.jobs.find((j) => j.id === message.job.id);
+      // An action's reply can arrive after a newer port update; keep the newer view.
+      if (current && current.updatedAt > message.job.updatedAt) return model;
+      const others = model.jobs.filter((j) => j.id !== message.job.id);
+      return { ...model, jobs: sortNewestFirst([...others, message.job]) };
+    }
+    case 'removed':
+      return { ...model, jobs: model.jobs.filter((j) => j.id !== message.id) };
+    case 'notice':
+      if (model.notices.some((n) => n.id === message.notice.id)) return model;
+      return { ...model, notices: [...model.notices, message.notice] };
+  }
+}
+
+function sortNewestFirst(jobs: JobView[]): JobView[] {
+  return [...jobs].sort((a, b) => b.createdAt - a.createdAt);
+}
+
+/** Which page-wide buttons have something to act on (the background's all-action rules). */
+export function pageActions(jobs: readonly JobView[]): { pauseAll: boolean; resumeAll: boolean; clearFinished: boolean } {
+  return {
+    pauseAll: jobs.some((j) => j.state === 'running' || j.state === 'queued'),
+    resumeAll: jobs.some((j) => j.state === 'paused'),
+    clearFinished: jobs.some((j) => FINISHED_STATES.has(j.state)),
+  };
+}
+
+/**
+ * What to say to screen-reader users when a job changes: finished, failed, stopped by Stitch,
+ * or something new happened to it. Progress is never announced.
+ */
+export function announcement(before: JobView | undefined, after: JobView): string | undefined {
+  if (!before) return undefined; // new rows are announced by whoever added them
+  const name = after.filename;
+  if (before.state !== after.state) {
+    if (after.state === 'saved') return `${name} is saved.`;
+    if (after.state === 'failed') return `${name} failed: ${after.error ?? 'unknown error'}.`;
+    if (after.state === 'paused' && !after.pausedByUser && after.error) return `${name} paused: ${after.error}.`;
+  }
+  if (after.notices.length > before.notices.length) return `${name}: ${after.notices.at(-1)}`;
+  return undefined;
+}
+
+/** `2 downloading · 14 MB/s` for the header; empty when nothing runs. */
+export function summary(jobs: readonly JobView[]): { running: number; rate: number } {
+  const running = jobs.filter((j) => j.state === 'running');
+  return { running: running.length, rate: running.reduce((sum, j) => sum + j.rate, 0) };
+}

@@ -1,0 +1,81 @@
+import type { MirrorContribution } from '../messages';
+import { h, setText } from '../pages-shared/dom';
+import { formatBytes, formatRate } from '../pages-shared/format';
+
+/** How many distinct colours the bar cycles through (classes source-0 … source-7 in popup.css). */
+const COLOURS = 8;
+
+export interface MirrorSegment extends MirrorContribution {
+  /** Share of all bytes received, 0–100. */
+  percent: number;
+  /** Colour class of this source. */
+  colour: string;
+}
+
+/** Each source's share of the bytes received so far; the shares add up to 100 (or are all 0). */
+export function mirrorSegments(mirrors: readonly MirrorContribution[]): MirrorSegment[] {
+  const total = mirrors.reduce((sum, m) => sum + Math.max(0, m.bytes), 0);
+  return mirrors.map((mirror, i) => ({
+    ...mirror,
+    percent: total > 0 ? (Math.max(0, mirror.bytes) / total) * 100 : 0,
+    colour: mirror.dropped ? 'source-dropped' : `source-${i % COLOURS}`,
+  }));
+}
+
+/** One line per source: `host · 12 MB · 1.2 MB/s`, or why it was dropped. */
+export function segmentText(segment: MirrorSegment): string {
+  const parts = [segment.host, formatBytes(segment.bytes)];
+  if (segment.percent > 0) parts.push(`${Math.round(segment.percent)} %`);
+  if (segment.dropped) parts.push(`dropped: ${segment.dropped}`);
+  else if (segment.rate > 0) parts.push(formatRate(segment.rate));
+  return parts.join(' · ');
+}
+
+/**
+ * A stacked bar of who served how much, with a legend that says the same in words (the bar
+ * itself is hidden from screen readers). Updated in place so hovering a segment keeps its tooltip.
+ */
+export class MirrorBar {
+  readonly element = h('div', { class: 'mirrors', 'data-testid': 'job-mirrors' });
+  private key = '';
+  private segments: HTMLElement[] = [];
+  private lines: HTMLElement[] = [];
+
+  constructor(mirrors: readonly MirrorContribution[]) {
+    this.update(mirrors);
+  }
+
+  update(mirrors: readonly MirrorContribution[]): void {
+    // One source tells nothing the progress bar does not; show the breakdown once there are more.
+    this.element.hidden = mirrors.length < 2 && !mirrors.some((m) => m.dropped);
+    const segments = mirrorSegments(mirrors);
+    const key = segments.map((s) => `${s.url}|${s.colour}`).join('\n');
+    if (key !== this.key) this.rebuild(segments, key);
+    segments.forEach((segment, i) => {
+      const text = segmentText(segment);
+      const bar = this.segments[i]!;
+      bar.style.width = `${segment.percent.toFixed(2)}%`;
+      bar.classList.toggle('zero', segment.percent === 0);
+      const title = `${segment.url}\n${text}`;
+      if (bar.title !== title) bar.title = title;
+      setText(this.lines[i]!.querySelector('.legend-text')!, text);
+    });
+  }
+
+  private rebuild(segments: MirrorSegment[], key: string): void {
+    this.key = key;
+    this.segments = segments.map((s) => h('span', { class: `segment ${s.colour}` }));
+    this.lines = segments.map((s) =>
+      h(
+        'li',
+        { class: s.dropped ? 'dropped' : undefined, title: s.url },
+        h('span', { class: `swatch ${s.colour}`, 'aria-hidden': 'true' }),
+        h('span', { class: 'legend-text' }),
+      ),
+    );
+    this.element.replaceChildren(
+      h('div', { class: 'mirror-bar', 'aria-hidden': 'true' }, ...this.segments),
+      h('ul', { class: 'mirror-legend', 'aria-label': 'Sources' }, ...this.lines),
+    );
+  }
+}

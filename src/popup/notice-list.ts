@@ -1,0 +1,38 @@
+import type { UiNotice } from '../messages';
+import { h } from '../pages-shared/dom';
+
+/** How many page-wide notices are shown (the newest). */
+const SHOWN = 5;
+
+/**
+ * Page-wide notices (e.g. "left to the browser: the server refused a second request"), newest
+ * first, with one button that dismisses them all.
+ */
+export class NoticeList {
+  readonly element = h('section', { class: 'notices', 'aria-label': 'Notices' });
+  private key = '';
+
+  constructor(private readonly onDismiss: () => void) {
+    this.element.hidden = true;
+  }
+
+  render(notices: readonly UiNotice[]): void {
+    const shown = notices.slice(-SHOWN).reverse();
+    const key = shown.map((n) => n.id).join(',');
+    if (key === this.key) return;
+    this.key = key;
+    this.element.hidden = shown.length === 0;
+    const items = shown.map((notice) =>
+      h(
+        'li',
+        { 'data-testid': 'notice', title: notice.url },
+        h('span', {}, notice.message),
+        notice.url ? h('span', { class: 'notice-url muted' }, notice.url) : null,
+      ),
+    );
+    this.element.replaceChildren(
+      h('ul', {}, ...items),
+      h('button', { type: 'button', class: 'link', onclick: () => this.onDismiss() }, 'Dismiss'),
+    );
+  }
+}

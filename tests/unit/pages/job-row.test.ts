@@ -1,0 +1,112 @@
+// @vitest-environment happy-dom
+import { describe, expect, it, vi } from 'vitest';
+import type { JobViewState } from '../../../src/messages';
+import { JobRow, rowActions } from '../../../src/popup/job-row';
+import { jobView } from './fixtures';
+
+const testIds = (root: Element, prefix: string) =>
+  [...root.querySelectorAll('[data-testid]')].map((e) => e.getAttribute('data-testid')!).filter((id) => id.startsWith(prefix));
+
+describe('rowActions', () => {
+  const cases: [JobViewState, object, string[]][] = [
+    ['queued', {}, ['pause', 'copy-url', 'cancel']],
+    ['running', {}, ['pause', 'copy-url', 'cancel']],
+    ['paused', { pausedByUser: true }, ['resume', 'copy-url', 'cancel']],
+    ['verifying', {}, ['copy-url', 'cancel']],
+    ['saving', {}, ['copy-url']],
+    ['saved', { savedDownloadId: 7 }, ['open', 'show', 'copy-url']],
+    ['saved', {}, ['copy-url']],
+    ['failed', { error: 'the server said 404' }, ['retry', 'copy-url', 'cancel']],
+    ['failed', { error: 'could not save', errorCode: 'save-failed' }, ['retry', 'save-as', 'copy-url', 'cancel']],
+    ['cancelled', {}, ['copy-url']],
+  ];
+  it.each(cases)('%s %o → %o', (state, extra, actions) => {
+    expect(rowActions(jobView({ state, ...extra }))).toEqual(actions);
+  });
+});
+
+describe('JobRow', () => {
+  it('renders the test ids of the contract with the job in words', () => {
+    const row = new JobRow(jobView(), () => {});
+    const el = row.element;
+    expect(el.dataset.testid).toBe('job-row');
+    expect(el.dataset.jobId).toBe('job-1');
+    expect(el.dataset.state).toBe('running');
+    const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent;
+    expect(text('job-filename')).toBe('big.iso');
+    expect(text('job-size')).toBe('25 MB of 100 MB (25 %)');
+    expect(text('job-state')).toBe('Downloading');
+    expect(text('job-rate')).toBe('5 MB/s');
+    expect(text('job-eta')).toBe('15 s left');
+    expect(el.querySelector('[data-testid="job-notices"]')).not.toBeNull();
+    expect(el.querySelector('[data-testid="job-mirrors"]')).not.toBeNull();
+    expect(el.querySelector('[data-testid="job-error"]')).toBeNull();
+    const progress = el.querySelector<HTMLProgressElement>('[data-testid="job-progress"]')!;
+    expect(progress.value).toBe(25_000_000);
+    expect(progress.max).toBe(100_000_000);
+    expect(testIds(el, 'job-').filter((id) => !['job-row', 'job-filename', 'job-state', 'job-progress', 'job-size', 'job-rate', 'job-eta', 'job-notices', 'job-mirrors'].includes(id))).toEqual([
+      'job-pause',
+      'job-copy-url',
+      'job-cancel',
+    ]);
+  });
+
+  it('shows the error only while there is one, and the buttons of the new state', () => {
+    const row = new JobRow(jobView(), () => {});
+    row.update(jobView({ state: 'failed', rate: 0, error: 'the server changed the file; restarted from zero', errorCode: 'changed' }));
+    const el = row.element;
+    expect(el.dataset.state).toBe('failed');
+    expect(el.querySelector('[data-testid="job-error"]')?.textContent).toBe('the server changed the file; restarted from zero');
+    expect(el.querySelector('[data-testid="job-state"]')?.textContent).toBe('Failed');
+    expect(el.querySelector('[data-testid="job-rate"]')?.textContent).toBe('');
+    expect(el.querySelector('[data-testid="job-pause"]')).toBeNull();
+    expect(el.querySelector('[data-testid="job-retry"]')).not.toBeNull();
+    expect(el.querySelector('[data-testid="job-cancel"]')?.textContent).toBe('Remove');
+    row.update(jobView({ state: 'running' }));
+    expect(el.querySelector('[data-testid="job-error"]')).toBeNull();
+  });
+
+  it('tells a pause by Stitch from a pause by the user', () => {
+    const row = new JobRow(jobView({ state: 'paused', pausedByUser: false, error: 'storage is full' }), () => {});
+    expect(row.element.querySelector('[data-testid="job-state"]')?.textContent).toBe('Paused by Stitch');
+    row.update(jobView({ state: 'paused', pausedByUser: true }));
+    expect(row.element.querySelector('[data-testid="job-state"]')?.textContent).toBe('Paused');
+  });
+
+  it('leaves the progress indeterminate while the size is unknown', () => {
+    const row = new JobRow(jobView({ size: undefined, received: 4_100_000 }), () => {});
+    const progress = row.element.querySelector<HTMLProgressElement>('progress')!;
+    expect(progress.hasAttribute('value')).toBe(false);
+    expect(row.element.querySelector('[data-testid="job-size"]')?.textContent).toBe('4.1 MB of unknown size');
+  });
+
+  it('shows the newest notices', () => {
+    const row = new JobRow(jobView({ notices: ['one', 'two', 'three', 'four'] }), () => {});
+    const notices = row.element.querySelector('[data-testid="job-notices"]')!;
+    expect([...notices.children].map((li) => li.textContent)).toEqual(['two', 'three', 'four']);
+  });
+
+  it('updates in place and keeps keyboard focus where it was when the buttons change', () => {
+    const row = new JobRow(jobView(), () => {});
+    document.body.append(row.element);
+    const progress = row.element.querySelector('progress');
+    row.element.querySelector<HTMLButtonElement>('[data-testid="job-pause"]')!.focus();
+    row.update(jobView({ state: 'paused', pausedByUser: true, rate: 0 }));
+    expect(row.element.querySelector('progress')).toBe(progress);
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('job-resume');
+    row.element.remove();
+  });
+
+  it('calls back with the action and the current job', () => {
+    const onAction = vi.fn();
+    const row = new JobRow(jobView(), onAction);
+    row.update(jobView({ received: 50_000_000 }));
+    row.element.querySelector<HTMLButtonElement>('[data-testid="job-copy-url"]')!.click();
+    expect(onAction).toHaveBeenCalledWith('copy-url', expect.objectContaining({ received: 50_000_000 }), expect.anything());
+  });
+
+  it('names each button with its download for screen readers', () => {
+    const row = new JobRow(jobView({ state: 'saved', savedDownloadId: 3 }), () => {});
+    expect(row.element.querySelector('[data-testid="job-show"]')?.getAttribute('aria-label')).toBe('Show in folder big.iso');
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary } from '../../../src/popup/jobs-model';
+import { jobView } from './fixtures';
+
+describe('applyPortMessage', () => {
+  const older = jobView({ id: 'old', createdAt: 1 });
+  const newer = jobView({ id: 'new', createdAt: 2 });
+
+  it('takes a snapshot as the whole truth, newest job first', () => {
+    const model = applyPortMessage({ jobs: [jobView({ id: 'gone' })], notices: [] }, { type: 'snapshot', jobs: [older, newer], notices: [] });
+    expect(model.jobs.map((j) => j.id)).toEqual(['new', 'old']);
+  });
+
+  it('replaces a job by id and adds new ones in order', () => {
+    let model = applyPortMessage(EMPTY_MODEL, { type: 'snapshot', jobs: [older], notices: [] });
+    model = applyPortMessage(model, { type: 'job', job: newer });
+    model = applyPortMessage(model, { type: 'job', job: { ...older, received: 99, updatedAt: 3_000 } });
+    expect(model.jobs.map((j) => [j.id, j.received])).toEqual([
+      ['new', newer.received],
+      ['old', 99],
+    ]);
+  });
+
+  it('ignores a view older than the one it has (a late action reply)', () => {
+    let model = applyPortMessage(EMPTY_MODEL, { type: 'job', job: jobView({ updatedAt: 5, state: 'paused' }) });
+    model = applyPortMessage(model, { type: 'job', job: jobView({ updatedAt: 4, state: 'running' }) });
+    expect(model.jobs[0]!.state).toBe('paused');
+  });
+
+  it('forgets removed jobs and collects notices once', () => {
+    const notice = { id: 'n1', at: 1, message: 'left to the browser' };
+    let model = applyPortMessage(EMPTY_MODEL, { type: 'snapshot', jobs: [older], notices: [] });
+    model = applyPortMessage(model, { type: 'removed', id: 'old' });
+    model = applyPortMessage(model, { type: 'notice', notice });
+    model = applyPortMessage(model, { type: 'notice', notice });
+    expect(model).toEqual({ jobs: [], notices: [notice] });
+  });
+});
+
+describe('pageActions', () => {
+  it('enables only what has something to act on', () => {
+    expect(pageActions([])).toEqual({ pauseAll: false, resumeAll: false, clearFinished: false });
+    expect(pageActions([jobView({ state: 'queued' })])).toEqual({ pauseAll: true, resumeAll: false, clearFinished: false });
+    expect(pageActions([jobView({ state: 'paused' }), jobView({ state: 'saved' })])).toEqual({ pauseAll: false, resumeAll: true, clearFinished: true });
+  });
+});
+
+describe('announcement', () => {
+  it('speaks of endings, stops by Stitch and new notices, not of progress', () => {
+    const running = jobView();
+    expect(announcement(running, { ...running, received: running.received + 1 })).toBeUndefined();
+    expect(announcement(running, { ...running, state: 'saved' })).toBe('big.iso is saved.');
+    expect(announcement(running, { ...running, state: 'failed', error: 'the server said 404' })).toBe('big.iso failed: the server said 404.');
+    expect(announcement(running, { ...running, state: 'paused', error: 'storage is full' })).toBe('big.iso paused: storage is full.');
+    expect(announcement(running, { ...running, state: 'paused', pausedByUser: true })).toBeUndefined();
+    expect(announcement(running, { ...running, notices: ['mirror b dropped'] })).toBe('big.iso: mirror b dropped');
+    expect(announcement(undefined, running)).toBeUndefined();
+  });
+});
+
+describe('summary', () => {
+  it('adds up the running jobs', () => {
+    expect(summary([jobView({ rate: 1 }), jobView({ rate: 2 }), jobView({ state: 'paused', rate: 0 })])).toEqual({ running: 2, rate: 3 });
+  });
+});

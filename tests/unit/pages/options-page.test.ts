@@ -1,0 +1,208 @@
+// @vitest-environment happy-dom
+import { beforeEach, describe, expect, it } from 'vitest';
+import { OptionsPage } from '../../../src/options/options-page';
+import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
+
+const byTestId = <T extends HTMLElement = HTMLElement>(id: string, root: ParentNode = document) =>
+  root.querySelector<T>(`[data-testid="${id}"]`)!;
+const input = (id: string, root?: ParentNode) => byTestId<HTMLInputElement>(id, root);
+const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+const stored: Settings = {
+  ...parseSettings(DEFAULT_SETTINGS),
+  thresholdBytes: 50_000_000,
+  mirrorRules: [{ pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'] }],
+};
+
+/** The one seam: `send` answering like the background would, recording what it was asked. */
+function fakeBackground(overrides: Record<string, (request: any) => unknown> = {}) {
+  const sent: any[] = [];
+  const answers: Record<string, (request: any) => unknown> = {
+    'get-settings': () => ({ ok: true, value: { settings: stored, defaults: parseSettings(DEFAULT_SETTINGS) } }),
+    'set-settings': (r) => ({ ok: true, value: { settings: parseSettings(r.settings) } }),
+    'import-settings': (r) => ({ ok: true, value: { settings: parseSettings(JSON.parse(r.json)) } }),
+    'export-settings': () => ({ ok: true, value: { json: '{"version":1}\n' } }),
+    ...overrides,
+  };
+  const send = async (message: unknown) => {
+    const request = message as { type: string };
+    sent.push(request);
+    return answers[request.type]?.(request) ?? { ok: false, error: 'unknown request' };
+  };
+  return { send, sent };
+}
+
+async function openPage(background = fakeBackground(), download?: (json: string, name: string) => void) {
+  const page = new OptionsPage(document.body, { send: background.send, download });
+  await page.load();
+  return { page, ...background };
+}
+
+function chooseFile(text: string, name = 'settings.json') {
+  const file = new File([text], name, { type: 'application/json' });
+  const fileInput = input('settings-import');
+  Object.defineProperty(fileInput, 'files', { value: [file], configurable: true });
+  fileInput.dispatchEvent(new Event('change'));
+}
+
+describe('OptionsPage', () => {
+  beforeEach(() => document.body.replaceChildren());
+
+  it('fills the form from the stored settings', async () => {
+    await openPage();
+    expect(byTestId('settings-form').tagName).toBe('FORM');
+    expect(input('setting-takeover').checked).toBe(true);
+    expect(input('setting-threshold-mb').value).toBe('50');
+    expect(input('setting-speed-limit-kbps').value).toBe('');
+    const rules = document.querySelectorAll('[data-testid="mirror-rule"]');
+    expect(rules).toHaveLength(1);
+    expect(input('mirror-rule-pattern', rules[0]).value).toBe('example.com/pub/');
+    expect(byTestId<HTMLTextAreaElement>('mirror-rule-mirrors', rules[0]).value).toBe('https://m1.example.org/pub/\nhttps://m2.example.org/');
+  });
+
+  it('saves valid settings and says "Saved"', async () => {
+    const { sent } = await openPage();
+    input('setting-speed-limit-kbps').value = '500';
+    byTestId('settings-save').click();
+    await settle();
+    const save = sent.find((r) => r.type === 'set-settings');
+    expect(save.settings).toMatchObject({ thresholdBytes: 50_000_000, speedLimitBytesPerSec: 500_000, mirrorRules: stored.mirrorRules });
+    expect(byTestId('settings-status').textContent).toBe('Saved');
+    expect(byTestId('settings-errors').hidden).toBe(true);
+  });
+
+  it('does not send invalid settings; shows errors next to fields and in the summary', async () => {
+    const { sent } = await openPage();
+    input('setting-connections').value = '12';
+    byTestId('mirror-rule-add').click();
+    byTestId('settings-save').click();
+    await settle();
+    expect(sent.some((r) => r.type === 'set-settings')).toBe(false);
+    const connections = input('setting-connections');
+    expect(connections.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = connections.getAttribute('aria-describedby')!.split(' ');
+    const nextToField = describedBy.map((id) => document.getElementById(id)!.textContent).join(' ');
+    expect(nextToField).toContain('Connections per server must be a whole number from 1 to 6');
+    const summary = byTestId('settings-errors');
+    expect(summary.hidden).toBe(false);
+    expect(summary.textContent).toContain('Connections per server: connections per server must be a whole number from 1 to 6');
+    expect(summary.textContent).toContain('Mirror rule 2: enter a URL pattern');
+    expect(byTestId('settings-status').textContent).not.toBe('Saved');
+  });
+
+  it('validates a field inline once it is changed, before any save', async () => {
+    await openPage();
+    const concurrent = input('setting-concurrent');
+    concurrent.value = '0';
+    concurrent.dispatchEvent(new Event('input', { bubbles: true }));
+    concurrent.dispatchEvent(new Event('change', { bubbles: true }));
+    expect(concurrent.getAttribute('aria-invalid')).toBe('true');
+    expect(byTestId('settings-status').textContent).toBe('Unsaved changes');
+    // Only the changed field speaks up; the summary waits for Save.
+    expect(input('setting-threshold-mb').hasAttribute('aria-invalid')).toBe(false);
+    expect(byTestId('settings-errors').hidden).toBe(true);
+  });
+
+  it('shows the background’s refusal field by field', async () => {
+    const { send } = fakeBackground({
+      'set-settings': () => ({ ok: false, error: '1 settings are invalid', errors: [{ field: 'mirrorRules.0.mirrors.1', message: 'bad mirror' }] }),
+    });
+    await openPage({ send, sent: [] });
+    byTestId('settings-save').click();
+    await settle();
+    const mirrors = byTestId('mirror-rule-mirrors');
+    expect(mirrors.getAttribute('aria-invalid')).toBe('true');
+    expect(byTestId('settings-errors').textContent).toContain('Mirror rule 1: bad mirror');
+  });
+
+  it('tests a rule through the background and shows each mirror’s result', async () => {
+    const { send, sent } = fakeBackground({
+      'test-mirror-rule': (r) => ({
+        ok: true,
+        value: {
+          original: { url: r.sampleUrl, ok: true, size: 1000, message: 'size: 1000 bytes' },
+          mirrors: [
+            { url: 'https://m1.example.org/pub/a.iso', ok: true, size: 1000, message: 'same size: 1000 bytes' },
+            { url: 'https://m2.example.org/a.iso', ok: false, message: '404 Not Found' },
+          ],
+        },
+      }),
+    });
+    await openPage({ send, sent });
+    input('mirror-rule-sample-url').value = 'https://example.com/pub/a.iso';
+    byTestId('mirror-rule-test').click();
+    await settle();
+    expect(sent.at(-1)).toEqual({
+      type: 'test-mirror-rule',
+      rule: { pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'] },
+      sampleUrl: 'https://example.com/pub/a.iso',
+    });
+    const result = byTestId('mirror-rule-test-result');
+    expect(result.textContent).toContain('1 of 2 mirrors serve the same file size.');
+    expect([...result.querySelectorAll('li')].map((li) => li.getAttribute('data-ok'))).toEqual(['true', 'true', 'false']);
+    expect(result.textContent).toContain('404 Not Found');
+  });
+
+  it('asks for a sample URL before testing', async () => {
+    const { sent } = await openPage();
+    byTestId('mirror-rule-test').click();
+    await settle();
+    expect(sent.some((r) => r.type === 'test-mirror-rule')).toBe(false);
+    expect(byTestId('mirror-rule-test-result').textContent).toContain('enter a sample URL');
+  });
+
+  it('adds and removes rules', async () => {
+    await openPage();
+    byTestId('mirror-rule-add').click();
+    expect(document.querySelectorAll('[data-testid="mirror-rule"]')).toHaveLength(2);
+    expect(document.querySelectorAll('legend')[1]!.textContent).toBe('Rule 2');
+    byTestId('mirror-rule-remove').click();
+    expect(document.querySelectorAll('[data-testid="mirror-rule"]')).toHaveLength(1);
+    expect(document.querySelector('legend')!.textContent).toBe('Rule 1');
+  });
+
+  it('imports only a valid file, showing the problems of a bad one', async () => {
+    const { sent } = await openPage();
+    chooseFile('{ not json');
+    await settle();
+    expect(sent.some((r) => r.type === 'import-settings')).toBe(false);
+    expect(byTestId('settings-errors').textContent).toContain('not valid JSON');
+
+    chooseFile(JSON.stringify({ connectionsPerServer: 99 }));
+    await settle();
+    expect(sent.some((r) => r.type === 'import-settings')).toBe(false);
+    expect(byTestId('settings-errors').textContent).toContain('connections per server must be a whole number from 1 to 6');
+
+    chooseFile(JSON.stringify({ version: 1, connectionsPerServer: 2 }), 'mine.json');
+    await settle();
+    await settle();
+    expect(sent.filter((r) => r.type === 'import-settings')).toHaveLength(1);
+    expect(input('setting-connections').value).toBe('2');
+    expect(byTestId('settings-status').textContent).toBe('Imported mine.json and saved');
+    expect(byTestId('settings-errors').hidden).toBe(true);
+  });
+
+  it('exports the saved settings as a JSON file', async () => {
+    const files: [string, string][] = [];
+    await openPage(fakeBackground(), (json, name) => files.push([json, name]));
+    byTestId('settings-export').click();
+    await settle();
+    expect(files).toEqual([['{"version":1}\n', expect.stringMatching(/^stitch-settings-\d{4}-\d\d-\d\d\.json$/)]]);
+  });
+
+  it('fills in the defaults on reset, to be saved explicitly', async () => {
+    const { sent } = await openPage();
+    byTestId('settings-reset').click();
+    expect(input('setting-threshold-mb').value).toBe('20');
+    expect(document.querySelectorAll('[data-testid="mirror-rule"]')).toHaveLength(0);
+    expect(sent.some((r) => r.type === 'set-settings')).toBe(false);
+    expect(byTestId('settings-status').textContent).toMatch(/save to keep them/);
+  });
+
+  it('renders the defaults and says it is not connected outside the extension', () => {
+    new OptionsPage(document.body, {});
+    expect(document.querySelector('.banner')!.textContent).toMatch(/Not connected to Stitch/);
+    expect(input('setting-threshold-mb').value).toBe('20');
+    expect(byTestId<HTMLButtonElement>('settings-save').disabled).toBe(true);
+  });
+});

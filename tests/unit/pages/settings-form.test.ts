@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { controlOf, errorLine, formToSettings, settingsToForm, type FormValues } from '../../../src/options/settings-form';
+import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
+
+const defaults = (): Settings => parseSettings(DEFAULT_SETTINGS);
+
+describe('settingsToForm / formToSettings', () => {
+  it('shows the defaults in the page’s units', () => {
+    expect(settingsToForm(defaults())).toEqual({
+      takeover: true,
+      thresholdMb: '20',
+      excludedTypes: '',
+      excludedSites: '',
+      concurrent: '3',
+      connections: '4',
+      minBlockKib: '1024',
+      maxBlockKib: '16384',
+      speedLimitKbps: '',
+      rules: [],
+    });
+  });
+
+  it('round-trips every field', () => {
+    const settings: Settings = {
+      ...defaults(),
+      takeover: false,
+      thresholdBytes: 500_000,
+      excludedTypes: ['application/pdf', 'video/*'],
+      excludedSites: ['example.com'],
+      maxConcurrentJobs: 5,
+      connectionsPerServer: 6,
+      minBlockBytes: 64 * 1024,
+      maxBlockBytes: 64 * 1024 * 1024,
+      speedLimitBytesPerSec: 2_500_000,
+      mirrorRules: [{ pattern: 'example.com/releases/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'] }],
+    };
+    const form = settingsToForm(settings, ['https://example.com/releases/a.iso']);
+    expect(form.thresholdMb).toBe('0.5');
+    expect(form.speedLimitKbps).toBe('2500');
+    expect(form.rules).toEqual([
+      { pattern: 'example.com/releases/', mirrors: 'https://m1.example.org/pub/\nhttps://m2.example.org/', sampleUrl: 'https://example.com/releases/a.iso' },
+    ]);
+    expect(formToSettings(form)).toEqual({ settings, errors: [] });
+  });
+
+  it('reads lists one entry per line, ignoring blank lines and spaces', () => {
+    const form: FormValues = { ...settingsToForm(defaults()), excludedTypes: ' video/* \n\n application/pdf\r\n' };
+    expect(formToSettings(form).settings.excludedTypes).toEqual(['video/*', 'application/pdf']);
+  });
+
+  it('takes an empty speed limit as no limit', () => {
+    expect(formToSettings({ ...settingsToForm(defaults()), speedLimitKbps: '  ' }).settings.speedLimitBytesPerSec).toBeNull();
+  });
+});
+
+describe('formToSettings errors', () => {
+  const withForm = (change: Partial<FormValues>) => formToSettings({ ...settingsToForm(defaults()), ...change }).errors;
+
+  it('speaks in the units of the field', () => {
+    expect(withForm({ thresholdMb: 'lots' })).toEqual([{ field: 'thresholdBytes', message: 'the size threshold must be a number of MB from 0 to 1000000000' }]);
+    expect(withForm({ minBlockKib: '10' })).toEqual([{ field: 'minBlockBytes', message: 'the smallest block size must be a number of KiB from 64 to 65536' }]);
+    expect(withForm({ speedLimitKbps: '1' })).toEqual([
+      { field: 'speedLimitBytesPerSec', message: 'the speed limit must be empty (no limit) or a number of kB/s from 1.024 to 1000000000' },
+    ]);
+  });
+
+  it('leaves the other checks to validateSettings, in page order', () => {
+    expect(withForm({ connections: '9', concurrent: '', excludedSites: 'ok.example\nnot a host' })).toEqual([
+      { field: 'excludedSites.1', message: '"not a host" is not a host name like example.com' },
+      { field: 'maxConcurrentJobs', message: 'concurrent downloads must be a whole number from 1 to 10' },
+      { field: 'connectionsPerServer', message: 'connections per server must be a whole number from 1 to 6' },
+    ]);
+    expect(withForm({ minBlockKib: '4096', maxBlockKib: '1024' })).toEqual([
+      { field: 'minBlockBytes', message: 'the smallest block size must not exceed the largest' },
+    ]);
+  });
+
+  it('checks mirror rules field by field', () => {
+    const errors = withForm({
+      rules: [
+        { pattern: '', mirrors: '', sampleUrl: '' },
+        { pattern: 'example.com/pub/', mirrors: 'https://ok.example.org/\nftp://old.example.org/', sampleUrl: '' },
+      ],
+    });
+    expect(errors).toEqual([
+      { field: 'mirrorRules.0.pattern', message: 'enter a URL pattern: a host and path prefix, like example.com/releases/' },
+      { field: 'mirrorRules.0.mirrors', message: 'list at least one mirror prefix, like https://mirror.example.org/pub/' },
+      { field: 'mirrorRules.1.mirrors.1', message: '"ftp://old.example.org/" is not an http:// or https:// URL prefix' },
+    ]);
+  });
+});
+
+describe('controlOf / errorLine', () => {
+  it('maps settings fields to the control that shows them', () => {
+    expect(controlOf('excludedTypes.3')).toBe('excludedTypes');
+    expect(controlOf('mirrorRules.2.mirrors.0')).toBe('mirrorRules.2.mirrors');
+    expect(controlOf('mirrorRules.2.pattern')).toBe('mirrorRules.2.pattern');
+    expect(controlOf('mirrorRules')).toBe('mirrorRules');
+    expect(controlOf('version')).toBe('');
+  });
+
+  it('names the field in the summary', () => {
+    expect(errorLine({ field: 'mirrorRules.1.pattern', message: 'bad' })).toBe('Mirror rule 2: bad');
+    expect(errorLine({ field: 'connectionsPerServer', message: 'too many' })).toBe('Connections per server: too many');
+    expect(errorLine({ field: '', message: 'settings must be a JSON object' })).toBe('Settings must be a JSON object');
+  });
+});
