@@ -283,7 +283,8 @@ export class DownloadJob extends Emitter<JobEvents> {
     if (segments.length === 0) return false;
     const { url, file } = this.jobState;
     this.notice(`the file did not match its digest; re-checking the ${segments.length} ranges mirrors sent against ${url}`);
-    const liars = await reverifySegments(this.store, this.id, { url, validator: file && ifRangeValidator(file) }, segments, this.options, signal);
+    const primary = { url, validator: file && ifRangeValidator(file) };
+    const liars = await reverifySegments({ store: this.store, jobId: this.id, primary, options: this.options, signal }, segments);
     for (const liar of liars) this.notice(`mirror ${liar} sent bytes that differ from ${url}; they were replaced and it was dropped`);
     this.jobState = { ...this.jobState, mirrors: this.jobState.mirrors.filter((m) => !liars.has(m)) };
     await this.persist();

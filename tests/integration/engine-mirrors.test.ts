@@ -1,29 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contentSha256 } from '../support/content';
-import { runEngine, type EngineRun } from '../support/engine-run';
-import { startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
+import type { runEngine } from '../support/engine-run';
+import { startMirror, type Mirror } from '../support/mirror-server';
+import { MiB, useTestBed } from '../support/test-bed';
 
-const MiB = 1024 * 1024;
-let mirrors: Mirror[] = [];
-let runs: EngineRun[] = [];
+const bed = useTestBed();
+const start = bed.mirrors;
 
-afterEach(async () => {
-  await Promise.all(runs.map((r) => r.cleanup()));
-  await Promise.all(mirrors.map((m) => m.close()));
-  mirrors = [];
-  runs = [];
-});
-
-async function start(options: MirrorOptions[]): Promise<Mirror[]> {
-  const started = await Promise.all(options.map((o) => startMirror(o)));
-  mirrors.push(...started);
-  return started;
-}
-
-async function download(ms: Mirror[], options: Parameters<typeof runEngine>[1] = {}, onJob?: Parameters<typeof runEngine>[2]) {
-  const run = await runEngine(ms[0]!.url, { ...options }, onJob, ms.slice(1).map((m) => m.url));
-  runs.push(run);
-  return run;
+function download(ms: Mirror[], options: Parameters<typeof runEngine>[1] = {}, onJob?: Parameters<typeof runEngine>[2]) {
+  return bed.download(ms[0]!.url, options, onJob, ms.slice(1).map((m) => m.url));
 }
 
 const sent = (ms: Mirror[]) => ms.reduce((sum, m) => sum + m.stats.bytesSent, 0);
@@ -116,8 +101,7 @@ describe('several mirrors at once', () => {
     const dead = await startMirror({ size });
     const deadUrl = dead.url;
     await dead.close();
-    const run = await runEngine(good!.url, { maxAttemptsWithoutProgress: 3 }, undefined, [deadUrl]);
-    runs.push(run);
+    const run = await bed.download(good!.url, { maxAttemptsWithoutProgress: 3 }, undefined, [deadUrl]);
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(44, size));
     expect(run.result.mirrors[1]).toMatchObject({ phase: 'dropped' });

@@ -1,30 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contentSha256 } from '../support/content';
-import { runEngine, type EngineRun } from '../support/engine-run';
-import { defaultEtag, startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
+import { defaultEtag, startMirror, type Mirror } from '../support/mirror-server';
+import { MiB, useTestBed } from '../support/test-bed';
 
-const MiB = 1024 * 1024;
-let mirrors: Mirror[] = [];
-let runs: EngineRun[] = [];
-
-afterEach(async () => {
-  await Promise.all(runs.map((r) => r.cleanup()));
-  await Promise.all(mirrors.map((m) => m.close()));
-  mirrors = [];
-  runs = [];
-});
-
-async function mirror(options: MirrorOptions): Promise<Mirror> {
-  const m = await startMirror(options);
-  mirrors.push(m);
-  return m;
-}
-
-async function download(...args: Parameters<typeof runEngine>): Promise<EngineRun> {
-  const run = await runEngine(...args);
-  runs.push(run);
-  return run;
-}
+const { mirror, download } = useTestBed();
 
 /** Body bytes the server sent beyond the file size: what the client fetched twice (or lost). */
 function refetched(m: Mirror, size: number): number {
@@ -159,10 +138,9 @@ describe('failures before the first byte', () => {
   });
 
   it('fails clearly when nothing listens', async () => {
-    const m = await mirror({ size: 10 });
+    const m = await startMirror({ size: 10 });
     const url = m.url;
     await m.close();
-    mirrors = [];
     const run = await download(url, { maxAttemptsWithoutProgress: 3 });
     expect(run.result.status).toBe('failed');
     expect(run.result.error?.message).toMatch(/gave up after 3 attempts/);

@@ -1,29 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { normalizeRanges } from '../../src/storage/ranges';
 import { contentSha256 } from '../support/content';
-import { runEngine, type EngineRun } from '../support/engine-run';
-import { startMirror, type Mirror } from '../support/mirror-server';
+import { MiB, useTestBed } from '../support/test-bed';
 
-const MiB = 1024 * 1024;
-let mirrors: Mirror[] = [];
-let runs: EngineRun[] = [];
-afterEach(async () => {
-  await Promise.all(runs.map((r) => r.cleanup()));
-  await Promise.all(mirrors.map((m) => m.close()));
-  mirrors = [];
-  runs = [];
-});
+const bed = useTestBed();
 
 describe('streaming priority', () => {
   it('fetches the bytes ahead of the playback position first, then moves with a seek', async () => {
     const size = 16 * MiB;
-    const m = await startMirror({ size, seed: 80, rate: 4 * MiB });
-    mirrors.push(m);
+    const m = await bed.mirror({ size, seed: 80, rate: 4 * MiB });
     const covered = (ranges: { start: number; end: number }[], start: number, end: number) =>
       normalizeRanges(ranges).some((r) => r.start <= start && r.end >= end);
     const firstAt: Record<string, number> = {};
     const t0 = Date.now();
-    const run = await runEngine(m.url, {}, (job, store) => {
+    const run = await bed.download(m.url, {}, (job, store) => {
       job.setPlayback({ position: 12 * MiB, aheadBytes: MiB });
       const watch = setInterval(() => {
         void (async () => {
@@ -38,7 +28,6 @@ describe('streaming priority', () => {
       }, 20);
       job.on('status', (s) => s.status !== 'running' && clearInterval(watch));
     });
-    runs.push(run);
     const total = Date.now() - t0;
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(80, size));

@@ -3,37 +3,20 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runStitch } from '../support/cli';
 import { contentBytes, contentSha256 } from '../support/content';
-import { runEngine, type EngineRun } from '../support/engine-run';
 import { metalinkXml, serveDocument } from '../support/metalink-doc';
-import { defaultEtag, defaultLastModified, startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
+import { defaultEtag, defaultLastModified } from '../support/mirror-server';
+import { MiB, useTestBed } from '../support/test-bed';
 
-const MiB = 1024 * 1024;
-let closers: Array<() => Promise<void>> = [];
+const { mirror, download, onCleanup } = useTestBed();
 let dir: string;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'stitch-integrity-'));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
 });
-afterEach(async () => {
-  await Promise.all(closers.map((close) => close()));
-  closers = [];
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function mirror(options: MirrorOptions): Promise<Mirror> {
-  const m = await startMirror(options);
-  closers.push(() => m.close());
-  return m;
-}
-
-async function download(...args: Parameters<typeof runEngine>): Promise<EngineRun> {
-  const run = await runEngine(...args);
-  closers.push(() => run.cleanup());
-  return run;
-}
 
 const base64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
 
@@ -147,7 +130,7 @@ describe('finding mirrors', () => {
     const sha = await contentSha256(58, size);
     const a = await mirror({ size, seed: 58, rate: 4 * MiB });
     const doc = await serveDocument(metalinkXml([{ name: 'file.bin', size, sha256: sha, urls: [a.url] }]));
-    closers.push(doc.close);
+    onCleanup(doc.close);
     const primary = await mirror({
       size,
       seed: 58,

@@ -16,26 +16,28 @@ export interface Segment {
  * supplied, compares it with what is stored, and replaces what differs. Returns the mirrors
  * that sent different bytes. The primary is the reference: it is the URL the user asked for.
  */
-export async function reverifySegments(
-  store: DownloadStore,
-  jobId: string,
-  primary: { url: string; validator?: string },
-  segments: readonly Segment[],
-  options: EngineOptions,
-  signal: AbortSignal,
-): Promise<Set<string>> {
+export async function reverifySegments(context: Context, segments: readonly Segment[]): Promise<Set<string>> {
   const liars = new Set<string>();
   for (const segment of segments) {
-    if (await differs(store, jobId, primary, segment, options, signal)) {
+    if (await differs(context, segment)) {
       liars.add(segment.mirror);
-      await store.discardRange(jobId, segment.start, segment.end);
-      await refetch(store, jobId, primary, segment, options, signal);
+      await context.store.discardRange(context.jobId, segment.start, segment.end);
+      await refetch(context, segment);
     }
   }
   return liars;
 }
 
-async function open(primary: { url: string; validator?: string }, segment: Segment, options: EngineOptions, signal: AbortSignal): Promise<Exchange> {
+/** Where the bytes are stored, and the primary to compare them with. */
+export interface Context {
+  store: DownloadStore;
+  jobId: string;
+  primary: { url: string; validator?: string };
+  options: EngineOptions;
+  signal: AbortSignal;
+}
+
+async function open({ primary, options, signal }: Context, segment: Segment): Promise<Exchange> {
   const exchange = await openExchange(primary.url, { start: segment.start, end: segment.end, ranged: true }, primary.validator, options, signal);
   const range = exchange.facts.contentRange;
   if (exchange.facts.status !== 206 || range?.kind !== 'bytes' || range.start !== segment.start || range.end !== segment.end) {
@@ -45,16 +47,9 @@ async function open(primary: { url: string; validator?: string }, segment: Segme
   return exchange;
 }
 
-async function differs(
-  store: DownloadStore,
-  jobId: string,
-  primary: { url: string; validator?: string },
-  segment: Segment,
-  options: EngineOptions,
-  signal: AbortSignal,
-): Promise<boolean> {
-  const exchange = await open(primary, segment, options, signal);
-  const stored = store.read(jobId, segment.start, segment.end)[Symbol.asyncIterator]();
+async function differs(context: Context, segment: Segment): Promise<boolean> {
+  const exchange = await open(context, segment);
+  const stored = context.store.read(context.jobId, segment.start, segment.end)[Symbol.asyncIterator]();
   let pending: Uint8Array = new Uint8Array(0);
   try {
     const reader = exchange.response.body!.getReader();
@@ -82,16 +77,9 @@ async function differs(
   }
 }
 
-async function refetch(
-  store: DownloadStore,
-  jobId: string,
-  primary: { url: string; validator?: string },
-  segment: Segment,
-  options: EngineOptions,
-  signal: AbortSignal,
-): Promise<void> {
-  const exchange = await open(primary, segment, options, signal);
-  const writer = new BlockWriter(store, jobId);
+async function refetch(context: Context, segment: Segment): Promise<void> {
+  const exchange = await open(context, segment);
+  const writer = new BlockWriter(context.store, context.jobId);
   try {
     const complete = await receiveBody(exchange, segment, writer, () => {});
     await writer.flush();
