@@ -5,7 +5,7 @@ import type { Settings } from '../settings/schema';
 /** What the background knows when it starts a download. */
 export interface JobSource {
   url: string;
-  /** Further URLs of the same file (mirror rules). Not used until the engine takes a list. */
+  /** Further URLs of the same file (from the mirror rules). */
   mirrors: readonly string[];
   referrer?: string;
 }
@@ -15,7 +15,7 @@ export interface JobSource {
  * of mirror URLs) is adapted here only.
  */
 export function createJob(store: DownloadStore, id: string, source: JobSource, settings: Settings): Promise<DownloadJob> {
-  return DownloadJob.create(store, { id, url: source.url }, engineOptions(source, settings));
+  return DownloadJob.create(store, { id, url: source.url, mirrors: [...source.mirrors] }, engineOptions(source, settings));
 }
 
 export function openJob(store: DownloadStore, id: string, source: Omit<JobSource, 'url'>, settings: Settings): Promise<DownloadJob | undefined> {
@@ -24,11 +24,17 @@ export function openJob(store: DownloadStore, id: string, source: Omit<JobSource
 
 /**
  * Requests carry the site's cookies (a taken-over download must be fetched as the browser
- * would). The referrer reaches the server only where fetch allows it (same origin); the
- * connection, block and speed settings await engine support.
+ * would). The referrer reaches the server only where fetch allows it (same origin). The speed
+ * limit setting awaits engine support.
  */
-function engineOptions(source: Omit<JobSource, 'url'>, _settings: Settings): Partial<EngineOptions> {
-  return { credentials: 'include', referrer: safeReferrer(source.referrer) };
+function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Partial<EngineOptions> {
+  return {
+    credentials: 'include',
+    referrer: safeReferrer(source.referrer),
+    connectionsPerServer: settings.connectionsPerServer,
+    minBlockBytes: settings.minBlockBytes,
+    maxBlockBytes: settings.maxBlockBytes,
+  };
 }
 
 function safeReferrer(referrer: string | undefined): string | undefined {

@@ -229,10 +229,14 @@ export class JobManager {
       const final = await entry.job.run();
       entry.storedBytes = final.received;
       if (final.status === 'complete') void this.save(entry);
+      // The store filled up: hold the job (the engine kept every byte) rather than retry at once.
+      if (final.status === 'paused' && final.error?.code === 'storage-full') await this.hold(entry, final.error.message);
     })()
       .catch((error: unknown) => this.hold(entry, `could not start: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
         entry.running = undefined;
+        // Resumed by the user while it was still stopping: run it again.
+        if (!entry.meta.heldFor && this.shouldRun(entry)) this.enqueue(entry);
         this.deps.onView(this.view(entry));
         this.pump();
       });

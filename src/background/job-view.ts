@@ -62,14 +62,20 @@ function viewState(snapshot: JobSnapshot, meta: JobMeta): JobViewState {
   }
 }
 
-/** One source for now (the engine downloads from one URL); per-mirror figures come with multi-mirror. */
+/** Each source's share: the engine's per-mirror reports (the primary first). */
 function contributions(snapshot: JobSnapshot, received: number): MirrorContribution[] {
-  if (received === 0) return [];
-  let host = '';
-  try {
-    host = new URL(snapshot.url).host;
-  } catch {
-    host = snapshot.url;
+  const running = snapshot.status === 'running';
+  const reports = snapshot.mirrors ?? [];
+  if (reports.length === 0) {
+    return received === 0 ? [] : [{ url: snapshot.url, host: hostOf(snapshot.url), bytes: received, rate: running ? snapshot.rate : 0 }];
   }
-  return [{ url: snapshot.url, host, bytes: received, rate: snapshot.status === 'running' ? snapshot.rate : 0 }];
+  return reports.map((m) => ({ url: m.url, host: hostOf(m.url), bytes: m.bytes, rate: running ? m.rate : 0, dropped: m.dropped }));
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }

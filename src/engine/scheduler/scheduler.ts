@@ -1,11 +1,11 @@
 import { isQuotaError } from '../../storage/store';
 import type { ByteRange } from '../../storage/ranges';
 import { BlockWriter } from '../block-writer';
-import { DownloadError, type DownloadErrorCode } from '../errors';
+import { DownloadError } from '../errors';
 import { openExchange, receiveBody, StallError, type Exchange } from '../http/exchange';
-import { checkResponse, type Ask } from '../http/response-check';
+import type { Ask } from '../http/response-check';
 import type { ResponseFacts } from '../http/response-facts';
-import { ifRangeValidator, type RemoteFile } from '../remote-file';
+import { ifRangeValidator } from '../remote-file';
 import { hrwOrder } from '../sources/hrw';
 import { describe, describeFile, storageFull, type TransferHost } from '../transfer';
 import { WriteGate } from '../write-gate';
@@ -13,9 +13,13 @@ import { BlockWindow, DeadlineEstimator } from './estimators';
 import { MirrorState, type MirrorReport } from './mirror-state';
 import { Plan } from './plan';
 import { Reference } from './reference';
+import { FallbackToStream, LOST, MirrorProblem, RestartAll } from './outcomes';
+import { PieceGuard } from './piece-guard';
+import { firstDifference, readAll } from './probe-bytes';
+import { Provenance } from './provenance';
+import { vetResponse } from './vet-response';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
 import { hexDigestsContradict, toHexDigests, type HexDigest, type PieceHashes } from '../integrity/expected';
-import { PieceChecker, type PieceResult } from '../integrity/piece-checker';
 import type { Segment } from '../integrity/reverify';
 import type { ExpectedIntegrity } from '../job-state';
 
@@ -44,14 +48,6 @@ export interface Playback {
   aheadBytes: number;
 }
 
-/** The file has no known size or no working ranges: one stream must fetch it. */
-export class FallbackToStream extends Error {}
-
-/** The primary's file changed: every stored byte is void. */
-class RestartAll extends Error {}
-
-/** Another copy of the same bytes arrived first. */
-const LOST = Symbol('lost');
 const INITIAL_BLOCK = 512 * 1024;
 const DISCOVERY_BLOCK = 1024 * 1024;
 const TICK_MS = 50;
@@ -81,16 +77,6 @@ interface BlockFetch {
   controller: AbortController;
 }
 
-/** A problem with one mirror: it is dropped, and the download continues on the others. */
-class MirrorProblem extends Error {
-  constructor(
-    message: string,
-    readonly code: DownloadErrorCode = 'bad-range',
-  ) {
-    super(message);
-  }
-}
-
 /**
  * Dynamic parallel access (Rodriguez & Biersack) with CoBlitz's deadlines and block window:
  * every usable mirror keeps up to `connectionsPerServer` block requests in flight, a mirror
@@ -110,14 +96,10 @@ export class MirrorScheduler {
   private settle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private lastReportAt = 0;
-  /** Which mirror stored which bytes, to blame the right one for a bad piece. */
-  private provenance: Array<{ start: number; end: number; mirror: MirrorState }> = [];
-  private pieces: PieceChecker | undefined;
-  private readonly badPieces = new Map<number, number>();
-  private pieceWork: Promise<void> | undefined;
+  private provenance = new Provenance();
+  private pieces: PieceGuard | undefined;
   /** Mirrors found to serve another file; they stay out across restarts. */
   private readonly excluded = new Map<string, string>();
-  private pieceRecheck = false;
 
   constructor(
     private readonly host: SchedulerHost,
@@ -155,7 +137,7 @@ export class MirrorScheduler {
     this.failure = undefined;
     this.plan = undefined;
     this.reference = new Reference();
-    this.provenance = [];
+    this.provenance = new Provenance();
     this.pieces = undefined;
     const file = host.file;
     if (file?.size !== undefined) await this.startPlan(file.size);
@@ -378,7 +360,7 @@ export class MirrorScheduler {
     const writer = new BlockWriter(host.store, host.jobId, this.gate, (start, end) => {
       if (fetch.mirror.untrusted) return void this.discardBytes(start, end);
       this.plan?.addStored(start, end);
-      this.provenance.push({ start, end, mirror: fetch.mirror });
+      this.provenance.add(start, end, fetch.mirror);
     });
     let exchange: Exchange | undefined;
     try {
@@ -429,31 +411,14 @@ export class MirrorScheduler {
     const { host } = this;
     const mirror = fetch.mirror;
     const discovering = !host.file;
-    const known: RemoteFile | undefined =
-      mirror.isPrimary || !host.file ? host.file : { ...host.file, etag: mirror.etag, lastModified: mirror.lastModified };
-    const total = facts.contentRange?.kind === 'bytes' ? facts.contentRange.total : undefined;
-    const size = host.file?.size ?? this.plan?.size;
-    if (!mirror.isPrimary && size !== undefined && total !== undefined && total !== size) {
-      throw new MirrorProblem(`it serves a file of ${total} bytes, not ${size}`, 'bad-length');
-    }
-    const verdict = checkResponse(facts, ask, known, !discovering);
-    if (verdict.kind === 'retry') throw verdict.error;
-    if (verdict.kind === 'fatal') {
-      if (discovering && mirror.isPrimary) throw verdict.error;
-      throw new MirrorProblem(verdict.error.message, verdict.error.code);
-    }
-    if (verdict.kind === 'restart') {
-      if (verdict.reason === 'changed' && mirror.isPrimary && !discovering) throw new RestartAll(verdict.detail);
-      if (mirror.isPrimary && (discovering || !this.mirrors.some((m) => !m.isPrimary && m.phase !== 'dropped'))) throw new FallbackToStream();
-      throw new MirrorProblem(verdict.reason === 'changed' ? `its copy changed: ${verdict.detail}` : verdict.detail);
-    }
-    if (facts.status !== 206) {
-      // A 200 to "bytes=0-…": the server does not do ranges.
-      if (mirror.isPrimary && discovering) throw new FallbackToStream();
-      throw new MirrorProblem('it ignores range requests');
-    }
-    if (discovering && mirror.isPrimary) {
-      if (verdict.size === undefined) throw new FallbackToStream();
+    const verdict = vetResponse(facts, ask, {
+      isPrimary: mirror.isPrimary,
+      file: host.file,
+      size: host.file?.size ?? this.plan?.size,
+      mirrorValidators: { etag: mirror.etag, lastModified: mirror.lastModified },
+      othersLeft: this.mirrors.some((m) => !m.isPrimary && m.phase !== 'dropped'),
+    });
+    if (discovering && mirror.isPrimary && verdict.size !== undefined) {
       if (this.plan && this.plan.size !== verdict.size) {
         const reason = `it serves a file of ${this.plan.size} bytes, not ${verdict.size}`;
         for (const m of this.mirrors) if (m.phase === 'tentative') this.excluded.set(m.url, reason);
@@ -472,7 +437,7 @@ export class MirrorScheduler {
         throw new MirrorProblem('it announces a different digest for the file', 'verify');
       }
     }
-    return { start: verdict.start, end: verdict.end, size: verdict.size };
+    return verdict;
   }
 
   /** Adds the mirrors the primary advertises, and reads any Metalink file it points to. */
@@ -572,81 +537,45 @@ export class MirrorScheduler {
     }
     fetch.mirror.deadlineMisses = 0;
     for (const other of fetch.group.fetches) if (other !== fetch) other.controller.abort(LOST);
-    this.checkPieces();
+    this.pieceGuard()?.check();
   }
 
   /** Ranges that mirrors other than the primary stored, merged per mirror. */
   mirrorSegments(): Segment[] {
-    const segments: Segment[] = [];
-    const sorted = this.provenance.filter((p) => !p.mirror.isPrimary).sort((a, b) => a.start - b.start);
-    for (const p of sorted) {
-      const last = segments[segments.length - 1];
-      if (last && last.mirror === p.mirror.url && last.end === p.start) last.end = p.end;
-      else segments.push({ start: p.start, end: p.end, mirror: p.mirror.url });
-    }
-    return segments;
+    return this.provenance.mirrorSegments();
   }
 
   // ---- piece hashes -------------------------------------------------------------------------
 
-  private pieceChecker(): PieceChecker | undefined {
+  /** The piece guard, once the size and piece hashes are both known. */
+  private pieceGuard(): PieceGuard | undefined {
     const pieces = this.host.expectedPieces();
-    const size = this.plan?.size;
-    if (!pieces || size === undefined || this.pieces) return this.pieces;
-    if (pieces.hashes.length !== Math.ceil(size / pieces.length)) {
-      this.host.notice(`ignored ${pieces.hashes.length} piece hashes that do not fit a ${size}-byte file`);
+    const plan = this.plan;
+    if (this.pieces || !pieces || !plan) return this.pieces;
+    const misfit = PieceGuard.misfit(pieces, plan.size);
+    if (misfit) {
+      this.host.notice(misfit);
       return undefined;
     }
-    this.pieces = new PieceChecker(this.host.store, this.host.jobId, pieces, size, this.host.options.createHasher);
-    return this.pieces;
-  }
-
-  /**
-   * Verifies newly complete pieces; a bad one is discarded, fetched again, and its mirror
-   * dropped. Checks and discards run one at a time, so a piece is never read while discarded.
-   */
-  private checkPieces(): void {
-    const checker = this.pieceChecker();
-    const plan = this.plan;
-    if (!checker || !plan || this.failure !== undefined) return;
-    if (this.pieceWork) {
-      this.pieceRecheck = true;
-      return;
-    }
-    this.pieceWork = (async () => {
-      do {
-        this.pieceRecheck = false;
-        const results = await checker.check((start, end) => plan.covers(start, end));
-        for (const result of results) if (!result.ok) await this.badPiece(result);
-      } while (this.pieceRecheck && this.failure === undefined);
-    })()
-      .catch((error: unknown) => this.fail(error))
-      .finally(() => {
-        this.pieceWork = undefined;
-        this.pump();
-      });
-  }
-
-  private async badPiece(piece: PieceResult): Promise<void> {
     const { host } = this;
-    const failures = (this.badPieces.get(piece.index) ?? 0) + 1;
-    this.badPieces.set(piece.index, failures);
-    const culprits = new Set(this.provenance.filter((p) => p.start < piece.end && p.end > piece.start).map((p) => p.mirror));
-    await host.store.discardRange(host.jobId, piece.start, piece.end);
-    this.plan?.discard(piece.start, piece.end);
-    this.pieces?.forget(piece.start, piece.end);
-    this.provenance = this.provenance.filter((p) => p.end <= piece.start || p.start >= piece.end);
-    host.discarded(piece.start, piece.end);
-    host.notice(`piece ${piece.index} (bytes ${piece.start}–${piece.end - 1}) failed its hash; fetching it again`);
-    if (failures > 3) {
-      return this.fail(new DownloadError('verify', `piece ${piece.index} (bytes ${piece.start}–${piece.end - 1}) fails its hash from every source`));
-    }
-    for (const mirror of culprits) {
-      if (this.mirrors.some((m) => m !== mirror && m.phase === 'active')) {
-        const reason = `it sent bytes that fail the hash of piece ${piece.index}`;
-        this.dropMirror(mirror, reason, new DownloadError('verify', reason));
-      }
-    }
+    this.pieces = new PieceGuard(
+      {
+        store: host.store,
+        jobId: host.jobId,
+        createHasher: host.options.createHasher,
+        plan,
+        provenance: this.provenance,
+        notice: (message) => host.notice(message),
+        discarded: (start, end) => host.discarded(start, end),
+        blame: (mirror, reason) => {
+          if (this.mirrors.some((m) => m !== mirror && m.phase === 'active')) this.dropMirror(mirror, reason, new DownloadError('verify', reason));
+        },
+        fail: (error) => this.fail(error),
+        changed: () => this.pump(),
+      },
+      pieces,
+    );
+    return this.pieces;
   }
 
   private fetchFailed(fetch: BlockFetch, error: unknown, progressed: boolean): void {
@@ -689,10 +618,7 @@ export class MirrorScheduler {
   private dropMirror(mirror: MirrorState, reason: string, error: DownloadError): void {
     if (mirror.phase === 'dropped') return;
     mirror.drop(reason);
-    if (mirror.untrusted) {
-      for (const p of this.provenance) if (p.mirror === mirror) this.discardBytes(p.start, p.end);
-      this.provenance = this.provenance.filter((p) => p.mirror !== mirror);
-    }
+    if (mirror.untrusted) for (const r of this.provenance.takeFrom(mirror)) this.discardBytes(r.start, r.end);
     if (this.mirrors.length > 1) this.host.notice(`${mirror.isPrimary ? 'the server' : 'mirror'} ${mirror.url} was dropped: ${reason}`);
     this.reportMirrors(true);
     for (const f of this.active) if (f.mirror === mirror) f.controller.abort(LOST);
@@ -745,9 +671,10 @@ export class MirrorScheduler {
   private trySettle(): boolean {
     // Bytes from mirrors not yet checked against the primary cannot complete the file.
     const stored = this.plan?.isComplete() === true && this.failure === undefined && !this.mirrors.some((m) => m.phase === 'tentative');
-    if (stored && this.pieceChecker() && (!this.pieces!.allVerified || this.pieceWork)) {
+    const pieces = stored ? this.pieceGuard() : undefined;
+    if (pieces && !pieces.settled) {
       // Every byte is here; the run ends once the last pieces pass their hashes.
-      this.checkPieces();
+      pieces.check();
       return false;
     }
     const complete = stored;
@@ -767,30 +694,4 @@ export class MirrorScheduler {
     this.lastReportAt = now;
     this.host.mirrorsChanged(this.mirrors.map((m) => m.report()));
   }
-}
-
-async function readAll(exchange: Exchange, length: number): Promise<Uint8Array> {
-  const bytes = new Uint8Array(length);
-  let filled = 0;
-  const reader = exchange.response.body?.getReader();
-  if (!reader) return bytes.subarray(0, 0);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      exchange.watchdog.kick();
-      if (filled + value.length > length) throw new MirrorProblem('it sent more bytes than it announced');
-      bytes.set(value, filled);
-      filled += value.length;
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  return bytes.subarray(0, filled);
-}
-
-function firstDifference(a: Uint8Array, b: Uint8Array): number | undefined {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
-  return a.length === b.length ? undefined : n;
 }

@@ -1,0 +1,20 @@
+import type { DownloadErrorCode } from '../errors';
+
+/** The file has no known size or no working ranges: one stream must fetch it. */
+export class FallbackToStream extends Error {}
+
+/** The primary's file changed: every stored byte is void. */
+export class RestartAll extends Error {}
+
+/** A problem with one mirror: it is dropped, and the download continues on the others. */
+export class MirrorProblem extends Error {
+  constructor(
+    message: string,
+    readonly code: DownloadErrorCode = 'bad-range',
+  ) {
+    super(message);
+  }
+}
+
+/** Why a request is aborted when another copy of the same bytes arrived first. */
+export const LOST = Symbol('lost');

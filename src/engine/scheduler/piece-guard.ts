@@ -1,0 +1,91 @@
+import type { DownloadStore } from '../../storage/store';
+import { DownloadError } from '../errors';
+import type { DigestAlgorithm } from '../integrity/digests';
+import type { PieceHashes } from '../integrity/expected';
+import type { Hasher } from '../integrity/hasher';
+import { PieceChecker, type PieceResult } from '../integrity/piece-checker';
+import type { MirrorState } from './mirror-state';
+import type { Plan } from './plan';
+import type { Provenance } from './provenance';
+
+/** What the guard needs from the scheduler. */
+export interface PieceGuardHost {
+  store: DownloadStore;
+  jobId: string;
+  createHasher: (algorithm: DigestAlgorithm) => Hasher;
+  plan: Plan;
+  provenance: Provenance;
+  notice(message: string): void;
+  discarded(start: number, end: number): void;
+  /** Drops a mirror that sent a bad piece, if others can carry on. */
+  blame(mirror: MirrorState, reason: string): void;
+  fail(error: unknown): void;
+  /** Called after each round of checks: a discarded piece needs fetching again. */
+  changed(): void;
+}
+
+/**
+ * Verifies Metalink piece hashes as pieces complete. A bad piece is discarded, fetched again
+ * elsewhere, and the mirrors that sent it are dropped; checks and discards run one at a time,
+ * so a piece is never read while it is being discarded.
+ */
+export class PieceGuard {
+  private readonly checker: PieceChecker;
+  private readonly failures = new Map<number, number>();
+  private work: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly host: PieceGuardHost,
+    pieces: PieceHashes,
+  ) {
+    this.checker = new PieceChecker(host.store, host.jobId, pieces, host.plan.size, host.createHasher);
+  }
+
+  /** Piece hashes that do not fit the file are useless: the reason, or undefined if they fit. */
+  static misfit(pieces: PieceHashes, size: number): string | undefined {
+    if (pieces.hashes.length === Math.ceil(size / pieces.length)) return undefined;
+    return `ignored ${pieces.hashes.length} piece hashes that do not fit a ${size}-byte file`;
+  }
+
+  /** Every piece checked and good, and no check running. */
+  get settled(): boolean {
+    return this.checker.allVerified && !this.work;
+  }
+
+  check(): void {
+    if (this.work) {
+      this.again = true;
+      return;
+    }
+    const { host } = this;
+    this.work = (async () => {
+      do {
+        this.again = false;
+        const results = await this.checker.check((start, end) => host.plan.covers(start, end));
+        for (const result of results) if (!result.ok) await this.reject(result);
+      } while (this.again);
+    })()
+      .catch((error: unknown) => host.fail(error))
+      .finally(() => {
+        this.work = undefined;
+        host.changed();
+      });
+  }
+
+  private async reject(piece: PieceResult): Promise<void> {
+    const { host } = this;
+    const failures = (this.failures.get(piece.index) ?? 0) + 1;
+    this.failures.set(piece.index, failures);
+    const bytes = `bytes ${piece.start}–${piece.end - 1}`;
+    const suppliers = host.provenance.suppliers(piece.start, piece.end);
+    await host.store.discardRange(host.jobId, piece.start, piece.end);
+    host.plan.discard(piece.start, piece.end);
+    this.checker.forget(piece.start, piece.end);
+    host.provenance.forget(piece.start, piece.end);
+    host.discarded(piece.start, piece.end);
+    host.notice(`piece ${piece.index} (${bytes}) failed its hash; fetching it again`);
+    if (failures > 3) throw new DownloadError('verify', `piece ${piece.index} (${bytes}) fails its hash from every source`);
+    for (const mirror of suppliers) host.blame(mirror, `it sent bytes that fail the hash of piece ${piece.index}`);
+  }
+}

@@ -1,0 +1,19 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A loopback page with links, the way a user meets a download. */
+export async function startLinkPage(links: { id: string; href: string; text: string }[]): Promise<{ url: string; close(): Promise<void> }> {
+  const html = `<!doctype html><meta charset="utf-8"><title>Stitch test page</title><h1>Downloads</h1><ul>${links
+    .map((l) => `<li><a id="${l.id}" href="${l.href}">${l.text}</a></li>`)
+    .join('')}</ul>`;
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(html);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}

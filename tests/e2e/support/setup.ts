@@ -1,0 +1,46 @@
+import { afterEach } from 'vitest';
+import { startMirror, type Mirror, type MirrorOptions } from '../../support/mirror-server';
+import { launchWithExtension, makeProfile, type Launched, type Profile } from './chromium';
+import { startLinkPage } from './link-page';
+
+export const MiB = 1024 * 1024;
+
+/** Undo steps of the running test, run in reverse after it (pass or fail). */
+const cleanup: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const undo of cleanup.splice(0).reverse()) {
+    try {
+      await undo();
+    } catch {
+      // Cleanup is best effort: one failing step must not hide the test's result or skip the rest.
+    }
+  }
+});
+
+export function onCleanup(undo: () => Promise<unknown> | unknown): void {
+  cleanup.push(undo);
+}
+
+export async function mirror(options: MirrorOptions): Promise<Mirror> {
+  const m = await startMirror(options);
+  onCleanup(() => m.close());
+  return m;
+}
+
+export async function linkPage(links: { id: string; href: string; text: string }[]): Promise<string> {
+  const page = await startLinkPage(links);
+  onCleanup(() => page.close());
+  return page.url;
+}
+
+export function profile(): Profile {
+  const p = makeProfile();
+  onCleanup(() => p.remove());
+  return p;
+}
+
+export async function browserWith(p: Profile): Promise<Launched> {
+  const launched = await launchWithExtension(p);
+  onCleanup(() => launched.close());
+  return launched;
+}

@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect, test } from 'vitest';
+import { contentSha256 } from '../support/content';
+import { CHROMIUM, chromiumArgs, makeProfile } from './support/chromium';
+import { fileSha256, waitForFile } from './support/files';
+import { MiB, mirror, onCleanup } from './support/setup';
+
+/**
+ * Chrome stops an idle MV3 worker after 30 s even mid-fetch, but not while DevTools is attached,
+ * so this test starts Chromium itself with no debugging at all and judges from outside: the
+ * server's log must show one uninterrupted transfer lasting over 60 s, and the file must be exact.
+ */
+test('a throttled download over 60 s completes with no debugger attached', { timeout: 150_000 }, async () => {
+  const size = 21 * MiB; // over the 20 MB take-over threshold
+  const seed = 60;
+  const seconds = 66;
+  const server = await mirror({ size, seed, filename: 'slow.bin', rate: Math.ceil(size / seconds) });
+
+  // A page that starts the download by itself, as a page script clicking a link would.
+  const page = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<!doctype html><a id="f" href="${server.url}">file</a><script>document.getElementById('f').click()</script>`);
+  });
+  await new Promise<void>((r) => page.listen(0, '127.0.0.1', r));
+  onCleanup(() => new Promise((r) => page.close(r)));
+  const pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
+
+  const profile = makeProfile();
+  onCleanup(() => profile.remove());
+  const chrome = spawn(CHROMIUM, ['--headless', `--user-data-dir=${profile.dir}`, ...chromiumArgs(), pageUrl], { stdio: 'ignore' });
+  onCleanup(() => new Promise((done) => (chrome.exitCode !== null ? done(undefined) : (chrome.once('exit', done), chrome.kill('SIGTERM')))));
+
+  const saved = await waitForFile(profile.downloads, 'slow.bin', size, 130_000).catch((error: unknown) => {
+    const log = server.stats.requests.map((r) => `${r.range ?? 'whole'} ${r.status} sent=${r.bytesSent} aborted=${r.aborted} ${r.startedAt}-${r.endedAt ?? ''}`);
+    throw new Error(`${String(error)}\nserver log:\n${log.join('\n')}`);
+  });
+  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
+  const body = server.stats.requests.filter((r) => r.range !== 'bytes=0-0' && r.bytesSent > 1 * MiB);
+  // Stitch's transfer (the browser's own copy, cancelled early, sent little).
+  const stitch = body.at(-1)!;
+  expect(stitch.aborted).toBe(false);
+  expect(stitch.bytesSent).toBe(size);
+  expect((stitch.endedAt! - stitch.startedAt) / 1000).toBeGreaterThan(60);
+});

@@ -1,0 +1,199 @@
+import 'fake-indexeddb/auto';
+import * as fake from 'fake-indexeddb';
+import { afterEach, describe, expect, test } from 'vitest';
+import type { BlobUrlMaker } from '../../../src/background/blob-url';
+import { JobManager } from '../../../src/background/job-manager';
+import { JobMetaStore } from '../../../src/background/job-meta';
+import { JobSaver } from '../../../src/background/job-saver';
+import { handleRequest } from '../../../src/background/message-handler';
+import { SettingsStore } from '../../../src/background/settings-store';
+import { UiNotices } from '../../../src/background/ui-notices';
+import type { JobView } from '../../../src/messages';
+import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
+import { openIdbStore, type IdbStore } from '../../../src/storage/idb-store';
+import { startMirror, type Mirror } from '../../support/mirror-server';
+import { FakeBrowser } from './fake-browser';
+
+const MiB = 1024 * 1024;
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function server(size: number, rate?: number): Promise<Mirror> {
+  const m = await startMirror({ size, seed: size % 97, filename: `f${size}.bin`, rate });
+  closers.push(() => m.close());
+  return m;
+}
+
+/** Fake blob URLs: records which jobs were turned into URLs and revoked. */
+function blobUrls(): BlobUrlMaker & { made: string[]; revoked: string[] } {
+  const made: string[] = [];
+  const revoked: string[] = [];
+  return {
+    made,
+    revoked,
+    make: async (jobId, size) => {
+      made.push(`${jobId}:${size}`);
+      return `blob:test/${jobId}`;
+    },
+    revoke: async (url) => void revoked.push(url),
+  };
+}
+
+interface Harness {
+  manager: JobManager;
+  browser: FakeBrowser;
+  store: IdbStore;
+  views: Map<string, JobView>;
+  activity: { active: boolean; unfinished: boolean }[];
+}
+
+function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: Partial<Settings>; free?: number }): Harness {
+  const browser = options.browser ?? new FakeBrowser();
+  const views = new Map<string, JobView>();
+  const activity: Harness['activity'] = [];
+  const settings = parseSettings({ ...DEFAULT_SETTINGS, ...options.settings });
+  const manager = new JobManager({
+    store: options.store,
+    meta: new JobMetaStore(browser),
+    saver: new JobSaver(browser, blobUrls()),
+    settings: () => settings,
+    estimate: async () => ({ quota: options.free ?? 1e12, usage: 0 }),
+    onView: (v) => views.set(v.id, v),
+    onRemoved: (id) => views.delete(id),
+    onActivity: (active, unfinished) => activity.push({ active, unfinished }),
+    spaceCheckMs: 50,
+  });
+  return { manager, browser, store: options.store, views, activity };
+}
+
+async function store(): Promise<IdbStore> {
+  const s = await openIdbStore({ indexedDB: new fake.IDBFactory(), records: 'bytes' });
+  closers.push(() => s.close());
+  return s;
+}
+
+async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('JobManager', () => {
+  test('downloads, saves under the server name with uniquify, then frees the stored bytes', async () => {
+    const m = await server(3 * MiB);
+    const h = harness({ store: await store() });
+    const job = await h.manager.add({ url: m.url });
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+    const download = [...h.browser.items.values()].find((i) => i.byExtensionId === h.browser.extensionId)!;
+    expect(download.request).toMatchObject({ url: `blob:test/${job.id}`, filename: 'f3145728.bin', conflictAction: 'uniquify', saveAs: false });
+    expect(await h.store.storedRanges(job.id)).toEqual([]);
+    expect(h.views.get(job.id)).toMatchObject({ received: 3 * MiB, size: 3 * MiB, savedDownloadId: download.id });
+    expect(h.activity.at(-1)).toEqual({ active: false, unfinished: false });
+  });
+
+  test('keeps the bytes and says why when the browser fails to save; retry saves again', async () => {
+    const m = await server(1 * MiB);
+    const browser = new FakeBrowser();
+    browser.autoComplete = false;
+    const h = harness({ store: await store(), browser });
+    const job = await h.manager.add({ url: m.url });
+    await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
+    const first = [...browser.items.keys()].at(-1)!;
+    browser.finishDownload(first, 'interrupted', 'FILE_NO_SPACE');
+    await until('failed', () => h.views.get(job.id)?.state === 'failed');
+    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'save-failed', error: expect.stringMatching(/download folder is full/) });
+    expect(await h.store.storedRanges(job.id)).toEqual([{ start: 0, end: 1 * MiB }]);
+
+    browser.autoComplete = true;
+    await h.manager.act(job.id, 'retry');
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+  });
+
+  test('runs at most maxConcurrentJobs at once; the rest wait as queued', async () => {
+    const a = await server(2 * MiB, 4 * MiB);
+    const b = await server(1 * MiB);
+    const h = harness({ store: await store(), settings: { maxConcurrentJobs: 1 } });
+    const first = await h.manager.add({ url: a.url });
+    const second = await h.manager.add({ url: b.url });
+    expect(h.manager.get(second.id)?.state).toBe('queued');
+    expect(b.stats.requests).toHaveLength(0);
+    await until('both saved', () => h.views.get(first.id)?.state === 'saved' && h.views.get(second.id)?.state === 'saved');
+    expect(b.stats.requests[0]!.startedAt).toBeGreaterThanOrEqual(a.stats.requests.at(-1)!.endedAt! - 5);
+  });
+
+  test('a user pause survives a restart; other unfinished jobs resume by themselves', async () => {
+    const slow = await server(4 * MiB, 1 * MiB);
+    const other = await server(4 * MiB, 1 * MiB);
+    const s = await store();
+    const browser = new FakeBrowser();
+    const before = harness({ store: s, browser });
+    const paused = await before.manager.add({ url: slow.url });
+    const running = await before.manager.add({ url: other.url });
+    await until('bytes', () => slow.stats.bytesSent > 512 * 1024 && other.stats.bytesSent > 512 * 1024);
+    await before.manager.act(paused.id, 'pause');
+    expect(before.manager.get(paused.id)).toMatchObject({ state: 'paused', pausedByUser: true });
+    // The worker dies: the old manager's transfer is stopped without any state change of ours.
+    await before.manager.act(running.id, 'pause');
+    await browser.storage.set(`job-meta:${running.id}`, { ...(await browser.storage.get(`job-meta:${running.id}`) as object), pausedByUser: false });
+
+    const after = harness({ store: s, browser });
+    await after.manager.restore();
+    expect(after.manager.get(paused.id)).toMatchObject({ state: 'paused', pausedByUser: true });
+    expect(after.manager.get(paused.id)!.received).toBeGreaterThan(0);
+    await until('resumed and saved', () => after.views.get(running.id)?.state === 'saved', 15_000);
+    const resumedFrom = Number(/bytes=(\d+)-/.exec(other.stats.requests.at(-1)!.range ?? '')?.[1]);
+    expect(resumedFrom).toBeGreaterThan(0);
+    expect(after.manager.get(paused.id)?.state).toBe('paused');
+  });
+
+  test('pauses a running job when storage runs low, keeps its bytes, and will not restart it without space', async () => {
+    const m = await server(4 * MiB, 1 * MiB);
+    const h = harness({ store: await store(), free: 1 * MiB });
+    const job = await h.manager.add({ url: m.url });
+    await until('held', () => h.views.get(job.id)?.state === 'paused');
+    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'storage-full', error: expect.stringMatching(/storage almost full/), pausedByUser: false });
+    const kept = await h.store.storedRanges(job.id);
+    const requests = m.stats.requests.length;
+
+    await h.manager.act(job.id, 'resume');
+    await until('held again', () => h.views.get(job.id)?.state === 'paused' && h.views.get(job.id)?.error?.includes('not enough storage') === true);
+    expect(m.stats.requests.length).toBe(requests); // not started: the size is known and does not fit
+    expect(await h.store.storedRanges(job.id)).toEqual(kept);
+  });
+
+  test('cancel forgets the job and its bytes; clear-finished removes saved ones', async () => {
+    const m = await server(1 * MiB);
+    const slow = await server(4 * MiB, 512 * 1024);
+    const h = harness({ store: await store() });
+    const done = await h.manager.add({ url: m.url });
+    const cancelled = await h.manager.add({ url: slow.url });
+    await until('saved', () => h.views.get(done.id)?.state === 'saved');
+    await h.manager.act(cancelled.id, 'cancel');
+    expect(h.views.has(cancelled.id)).toBe(false);
+    expect(await h.store.listJobs()).toEqual([done.id]);
+    expect(await h.manager.clearFinished()).toBe(1);
+    expect(await h.store.listJobs()).toEqual([]);
+  });
+});
+
+describe('message handler', () => {
+  test('answers bad requests with a plain error, never throwing', async () => {
+    const browser = new FakeBrowser();
+    const h = harness({ store: await store(), browser });
+    const deps = { api: browser, manager: h.manager, settings: new SettingsStore(browser), notices: new UiNotices(browser, () => {}), mirrorsFor: () => [] };
+    expect(await handleRequest({ type: 'nope' }, deps)).toEqual({ ok: false, error: 'unknown request' });
+    expect(await handleRequest({ type: 'add-url', url: 'ftp://x/y' }, deps)).toMatchObject({ ok: false, error: expect.stringMatching(/http/) });
+    expect(await handleRequest({ type: 'add-url', url: 'not a url' }, deps)).toMatchObject({ ok: false, error: expect.stringMatching(/is not a URL/) });
+    expect(await handleRequest({ type: 'job-action', id: 'x', action: 'explode' }, deps)).toMatchObject({ ok: false });
+    const bad = await handleRequest({ type: 'set-settings', settings: { connectionsPerServer: 9 } }, deps);
+    expect(bad).toMatchObject({ ok: false, errors: [{ field: 'connectionsPerServer' }] });
+    expect(browser.stored.has('settings')).toBe(false); // nothing stored on bad input
+    expect(await handleRequest({ type: 'import-settings', json: '{oops' }, deps)).toMatchObject({ ok: false, error: expect.stringMatching(/JSON/) });
+    const good = await handleRequest({ type: 'import-settings', json: '{"maxConcurrentJobs": 5}' }, deps);
+    expect(good).toMatchObject({ ok: true, value: { settings: { maxConcurrentJobs: 5, connectionsPerServer: DEFAULT_SETTINGS.connectionsPerServer } } });
+  });
+});

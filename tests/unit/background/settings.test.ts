@@ -1,0 +1,55 @@
+import { describe, expect, test } from 'vitest';
+import { mirrorUrlsFor } from '../../../src/settings/mirror-rules';
+import { DEFAULT_SETTINGS, parseSettings, validateSettings } from '../../../src/settings/schema';
+
+describe('settings schema', () => {
+  test('anything unreadable gives the defaults, never an exception', () => {
+    for (const input of [undefined, null, 42, 'x', [], { version: 9 }]) expect(parseSettings(input)).toEqual(DEFAULT_SETTINGS);
+  });
+
+  test('bad fields fall back one by one, keeping the good ones', () => {
+    const parsed = parseSettings({
+      takeover: false,
+      thresholdBytes: -5,
+      connectionsPerServer: 12,
+      maxConcurrentJobs: 2,
+      excludedTypes: ['video/*', 'not a type', 7],
+      excludedSites: ['https://Example.com/path', ''],
+      mirrorRules: [{ pattern: 'example.com/pub/', mirrors: ['https://m.example.org/pub/', 'ftp://x'] }, { pattern: '', mirrors: [] }],
+    });
+    expect(parsed).toMatchObject({
+      takeover: false,
+      thresholdBytes: DEFAULT_SETTINGS.thresholdBytes,
+      connectionsPerServer: DEFAULT_SETTINGS.connectionsPerServer,
+      maxConcurrentJobs: 2,
+      excludedTypes: ['video/*'],
+      excludedSites: ['example.com'],
+      mirrorRules: [{ pattern: 'example.com/pub/', mirrors: ['https://m.example.org/pub/'] }],
+    });
+  });
+
+  test('validation names each bad field in words', () => {
+    const errors = validateSettings({ connectionsPerServer: 7, minBlockBytes: 8 * 2 ** 20, maxBlockBytes: 2 ** 20, mirrorRules: [{ pattern: 'a b', mirrors: ['nope'] }] });
+    expect(errors.map((e) => e.field)).toEqual(['connectionsPerServer', 'minBlockBytes', 'mirrorRules.0.pattern', 'mirrorRules.0.mirrors.0']);
+    expect(errors[0]!.message).toMatch(/connections per server must be a whole number from 1 to 6/);
+    expect(validateSettings(DEFAULT_SETTINGS)).toEqual([]);
+    expect(validateSettings('x')).toHaveLength(1);
+  });
+});
+
+describe('mirror rules', () => {
+  const rules = [{ pattern: 'example.com:8080/releases/', mirrors: ['https://a.example.org/mirror/', 'https://b.example.org'] }];
+
+  test('rewrite the rest of the path (and query) under each mirror prefix', () => {
+    expect(mirrorUrlsFor('http://example.com:8080/releases/v1/x.iso?sig=1', rules)).toEqual([
+      'https://a.example.org/mirror/v1/x.iso?sig=1',
+      'https://b.example.org/v1/x.iso?sig=1',
+    ]);
+  });
+
+  test('need the same host and port and the path prefix', () => {
+    expect(mirrorUrlsFor('http://example.com/releases/x.iso', rules)).toEqual([]);
+    expect(mirrorUrlsFor('http://example.com:8080/other/x.iso', rules)).toEqual([]);
+    expect(mirrorUrlsFor('not a url', rules)).toEqual([]);
+  });
+});
