@@ -124,15 +124,15 @@ export interface MirrorTestResult {
 /** Every request type with its payload (`request`) and the value of a successful reply. */
 export interface Requests {
   /** Every job, newest first. */
-  'list-jobs': { request: Record<string, never>; reply: { jobs: JobView[]; notices: UiNotice[] } };
+  'list-jobs': { request: Record<never, never>; reply: { jobs: JobView[]; notices: UiNotice[] } };
   /** One action on one job. Resume also starts a queued job now if a slot is free. */
   'job-action': { request: { action: JobAction; id: string }; reply: { job?: JobView } };
   /** One action on every job it applies to (cancel all: every unfinished job). */
   'all-action': { request: { action: JobAction }; reply: { affected: number } };
   /** Forgets saved, failed and cancelled jobs (and their stored bytes). */
-  'clear-finished': { request: Record<string, never>; reply: { removed: number } };
+  'clear-finished': { request: Record<never, never>; reply: { removed: number } };
   /** Forgets page-wide notices. */
-  'dismiss-notices': { request: Record<string, never>; reply: Record<string, never> };
+  'dismiss-notices': { request: Record<never, never>; reply: Record<string, never> };
   /** Starts a download by hand; filename overrides the server's name; saveAs asks where. */
   'add-url': {
     request: { url: string; filename?: string; referrer?: string; saveAs?: boolean };
@@ -144,12 +144,12 @@ export interface Requests {
   'show-in-folder': { request: { id: string }; reply: Record<string, never> };
   /** Saves a complete job again, asking where (downloads.download with saveAs). */
   'save-as': { request: { id: string }; reply: Record<string, never> };
-  'get-settings': { request: Record<string, never>; reply: { settings: Settings; defaults: Settings } };
+  'get-settings': { request: Record<never, never>; reply: { settings: Settings; defaults: Settings } };
   /** Validates and stores; on problems replies ok:false with `errors` and stores nothing. */
   'set-settings': { request: { settings: unknown }; reply: { settings: Settings } };
   /** Parses JSON text, validates and stores, like set-settings. */
   'import-settings': { request: { json: string }; reply: { settings: Settings } };
-  'export-settings': { request: Record<string, never>; reply: { json: string } };
+  'export-settings': { request: Record<never, never>; reply: { json: string } };
   /** Asks each mirror of the rule for the sample URL and compares sizes with the original. */
   'test-mirror-rule': {
     request: { rule: MirrorRule; sampleUrl: string };

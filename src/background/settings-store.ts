@@ -24,12 +24,14 @@ export class SettingsStore {
     return this.settings;
   }
 
-  load(): Promise<Settings> {
+  /** The current settings, once the stored ones were read (only the first call reads). */
+  async load(): Promise<Settings> {
     this.loading ??= this.api.storage
       .get(KEY)
       .then((raw) => (this.settings = parseSettings(raw)))
       .catch(() => this.settings);
-    return this.loading;
+    await this.loading;
+    return this.settings;
   }
 
   /** Validates the user's settings (missing fields keep their current value) and stores them. */

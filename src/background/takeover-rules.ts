@@ -16,6 +16,8 @@ export function firstLook(item: BrowserDownload, settings: Settings, extensionId
   const size = item.totalBytes !== undefined && item.totalBytes > 0 ? item.totalBytes : undefined;
   if (size !== undefined && size < settings.thresholdBytes) return LEAVE;
   if (isExcludedType(item.mime, settings.excludedTypes) || isExcludedSite([url, item.referrer], settings.excludedSites)) return LEAVE;
+  // Extensions' own saves (Stitch's included) are blob URLs of an extension origin: not ours to take.
+  if (/^blob:(chrome|moz)-extension:/i.test(url)) return LEAVE;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme !== 'http' && scheme !== 'https') {
     return { take: false, notice: `Left to the browser: a ${scheme ?? 'local'}: download is made by the page and cannot be fetched again` };

@@ -36,10 +36,7 @@ export function errorText(error: unknown): string {
   return message.charAt(0).toUpperCase() + message.slice(1);
 }
 
-/**
- * A request without payload. `RequestOf<T>` for those is `{ type } & Record<string, never>`,
- * whose `type` collapses to never, so a literal needs this one cast.
- */
+/** A request without payload. */
 export function bareRequest<T extends RequestType>(type: T): RequestOf<T> {
-  return { type } as unknown as RequestOf<T>;
+  return { type } as RequestOf<T>;
 }

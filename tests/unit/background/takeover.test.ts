@@ -38,6 +38,11 @@ describe('take-over rules', () => {
     expect(firstLook(big(), settings(), 'me', true)).toMatchObject({ take: false, notice: expect.stringMatching(/POST/) });
   });
 
+  test("extensions' own blob: saves (Stitch's included) are left alone silently", () => {
+    expect(firstLook(big({ url: 'blob:chrome-extension://abcdef/0f1e' }), settings(), 'me', false)).toEqual({ take: false });
+    expect(firstLook(big({ url: 'blob:moz-extension://1234-5678/0f1e' }), settings(), 'me', false)).toEqual({ take: false });
+  });
+
   test.each([401, 403, 410])('a re-request answered %i is left to the browser with a notice', (status) => {
     expect(afterProbe(big(), { status, statusText: 'No' }, settings())).toMatchObject({ take: false, notice: expect.stringContaining(String(status)) });
   });
