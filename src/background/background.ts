@@ -11,6 +11,7 @@ import { KeepAlive, RESTORE_ALARM } from './keep-alive';
 import { handleRequest } from './message-handler';
 import { PostTracker } from './post-tracker';
 import { SettingsStore } from './settings-store';
+import { speedLimit } from './create-job';
 import type { EstimateStorage } from './storage-space';
 import { takeOver } from './takeover';
 import { UiNotices } from './ui-notices';
@@ -30,7 +31,7 @@ export interface BackgroundDeps {
  */
 export function startBackground(deps: BackgroundDeps): { manager: Promise<JobManager> } {
   const { api } = deps;
-  const settings = new SettingsStore(api);
+  const settings = new SettingsStore(api, (s) => speedLimit.setRate(s.speedLimitBytesPerSec));
   const posts = new PostTracker();
   const keepAlive = new KeepAlive(api);
   const saver = new JobSaver(api, deps.blobUrls);

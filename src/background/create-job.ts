@@ -1,4 +1,4 @@
-import { DownloadJob, type EngineOptions } from '../engine';
+import { DownloadJob, RateLimiter, type EngineOptions } from '../engine';
 import type { DownloadStore } from '../storage/store';
 import type { Settings } from '../settings/schema';
 
@@ -22,10 +22,12 @@ export function openJob(store: DownloadStore, id: string, source: Omit<JobSource
   return DownloadJob.open(store, id, engineOptions(source, settings));
 }
 
+/** The speed limit of the settings, shared by every download (all jobs, all connections). */
+export const speedLimit = new RateLimiter();
+
 /**
  * Requests carry the site's cookies (a taken-over download must be fetched as the browser
- * would). The referrer reaches the server only where fetch allows it (same origin). The speed
- * limit setting awaits engine support.
+ * would). The referrer reaches the server only where fetch allows it (same origin).
  */
 function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Partial<EngineOptions> {
   return {
@@ -34,6 +36,7 @@ function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Part
     connectionsPerServer: settings.connectionsPerServer,
     minBlockBytes: settings.minBlockBytes,
     maxBlockBytes: settings.maxBlockBytes,
+    rateLimiter: speedLimit,
   };
 }
 

@@ -18,7 +18,11 @@ export class SettingsStore {
   private settings: Settings = parseSettings(DEFAULT_SETTINGS);
   private loading: Promise<Settings> | undefined;
 
-  constructor(private readonly api: BrowserApi) {}
+  constructor(
+    private readonly api: BrowserApi,
+    /** Told of the settings once loaded and after every save (e.g. to apply the speed limit). */
+    private readonly onChange: (settings: Settings) => void = () => {},
+  ) {}
 
   get current(): Settings {
     return this.settings;
@@ -29,7 +33,11 @@ export class SettingsStore {
     this.loading ??= this.api.storage
       .get(KEY)
       .then((raw) => (this.settings = parseSettings(raw)))
-      .catch(() => this.settings);
+      .catch(() => this.settings)
+      .then((settings) => {
+        this.onChange(settings);
+        return settings;
+      });
     await this.loading;
     return this.settings;
   }
@@ -42,6 +50,7 @@ export class SettingsStore {
     const next = parseSettings({ ...this.settings, ...(input as object) });
     await this.api.storage.set(KEY, next);
     this.settings = next;
+    this.onChange(next);
     return next;
   }
 

@@ -14,6 +14,7 @@ options:
       --checksum ALG=HEX   the file's digest (sha-256, sha-512, sha-1, md5): a file that does
                            not match is never saved
       --connections N      requests in flight per server, 1-6 (default 2)
+      --limit-rate RATE    at most RATE bytes/s over all connections (e.g. 500k, 2M)
       --stats FILE         write a JSON summary (time, bytes, requests, memory, mirrors)
       --stall-timeout SEC  abandon and resume a connection silent this long (default 20)
       --retries N          attempts that receive nothing before giving up (default 8)
@@ -28,6 +29,7 @@ export interface GetCommand {
   checksums: string[];
   statsFile?: string;
   connectionsPerServer?: number;
+  limitRate?: number;
   stallTimeoutMs?: number;
   maxAttemptsWithoutProgress?: number;
   quiet: boolean;
@@ -44,6 +46,7 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
       stats: { type: 'string' },
       checksum: { type: 'string', multiple: true, default: [] },
       connections: { type: 'string' },
+      'limit-rate': { type: 'string' },
       'stall-timeout': { type: 'string' },
       retries: { type: 'string' },
       quiet: { type: 'boolean', short: 'q', default: false },
@@ -64,10 +67,20 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
     checksums: values.checksum ?? [],
     statsFile: values.stats,
     connectionsPerServer: connections,
+    limitRate: values['limit-rate'] === undefined ? undefined : parseRate(values['limit-rate']),
     stallTimeoutMs: optionalNumber(values['stall-timeout'], '--stall-timeout', 1000),
     maxAttemptsWithoutProgress: optionalNumber(values.retries, '--retries', 1),
     quiet: values.quiet ?? false,
   };
+}
+
+/** "500k", "2M", "1.5m", "4096": bytes per second (k and M are 1024-based, as in curl and wget). */
+function parseRate(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)([kKmMgG]?)$/.exec(text.trim());
+  const scale = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(match?.[2] ?? '').toLowerCase()];
+  const rate = match && scale ? Math.round(Number(match[1]) * scale) : NaN;
+  if (!(rate >= 1024)) throw new Error(`--limit-rate needs a rate of at least 1k, like 500k or 2M, not "${text}"`);
+  return rate;
 }
 
 function optionalNumber(value: string | undefined, name: string, scale: number): number | undefined {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { DownloadJob, formatBytes, type JobSnapshot } from '../engine';
+import { DownloadJob, formatBytes, RateLimiter, type JobSnapshot } from '../engine';
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
 import { createNodeHasher } from './node-hasher';
@@ -36,6 +36,7 @@ async function download(command: GetCommand, target: Target): Promise<number> {
     stallTimeoutMs: command.stallTimeoutMs,
     maxAttemptsWithoutProgress: command.maxAttemptsWithoutProgress,
     createHasher: createNodeHasher,
+    rateLimiter: command.limitRate === undefined ? undefined : new RateLimiter(command.limitRate),
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   let job = await DownloadJob.open(store, id, defined);

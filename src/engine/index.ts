@@ -5,3 +5,4 @@ export { DEFAULT_OPTIONS, type EngineOptions } from './options';
 export type { RemoteFile } from './remote-file';
 export type { Playback } from './scheduler/scheduler';
 export type { MirrorReport } from './scheduler/mirror-state';
+export { RateLimiter } from './rate-limiter';

@@ -1,5 +1,6 @@
 import type { DigestAlgorithm } from './integrity/digests';
 import { createHasher, type Hasher } from './integrity/hasher';
+import type { RateLimiter } from './rate-limiter';
 
 /** Tunables of one download; every field has a default suited to real networks. */
 export interface EngineOptions {
@@ -32,6 +33,8 @@ export interface EngineOptions {
   referrer?: string;
   credentials: RequestCredentials;
   fetch: typeof fetch;
+  /** A speed limit to share with other downloads, if any. */
+  rateLimiter?: RateLimiter;
   /** Streaming hash factory; Node may pass a faster native one. */
   createHasher: (algorithm: DigestAlgorithm) => Hasher;
 }

@@ -90,7 +90,7 @@ async function attemptOnce(host: TransferHost, ask: Ask, hasStoredBytes: boolean
     exchange = await openExchange(host.url, ask, host.file && ifRangeValidator(host.file), host.options, signal);
     const body = await acceptResponse(host, ask, hasStoredBytes, exchange.facts);
     if (!body) return { storedBytes: 0, done: false };
-    const complete = await receiveBody(exchange, body, writer, (chunk) => host.received(chunk.length));
+    const complete = await receiveBody(exchange, body, writer, (chunk) => host.received(chunk.length), host.options.rateLimiter);
     await writer.flush();
     if (complete && body.end === undefined) await host.setFile({ ...host.file!, size: writer.position });
     return { storedBytes: writer.stored, done: complete };

@@ -100,3 +100,27 @@ describe('stitch get', () => {
     expect(result.stderr).toMatch(/only http and https/);
   });
 });
+
+describe('stitch get --limit-rate', () => {
+  it('keeps the total rate over all mirrors under the limit', async () => {
+    const size = 3 * MiB;
+    const a = await mirror({ size, seed: 24 });
+    const b = await mirror({ size, seed: 24 });
+    const started = Date.now();
+    const result = await runStitch(['get', a.url, '--mirror', b.url, '-o', 'slow.bin', '--limit-rate', '1M'], dir);
+    const seconds = (Date.now() - started) / 1000;
+    expect(result.code).toBe(0);
+    expect(await fileSha256(join(dir, 'slow.bin'))).toBe(await contentSha256(24, size));
+    // 3 MiB at 1 MiB/s, less the quarter-second burst.
+    expect(seconds).toBeGreaterThan(2.5);
+    expect(seconds).toBeLessThan(6);
+    expect(a.stats.bytesSent).toBeGreaterThan(0);
+    expect(b.stats.bytesSent).toBeGreaterThan(0);
+  });
+
+  it('rejects a malformed rate', async () => {
+    const result = await runStitch(['get', 'http://127.0.0.1:1/x', '--limit-rate', 'fast'], dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--limit-rate needs a rate/);
+  });
+});

@@ -1,6 +1,7 @@
 import type { BlockWriter } from '../block-writer';
 import { DownloadError, formatBytes } from '../errors';
 import type { EngineOptions } from '../options';
+import type { RateLimiter } from '../rate-limiter';
 import { Watchdog } from '../watchdog';
 import type { Ask } from './response-check';
 import { readResponseFacts, type ResponseFacts } from './response-facts';
@@ -94,6 +95,7 @@ export async function receiveBody(
   target: { start: number; end?: number },
   writer: BlockWriter,
   onChunk: (chunk: Uint8Array, offset: number) => void,
+  limiter?: RateLimiter,
 ): Promise<boolean> {
   const body = exchange.response.body;
   if (!body) return target.end === undefined || target.end === target.start;
@@ -110,6 +112,10 @@ export async function receiveBody(
         throw new DownloadError('bad-length', `the server sent more bytes than the ${formatBytes(target.end - target.start)} it announced`);
       }
       await writer.push(value);
+      if (limiter) {
+        await limiter.take(value.length, exchange.signal);
+        exchange.watchdog.kick();
+      }
     }
   } finally {
     reader.releaseLock();

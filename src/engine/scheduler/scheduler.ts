@@ -374,7 +374,7 @@ export class MirrorScheduler {
         await this.finishProbe(fetch, exchange, target.size);
         return;
       }
-      await receiveBody(exchange, target, writer, (chunk, offset) => this.onChunk(fetch, chunk, offset));
+      await receiveBody(exchange, target, writer, (chunk, offset) => this.onChunk(fetch, chunk, offset), host.options.rateLimiter);
       await writer.flush();
       if (fetch.pos >= fetch.group.end) this.blockDone(fetch);
       fetch.mirror.failuresInARow = 0;

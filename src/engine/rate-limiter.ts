@@ -1,0 +1,33 @@
+import { sleep } from './retry';
+
+/**
+ * A speed limit shared by every stream that holds it (all of a job's connections, or all jobs):
+ * a token bucket with a quarter second of burst. Reading slower makes TCP slow the server down,
+ * so nothing is buffered beyond what a stream already holds.
+ */
+export class RateLimiter {
+  private tokens = 0;
+  private last = Date.now();
+
+  constructor(private bytesPerSecond: number | null = null) {}
+
+  /** `null` lifts the limit. */
+  setRate(bytesPerSecond: number | null): void {
+    this.bytesPerSecond = bytesPerSecond;
+  }
+
+  get rate(): number | null {
+    return this.bytesPerSecond;
+  }
+
+  /** Waits until `bytes` may pass; resolves at once without a limit. */
+  async take(bytes: number, signal?: AbortSignal): Promise<void> {
+    const rate = this.bytesPerSecond;
+    if (rate === null || rate <= 0) return;
+    const now = Date.now();
+    this.tokens = Math.min(rate / 4, this.tokens + ((now - this.last) * rate) / 1000) - bytes;
+    this.last = now;
+    // In debt: wait until the debt is paid. Callers queue fairly because each adds its debt.
+    if (this.tokens < 0) await sleep((-this.tokens * 1000) / rate, signal);
+  }
+}
