@@ -1,5 +1,5 @@
 import { isQuotaError, type DownloadStore } from '../storage/store';
-import { contiguousPrefix, missingRanges, normalizeRanges, type ByteRange } from '../storage/ranges';
+import { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, type ByteRange } from '../storage/ranges';
 import { BlockWriter } from './block-writer';
 import { DownloadError, formatBytes } from './errors';
 import { filenameFromUrl, sanitizeFilename } from './http/headers';
@@ -43,10 +43,10 @@ export async function transferFromSource(host: TransferHost, signal: AbortSignal
     if (!ask) return;
     if (!ask.ranged && stored.length > 0) {
       // The last transfer broke and the server cannot resume it.
-      await restartOrFail(host, 'the connection broke and the server cannot resume', true, true);
+      await restartOrFail(host, 'the connection broke and the server cannot resume', true, rangesLength(stored));
       continue;
     }
-    const attempt = await attemptOnce(host, ask, stored.length > 0, signal);
+    const attempt = await attemptOnce(host, ask, rangesLength(stored), signal);
     const failure = attempt.failure;
     if (failure instanceof DownloadError && !failure.retryable) throw failure;
     if (attempt.done || attempt.storedBytes > 0 || failure === undefined) {
@@ -83,12 +83,12 @@ interface AttemptResult {
   failure?: unknown;
 }
 
-async function attemptOnce(host: TransferHost, ask: Ask, hasStoredBytes: boolean, signal: AbortSignal): Promise<AttemptResult> {
+async function attemptOnce(host: TransferHost, ask: Ask, storedBytes: number, signal: AbortSignal): Promise<AttemptResult> {
   const writer = new BlockWriter(host.store, host.jobId);
   let exchange: Exchange | undefined;
   try {
     exchange = await openExchange(host.url, ask, host.file && ifRangeValidator(host.file), host.options, signal);
-    const body = await acceptResponse(host, ask, hasStoredBytes, exchange.facts);
+    const body = await acceptResponse(host, ask, storedBytes, exchange.facts);
     if (!body) return { storedBytes: 0, done: false };
     const complete = await receiveBody(exchange, body, writer, (chunk) => host.received(chunk.length), host.options.rateLimiter);
     await writer.flush();
@@ -116,17 +116,17 @@ export function storageFull(keptBytes: number): DownloadError {
 async function acceptResponse(
   host: TransferHost,
   ask: Ask,
-  hasStoredBytes: boolean,
+  storedBytes: number,
   facts: ResponseFacts,
 ): Promise<{ start: number; end?: number } | undefined> {
-  const verdict = checkResponse(facts, ask, host.file, hasStoredBytes);
+  const verdict = checkResponse(facts, ask, host.file, storedBytes > 0);
   switch (verdict.kind) {
     case 'retry':
     case 'fatal':
       throw verdict.error;
     case 'restart': {
       const rangesWork = verdict.reason === 'changed';
-      await restartOrFail(host, verdict.detail, !rangesWork, hasStoredBytes, facts.contentLength);
+      await restartOrFail(host, verdict.detail, !rangesWork, storedBytes, facts.contentLength);
       const size = facts.identityEncoding && facts.status === 200 ? facts.contentLength : undefined;
       // After a change, a 416 or 206 says little about the new file: learn it afresh.
       if (!rangesWork || verdict.bodyFromZero) {
@@ -146,21 +146,21 @@ async function acceptResponse(
 
 /**
  * Restarts from zero when the policy allows: always when the file changed; when ranges do not
- * work, only if nothing is stored yet or the file is small enough to fetch again.
+ * work, only if nothing is stored yet or the file is small enough to fetch again (of a file of
+ * unknown size, what is stored already says how much at least would be fetched again).
  */
 async function restartOrFail(
   host: TransferHost,
   detail: string,
   rangesBroken: boolean,
-  hasStoredBytes: boolean,
+  storedBytes: number,
   announcedSize?: number,
 ): Promise<void> {
   const size = host.file?.size ?? announcedSize;
-  if (rangesBroken && hasStoredBytes && (size === undefined || size > host.options.maxRestartBytes)) {
-    throw new DownloadError(
-      'no-ranges',
-      `${detail}; at ${size === undefined ? 'an unknown size' : formatBytes(size)} the file is too large to download again from the start`,
-    );
+  const cost = size ?? storedBytes;
+  if (rangesBroken && storedBytes > 0 && cost > host.options.maxRestartBytes) {
+    const what = size === undefined ? `after ${formatBytes(storedBytes)} of a file of unknown size` : `at ${formatBytes(size)}`;
+    throw new DownloadError('no-ranges', `${detail}; ${what} the file is too large to download again from the start`);
   }
   await host.restart(detail, rangesBroken ? 'no-ranges' : 'changed');
 }

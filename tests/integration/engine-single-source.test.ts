@@ -268,3 +268,46 @@ describe('pause, resume, cancel, reopen', () => {
     expect(await run.store.storedRanges('job')).toEqual([]);
   });
 });
+
+describe('files of unknown size (no Content-Length, no ranges)', () => {
+  // truncateAfterBytes beyond the size: a chunked body with no length, never cut.
+  const unknownLength = { acceptRangesNone: true, truncateAfterBytes: 1e12 };
+
+  it('downloads the whole stream and learns the size at its end', async () => {
+    const size = 3 * MiB + 7;
+    const m = await mirror({ size, seed: 17, faults: unknownLength });
+    const run = await download(m.url);
+    expect(run.result).toMatchObject({ status: 'complete', size });
+    expect(await run.sha256()).toBe(await contentSha256(17, size));
+  });
+
+  it('restarts a broken stream from zero while what was stored is small, else fails clearly', async () => {
+    const size = 3 * MiB;
+    const m = await mirror({ size, seed: 18, rate: 16 * MiB, faults: unknownLength });
+    let broke = false;
+    const run = await download(m.url, {}, (job) =>
+      job.on('progress', (p) => {
+        if (!broke && p.received > MiB) {
+          broke = true;
+          m.dropConnections();
+        }
+      }),
+    );
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(18, size));
+    expect(run.notices.join('\n')).toMatch(/cannot resume; restarted from zero/);
+
+    const big = await mirror({ size, seed: 19, rate: 16 * MiB, faults: unknownLength });
+    let cut = false;
+    const failed = await download(big.url, { maxRestartBytes: 512 * 1024 }, (job) =>
+      job.on('progress', (p) => {
+        if (!cut && p.received > MiB) {
+          cut = true;
+          big.dropConnections();
+        }
+      }),
+    );
+    expect(failed.result.status).toBe('failed');
+    expect(failed.result.error?.message).toMatch(/after [\d.]+ MB of a file of unknown size the file is too large/);
+  });
+});
