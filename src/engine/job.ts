@@ -55,6 +55,8 @@ export class DownloadJob extends Emitter<JobEvents> {
   private receivedBytes = 0;
   private lastProgressAt = 0;
   private saving: Promise<void> = Promise.resolve();
+  /** Cancelled: nothing may be saved for this job any more. */
+  private deleted = false;
   private mirrorReports: MirrorReport[] = [];
   private hasher: PrefixHasher | undefined;
   /** The last transfer's scheduler: it knows which mirror sent which bytes. */
@@ -165,10 +167,17 @@ export class DownloadJob extends Emitter<JobEvents> {
       this.controller?.abort(CANCEL);
       await this.running;
     } else {
-      await this.store.deleteJob(this.id);
-      this.jobState = { ...this.jobState, status: 'cancelled' };
-      this.emit('status', this.snapshot());
+      await this.forget();
     }
+  }
+
+  /** Deletes the job's bytes and state, after any save in flight, so nothing brings it back. */
+  private async forget(): Promise<void> {
+    this.deleted = true;
+    await this.saving.catch(() => {});
+    await this.store.deleteJob(this.id);
+    this.jobState = { ...this.jobState, status: 'cancelled' };
+    this.emit('status', this.snapshot());
   }
 
   private async runOnce(): Promise<JobSnapshot> {
@@ -198,9 +207,7 @@ export class DownloadJob extends Emitter<JobEvents> {
 
   private async settle(error: unknown, signal: AbortSignal): Promise<void> {
     if (signal.aborted && signal.reason === CANCEL) {
-      await this.store.deleteJob(this.id);
-      this.jobState = { ...this.jobState, status: 'cancelled' };
-      this.emit('status', this.snapshot());
+      await this.forget();
     } else if (signal.aborted && signal.reason === PAUSE) {
       await this.setStatus('paused');
     } else if (error instanceof DownloadError) {
@@ -373,6 +380,7 @@ export class DownloadJob extends Emitter<JobEvents> {
 
   /** Saves the current state; saves run one after another so the newest one lands last. */
   private persist(): Promise<void> {
+    if (this.deleted) return Promise.resolve();
     this.jobState = { ...this.jobState, updatedAt: Date.now() };
     const state = this.jobState;
     this.saving = this.saving.catch(() => {}).then(() => this.store.saveState(this.id, state as unknown as JobStateRecord));
