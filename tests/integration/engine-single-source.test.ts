@@ -1,9 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import type { DownloadJob } from '../../src/engine';
 import { contentSha256 } from '../support/content';
 import { defaultEtag, startMirror, type Mirror } from '../support/mirror-server';
 import { MiB, useTestBed } from '../support/test-bed';
 
 const { mirror, download } = useTestBed();
+
+/** A job hook that cuts every connection of `m` once, when `bytes` were received. */
+function cutOnceAfter(m: Mirror, bytes: number) {
+  let cut = false;
+  return (job: DownloadJob) =>
+    job.on('progress', (p) => {
+      if (!cut && p.received > bytes) {
+        cut = true;
+        m.dropConnections();
+      }
+    });
+}
 
 /** Body bytes the server sent beyond the file size: what the client fetched twice (or lost). */
 function refetched(m: Mirror, size: number): number {
@@ -159,15 +172,7 @@ describe('servers that cannot resume or change the file: never a spliced file', 
   it('restarts a small file from zero when the server ignores ranges', async () => {
     const size = 3 * MiB;
     const m = await mirror({ size, seed: 10, rate: 16 * MiB, faults: { ignoreRanges: true } });
-    let broke = false;
-    const run = await download(m.url, {}, (job) =>
-      job.on('progress', (p) => {
-        if (!broke && p.received > MiB) {
-          broke = true;
-          m.dropConnections();
-        }
-      }),
-    );
+    const run = await download(m.url, {}, cutOnceAfter(m, MiB));
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(10, size));
     expect(run.notices.join('\n')).toMatch(/ignored the range request.*restarted from zero/);
@@ -284,29 +289,13 @@ describe('files of unknown size (no Content-Length, no ranges)', () => {
   it('restarts a broken stream from zero while what was stored is small, else fails clearly', async () => {
     const size = 3 * MiB;
     const m = await mirror({ size, seed: 18, rate: 16 * MiB, faults: unknownLength });
-    let broke = false;
-    const run = await download(m.url, {}, (job) =>
-      job.on('progress', (p) => {
-        if (!broke && p.received > MiB) {
-          broke = true;
-          m.dropConnections();
-        }
-      }),
-    );
+    const run = await download(m.url, {}, cutOnceAfter(m, MiB));
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(18, size));
     expect(run.notices.join('\n')).toMatch(/cannot resume; restarted from zero/);
 
     const big = await mirror({ size, seed: 19, rate: 16 * MiB, faults: unknownLength });
-    let cut = false;
-    const failed = await download(big.url, { maxRestartBytes: 512 * 1024 }, (job) =>
-      job.on('progress', (p) => {
-        if (!cut && p.received > MiB) {
-          cut = true;
-          big.dropConnections();
-        }
-      }),
-    );
+    const failed = await download(big.url, { maxRestartBytes: 512 * 1024 }, cutOnceAfter(big, MiB));
     expect(failed.result.status).toBe('failed');
     expect(failed.result.error?.message).toMatch(/after [\d.]+ MB of a file of unknown size the file is too large/);
   });
