@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// The whole test suite, as CI runs it: system packages, build, unit + integration tests, then
-// the browser end-to-end tests and the Firefox lint when those scripts exist.
+// The whole test suite, as CI runs it: system packages, type check, build, unit + integration
+// tests, the Firefox lint, then the browser end-to-end tests. Ends with one "N passed, N failed"
+// line summed over every Vitest run.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
-const scripts = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts;
+const reports = '.tmp/test-reports';
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+const json = (name) => ['--reporter=default', '--reporter=json', `--outputFile=${reports}/${name}.json`];
 
 function step(title, command, args) {
   const started = Date.now();
@@ -13,15 +17,31 @@ function step(title, command, args) {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (result.status !== 0) {
     console.error(`== ${title}: FAILED after ${seconds} s`);
+    summary();
     process.exit(result.status ?? 1);
   }
   console.log(`== ${title}: ok in ${seconds} s`);
 }
 
+function summary() {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const name of ['unit-integration', 'e2e']) {
+    const file = `${reports}/${name}.json`;
+    if (!existsSync(file)) continue;
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    passed += report.numPassedTests;
+    failed += report.numFailedTests;
+    skipped += report.numPendingTests + (report.numTodoTests ?? 0);
+  }
+  console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+}
+
 step('system packages (Chromium, Firefox ESR)', 'bash', ['scripts/install-system-deps.sh', 'test']);
 step('type check', 'npx', ['tsc', '--noEmit']);
 step('build', 'npm', ['run', 'build']);
-step('unit and integration tests', 'npx', ['vitest', 'run']);
-for (const name of ['lint:firefox', 'test:e2e']) {
-  if (scripts[name]) step(name, 'npm', ['run', name]);
-}
+step('unit and integration tests', 'npx', ['vitest', 'run', ...json('unit-integration')]);
+step('lint:firefox', 'npm', ['run', 'lint:firefox']);
+step('end-to-end tests (Chromium, Firefox ESR)', 'npm', ['run', 'test:e2e', '--', ...json('e2e')]);
+summary();
