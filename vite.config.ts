@@ -38,6 +38,8 @@ export default defineConfig({
         // The toolbar popup and the options page (manifest: popup.html, options.html).
         popup: resolve(src, 'popup.html'),
         options: resolve(src, 'options.html'),
+        // Plays a job while it downloads (player.html?id=… or ?url=…).
+        player: resolve(src, 'player.html'),
       },
       output: {
         entryFileNames: '[name].js',

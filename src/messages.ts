@@ -23,7 +23,9 @@
  *            (a <progress> whose value/max are received/size bytes, or aria-valuenow 0–100),
  *            job-state (the state in words), job-rate, job-eta, job-error (only when error),
  *            job-notices, job-mirrors, and buttons job-pause, job-resume, job-cancel, job-retry,
- *            job-open, job-show, job-copy-url, job-save-as (present only when the action applies).
+ *            job-open, job-show, job-copy-url, job-save-as (present only when the action applies),
+            and job-play (a link opening the player; only for audio/video the browser can play
+            whose bytes are still stored).
  *            Page-wide: pause-all, resume-all, clear-finished, add-url-input, add-url-submit,
  *            notice (one per page-wide notice), empty (shown when there are no jobs).
  *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
@@ -36,11 +38,29 @@
  *            mirror-rule-remove; settings-save (button), settings-status (shows "Saved" after a
  *            successful save), settings-errors (lists validation errors), settings-export
  *            (button), settings-import (file input), settings-reset (button).
+ *   player:  player-media (the <video> element), player-state (the job's state in words),
+ *            player-message (why playback waits, or is impossible until the download completes),
+ *            player-stored (the bar of stored ranges, with data-stored="start-end,…" in bytes),
+ *            player-route (data-route="stream" | "mse" | "blob": how the bytes reach the element).
+ *
+ * Player port: `browser.runtime.connect({ name: PLAYER_PORT })`, then the page posts
+ * `{ type: 'attach', id }`; the background answers with `player-state` messages (the job, the
+ * stored byte ranges, whether the stored copy was freed after saving) whenever they change.
+ * While a player is attached, the job's stored bytes are kept after saving. The page may post
+ * `{ type: 'position', position, durationSeconds }`: the byte it needs next (the engine fetches
+ * what lies just ahead of it first) and the media's duration (sizes that window). In Chrome the
+ * stream route learns the position from the element's range requests instead.
  */
 import type { MirrorRule, Settings, SettingsError } from './settings/schema';
 
 /** Name of the `runtime.connect` port that streams job updates to a page. */
 export const UI_PORT = 'stitch-ui';
+
+/** Name of the `runtime.connect` port of a player page (see the header comment). */
+export const PLAYER_PORT = 'stitch-player';
+
+/** Path of a job's stream URL under the extension's origin (answered by Chrome's service worker). */
+export const STREAM_PATH = '/stream/';
 
 /** A job as the pages see it: the engine's state plus what the background adds (saving). */
 export type JobViewState =
@@ -93,7 +113,10 @@ export interface JobView {
   mirrors: MirrorContribution[];
   /** The browser's downloads id once saved (open file / show in folder use it). */
   savedDownloadId?: number;
-  /** Whether the player can play it progressively (set once the player exists). */
+  /**
+   * Audio or video whose bytes are stored (or will be): the player can play it, progressively
+   * while it downloads. Pages also ask the browser (canPlayType) before offering "Play".
+   */
   canPlay?: boolean;
   contentType?: string;
   createdAt: number;
@@ -155,6 +178,11 @@ export interface Requests {
     request: { rule: MirrorRule; sampleUrl: string };
     reply: { original: MirrorTestResult; mirrors: MirrorTestResult[] };
   };
+  /**
+   * The job a player plays: `id`, or else the newest job downloading `url` whose bytes are still
+   * stored, or else a new download of `url` (`started: true`).
+   */
+  play: { request: { id?: string; url?: string; referrer?: string }; reply: { job: JobView; started: boolean } };
 }
 
 export type RequestType = keyof Requests;
@@ -171,6 +199,23 @@ export type PortMessage =
   | { type: 'job'; job: JobView }
   | { type: 'removed'; id: string }
   | { type: 'notice'; notice: UiNotice };
+
+/** Messages a player page posts on the player port. */
+export type PlayerPageMessage =
+  | { type: 'attach'; id: string }
+  /** `position`: the byte the player needs next (omitted: unchanged); `durationSeconds` sizes the window. */
+  | { type: 'position'; position?: number; durationSeconds?: number };
+
+/** Messages the background posts on the player port. */
+export type PlayerPortMessage = {
+  type: 'player-state';
+  /** Undefined when the job is gone (cancelled or cleared). */
+  job?: JobView;
+  /** Stored byte ranges [start, end), sorted and merged. */
+  stored: { start: number; end: number }[];
+  /** The file was saved and its stored copy freed: nothing is left to play from. */
+  bytesFreed: boolean;
+};
 
 /** Thrown by `callBackground` when the background answered ok:false. */
 export class BackgroundError extends Error {
@@ -212,6 +257,7 @@ const REQUEST_TYPES: readonly RequestType[] = [
   'import-settings',
   'export-settings',
   'test-mirror-rule',
+  'play',
 ];
 
 /** True for messages shaped like a request (the handler still checks each field). */

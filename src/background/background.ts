@@ -3,16 +3,18 @@ import { mirrorUrlsFor } from '../settings/mirror-rules';
 import type { IdbStore } from '../storage/idb-store';
 import type { BlobUrlMaker } from './blob-url';
 import type { BrowserApi } from './browser-api';
-import { createContextMenu, downloadFromClick } from './context-menu';
+import { createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
 import { JobManager } from './job-manager';
 import { JobMetaStore } from './job-meta';
 import { JobSaver } from './job-saver';
 import { KeepAlive, RESTORE_ALARM } from './keep-alive';
 import { handleRequest } from './message-handler';
+import { PlaybackHub } from './playback';
 import { PostTracker } from './post-tracker';
 import { SettingsStore } from './settings-store';
 import { speedLimit } from './create-job';
 import type { EstimateStorage } from './storage-space';
+import { installStreamRoute, type StreamScope } from './stream-route';
 import { takeOver } from './takeover';
 import { UiNotices } from './ui-notices';
 import { UiPorts } from './ui-ports';
@@ -23,6 +25,8 @@ export interface BackgroundDeps {
   store: () => Promise<IdbStore>;
   blobUrls: BlobUrlMaker;
   estimate: EstimateStorage;
+  /** Chrome's service worker scope (found by itself when omitted); absent in Firefox. */
+  serviceWorker?: StreamScope;
 }
 
 /**
@@ -42,6 +46,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   });
   const notices = new UiNotices(api, (notice) => ports.broadcast({ type: 'notice', notice }));
   const mirrorsFor = (url: string) => mirrorUrlsFor(url, settings.current.mirrorRules);
+  const playback = new PlaybackHub({ jobs: () => manager, store: deps.store });
 
   const manager = (async () => {
     await settings.load();
@@ -51,8 +56,14 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
       saver,
       settings: () => settings.current,
       estimate: deps.estimate,
-      onView: (job) => ports.broadcast({ type: 'job', job }),
-      onRemoved: (id) => ports.broadcast({ type: 'removed', id }),
+      onView: (job) => {
+        ports.broadcast({ type: 'job', job });
+        playback.jobChanged(job);
+      },
+      onRemoved: (id) => {
+        ports.broadcast({ type: 'removed', id });
+        playback.jobRemoved(id);
+      },
       onActivity: (active, unfinished) => keepAlive.update(active, unfinished),
     });
   })();
@@ -63,7 +74,13 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
     return manager.then((m) => handleRequest(message, { api, manager: m, settings, notices, mirrorsFor }));
   });
-  api.runtime.onConnect.addListener((port) => ports.connect(port));
+  api.runtime.onConnect.addListener((port) => {
+    ports.connect(port);
+    playback.connect(port);
+  });
+  // Chrome's service worker answers the player's stream URLs; Firefox's event page has no fetch events.
+  const scope = deps.serviceWorker ?? serviceWorkerScope();
+  if (scope) installStreamRoute(scope, { hub: playback, jobs: () => manager, store: deps.store });
   api.runtime.onStartup.addListener(restore);
   api.runtime.onInstalled.addListener(() => void createContextMenu(api).catch(() => {}));
   api.alarms.onAlarm.addListener((alarm) => {
@@ -72,6 +89,8 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   api.menus.onClicked.addListener((click) => {
     const download = downloadFromClick(click, mirrorsFor);
     if (download) void manager.then((m) => m.add(download));
+    const player = playerFromClick(click);
+    if (player) void api.tabs?.create(player).catch((error: unknown) => console.error('Stitch: could not open the player', error));
   });
   api.webRequest?.onBeforeRequest.addListener((details) => posts.observe(details));
   api.downloads.onCreated.addListener((item) => {
@@ -93,4 +112,10 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   restore();
   void createContextMenu(api).catch(() => {});
   return { manager };
+}
+
+/** The global scope when it is a service worker (Chrome), else undefined. */
+function serviceWorkerScope(): StreamScope | undefined {
+  const SW = (globalThis as { ServiceWorkerGlobalScope?: abstract new () => unknown }).ServiceWorkerGlobalScope;
+  return SW !== undefined && globalThis instanceof SW ? (globalThis as unknown as StreamScope) : undefined;
 }

@@ -50,6 +50,8 @@ export interface UiPort {
   readonly name: string;
   postMessage(message: unknown): void;
   onDisconnect: ApiEvent<() => void>;
+  /** What the page posts (the player port's position reports). */
+  onMessage?: ApiEvent<(message: unknown) => void>;
 }
 
 /** Details of a request seen by webRequest.onBeforeRequest (observation only). */
@@ -80,6 +82,8 @@ export interface BrowserApi {
   menus: {
     /** Replaces every menu entry of Stitch with this one. */
     createOnce(entry: { id: string; title: string; contexts: string[] }): Promise<void>;
+    /** Adds one more entry after createOnce. */
+    add?(entry: { id: string; title: string; contexts: string[] }): Promise<void>;
     onClicked: ApiEvent<(click: MenuClick) => void>;
   };
   alarms: {
@@ -95,6 +99,10 @@ export interface BrowserApi {
     /** Return a promise to answer; undefined to leave the message to another listener. */
     onMessage: ApiEvent<(message: unknown, sender: { url?: string; id?: string }) => Promise<unknown> | undefined>;
     onConnect: ApiEvent<(port: UiPort) => void>;
+  };
+  /** Opens an extension page (the player) in a new tab. */
+  tabs?: {
+    create(url: string): Promise<void>;
   };
   /** Observation of requests (to know which downloads came from a POST); absent if not granted. */
   webRequest?: {

@@ -1,5 +1,6 @@
-import type { DownloadJob } from '../engine';
+import type { DownloadJob, Playback } from '../engine';
 import type { JobAction, JobView } from '../messages';
+import { mediaTypeOf } from '../player/media-type';
 import type { Settings } from '../settings/schema';
 import { normalizeRanges, rangesLength } from '../storage/ranges';
 import type { DownloadStore } from '../storage/store';
@@ -38,6 +39,10 @@ interface Entry {
   storedBytes: number;
   running?: Promise<void>;
   saving?: Promise<void>;
+  /** Players playing the stored bytes: they are kept after saving until the last one leaves. */
+  holds: number;
+  /** Saved, and the stored copy deleted. */
+  bytesFreed: boolean;
 }
 
 const FINISHED_VIEW_STATES = new Set(['saved', 'failed', 'cancelled']);
@@ -97,6 +102,38 @@ export class JobManager {
 
   meta(id: string): JobMeta | undefined {
     return this.entries.get(id)?.meta;
+  }
+
+  /** The newest job downloading `url` whose bytes are (or will be) stored, for the player. */
+  findPlayable(url: string): JobView | undefined {
+    return this.views().find((view) => view.url === url && !this.entries.get(view.id)!.bytesFreed && view.state !== 'cancelled' && view.state !== 'failed');
+  }
+
+  /** Where a player is (the engine fetches the bytes just ahead first); undefined: none. */
+  setPlayback(id: string, playback: Playback | undefined): void {
+    this.entries.get(id)?.job.setPlayback(playback);
+  }
+
+  /** True once the job was saved and its stored copy deleted. */
+  bytesFreed(id: string): boolean {
+    return this.entries.get(id)?.bytesFreed ?? true;
+  }
+
+  /**
+   * Keeps the job's stored bytes after it is saved, for a player, until the returned release is
+   * called (then they are freed if the job was saved meanwhile).
+   */
+  holdBytes(id: string): () => void {
+    const entry = this.entries.get(id);
+    if (!entry) return () => {};
+    entry.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      entry.holds--;
+      if (entry.holds === 0 && entry.meta.save?.phase === 'saved' && !entry.bytesFreed) void this.freeBytes(entry).catch(() => {});
+    };
   }
 
   async act(id: string, action: JobAction): Promise<JobView | undefined> {
@@ -167,7 +204,9 @@ export class JobManager {
       if (!job) continue; // unreadable state: leave it, never crash the worker
       if (meta.createdAt === 0) meta.createdAt = job.state.createdAt;
       const stored = job.state.status === 'complete' ? 0 : rangesLength(normalizeRanges(await this.deps.store.storedRanges(id)));
-      this.track(job, meta, stored);
+      const entry = this.track(job, meta, stored);
+      // Bytes a player kept after saving when the worker died: nobody plays them now.
+      if (meta.save?.phase === 'saved') await this.freeBytes(entry);
     }
     for (const entry of this.entries.values()) {
       if (this.shouldRun(entry) && !entry.running) this.enqueue(entry);
@@ -187,7 +226,7 @@ export class JobManager {
   }
 
   private track(job: DownloadJob, meta: JobMeta, storedBytes: number): Entry {
-    const entry: Entry = { job, meta, storedBytes };
+    const entry: Entry = { job, meta, storedBytes, holds: 0, bytesFreed: false };
     this.entries.set(job.id, entry);
     const changed = () => this.deps.onView(this.view(entry));
     job.on('progress', changed);
@@ -197,7 +236,9 @@ export class JobManager {
   }
 
   private view(entry: Entry): JobView {
-    return toJobView(entry.job.snapshot(), entry.meta, { storedBytes: entry.storedBytes, queued: this.queue.includes(entry.job.id) });
+    const view = toJobView(entry.job.snapshot(), entry.meta, { storedBytes: entry.storedBytes, queued: this.queue.includes(entry.job.id) });
+    const playable = !entry.bytesFreed && view.state !== 'failed' && view.state !== 'cancelled' && mediaTypeOf(view.contentType, view.filename) !== undefined;
+    return playable ? { ...view, canPlay: true } : view;
   }
 
   private enqueue(entry: Entry): void {
@@ -310,7 +351,8 @@ export class JobManager {
       }
       const end = await this.deps.saver.finished(downloadId);
       if (end.ok) {
-        await this.deps.store.clearBytes(entry.job.id);
+        // A player still playing keeps them; the last one to leave frees them.
+        if (entry.holds === 0) await this.freeBytes(entry);
         await this.updateMeta(entry, { save: { phase: 'saved', downloadId } });
       } else if (resumed && end.gone && !again) {
         // The browser lost the save begun before a restart: start a new one, once.
@@ -342,6 +384,12 @@ export class JobManager {
         entry.job.pause();
       }
     }, this.deps.spaceCheckMs ?? 10_000);
+  }
+
+  private async freeBytes(entry: Entry): Promise<void> {
+    await this.deps.store.clearBytes(entry.job.id);
+    entry.bytesFreed = true;
+    this.deps.onView(this.view(entry));
   }
 
   private async updateMeta(entry: Entry, change: Partial<JobMeta>): Promise<void> {

@@ -70,7 +70,23 @@ async function dispatch(request: Request, deps: HandlerDeps): Promise<ReplyOf<Re
       return { json: await deps.settings.export() };
     case 'test-mirror-rule':
       return (deps.testRule ?? testMirrorRule)(request.rule, requireHttpUrl(request.sampleUrl));
+    case 'play':
+      return playJob(request, deps);
   }
+}
+
+/** The job a player asked for: by id, else an existing download of the URL, else a new one. */
+async function playJob(request: { id?: unknown; url?: unknown; referrer?: unknown }, deps: HandlerDeps): Promise<ReplyOf<'play'>> {
+  const { manager } = deps;
+  if (request.id !== undefined) {
+    const job = manager.get(requireString(request.id, 'id'));
+    if (!job) throw new Error('no such download; it may have been cleared');
+    return { job, started: false };
+  }
+  const url = requireHttpUrl(request.url);
+  const existing = manager.findPlayable(url);
+  if (existing) return { job: existing, started: false };
+  return { job: await manager.add(newDownload({ url, referrer: request.referrer }, deps.mirrorsFor)), started: true };
 }
 
 function newDownload(request: { url: unknown; filename?: unknown; referrer?: unknown; saveAs?: unknown }, mirrorsFor: (url: string) => string[]): NewDownload {

@@ -26,6 +26,9 @@ export function realBrowserApi(): BrowserApi {
         await browser.contextMenus.removeAll();
         browser.contextMenus.create({ ...entry, contexts: entry.contexts as never });
       },
+      async add(entry) {
+        browser.contextMenus.create({ ...entry, contexts: entry.contexts as never });
+      },
       onClicked: browser.contextMenus.onClicked as unknown as BrowserApi['menus']['onClicked'],
     },
     alarms: {
@@ -39,6 +42,9 @@ export function realBrowserApi(): BrowserApi {
       onInstalled: browser.runtime.onInstalled as unknown as ApiEvent<() => void>,
       onMessage: browser.runtime.onMessage as unknown as BrowserApi['runtime']['onMessage'],
       onConnect: browser.runtime.onConnect as unknown as ApiEvent<(port: UiPort) => void>,
+    },
+    tabs: {
+      create: async (url) => void (await browser.tabs.create({ url: browser.runtime.getURL(url) })),
     },
     webRequest: browser.webRequest && {
       onBeforeRequest: {

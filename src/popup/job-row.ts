@@ -1,5 +1,6 @@
 import type { JobView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
+import { mediaTypeOf, playerPath } from '../player/media-type';
 import { etaText, rateText, sizeText, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
 
@@ -56,6 +57,28 @@ function actionLabel(action: RowAction, job: JobView): string {
 
 export type ActionHandler = (action: RowAction, job: JobView, button: HTMLButtonElement) => void;
 
+/** The browser's answer to "can you play this type?" ('' for no). */
+export type CanPlayType = (type: string) => string;
+
+const browserCanPlayType: CanPlayType = (type) => document.createElement('video').canPlayType(type);
+
+/** "Play" is offered for audio or video whose bytes are stored, of a type this browser plays. */
+export function canPlayHere(job: JobView, canPlayType: CanPlayType = browserCanPlayType): boolean {
+  const type = job.canPlay ? mediaTypeOf(job.contentType, job.filename) : undefined;
+  return type !== undefined && canPlayType(type) !== '';
+}
+
+/**
+ * Opens the player for the job in a new tab through the extension's tabs API (a page opened
+ * with window.open from the popup did not always get the extension APIs in Chromium).
+ */
+function openPlayerTab(job: JobView): void {
+  const url = playerPath({ id: job.id });
+  const tabs = (globalThis as { chrome?: { tabs?: { create(properties: { url: string }): unknown } } }).chrome?.tabs;
+  if (tabs) void tabs.create({ url });
+  else window.open(url, '_blank');
+}
+
 /**
  * One job in the list. Built once and updated in place on every progress message, so focus,
  * hover tooltips and text selection survive the ~4 updates a second.
@@ -78,6 +101,8 @@ export class JobRow {
   constructor(
     job: JobView,
     private readonly onAction: ActionHandler,
+    private readonly canPlayType: CanPlayType = browserCanPlayType,
+    private readonly openPlayer: (job: JobView) => void = openPlayerTab,
   ) {
     this.job = job;
     this.mirrors = new MirrorBar(job.mirrors);
@@ -152,15 +177,23 @@ export class JobRow {
   /** Rebuilds the buttons only when the set changes, keeping keyboard focus at the same place. */
   private updateActions(job: JobView): void {
     const actions = rowActions(job);
+    const play = canPlayHere(job, this.canPlayType);
     // The filename is part of each button's accessible name, so a rename rebuilds them too.
-    const key = `${job.filename}\n${actions.map((a) => `${a}:${actionLabel(a, job)}`).join(',')}`;
+    const key = `${job.filename}\n${play}\n${actions.map((a) => `${a}:${actionLabel(a, job)}`).join(',')}`;
     if (key === this.actionsKey) return;
     this.actionsKey = key;
     const buttons = [...this.actions.querySelectorAll('button')];
     const focused = buttons.findIndex((b) => b === document.activeElement);
-    const next = actions.map((action) => this.button(action, job));
+    const next = [...(play ? [this.playButton(job)] : []), ...actions.map((action) => this.button(action, job))];
     this.actions.replaceChildren(...next);
     if (focused >= 0 && next.length > 0) next[Math.min(focused, next.length - 1)]!.focus();
+  }
+
+  /** Opens the player (not a background action: the popup opens the page itself). */
+  private playButton(job: JobView): HTMLButtonElement {
+    const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'job-play', 'aria-label': `Play ${job.filename}` }, 'Play');
+    button.addEventListener('click', () => this.openPlayer(this.job));
+    return button;
   }
 
   private button(action: RowAction, job: JobView): HTMLButtonElement {

@@ -48,6 +48,11 @@ export interface Faults {
 export interface MirrorOptions {
   size: number;
   seed?: number;
+  /**
+   * Serves these bytes (e.g. a real video) instead of generated content; `size` must be their
+   * length. setContent and changeAfterRequests switch to generated content.
+   */
+  body?: Uint8Array;
   /** The file's path; any other path is a 404. Default '/file.bin'. */
   path?: string;
   /** Sends `Content-Disposition: attachment; filename*=UTF-8''…` when set. */
@@ -197,7 +202,14 @@ async function* contentSource(seed: number, start: number, end: number): AsyncGe
   }
 }
 
+/** Bytes [start, end) of a given body, in content-chunk pieces (the rate limiter's unit). */
+async function* bodySource(body: Uint8Array, start: number, end: number): AsyncGenerator<Uint8Array> {
+  for (let pos = start; pos < end; pos += CONTENT_CHUNK) yield body.subarray(pos, Math.min(end, pos + CONTENT_CHUNK));
+}
+
 export async function startMirror(options: MirrorOptions): Promise<Mirror> {
+  if (options.body && options.body.length !== options.size) throw new RangeError(`size ${options.size} is not the body's length ${options.body.length}`);
+  let body = options.body;
   const filePath = options.path ?? '/file.bin';
   const initialSeed = options.seed ?? 1;
   let content: Content = {
@@ -217,6 +229,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
   const stats: MirrorStats = { requests: [], bytesSent: 0, connections: 0 };
 
   const setContent = (change: ContentChange) => {
+    body = undefined;
     const size = change.size ?? content.size;
     content = {
       seed: change.seed,
@@ -321,7 +334,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
       return;
     }
 
-    let source: AsyncIterable<Uint8Array> = contentSource(c.seed, range.start, range.end);
+    let source: AsyncIterable<Uint8Array> = body ? bodySource(body, range.start, range.end) : contentSource(c.seed, range.start, range.end);
     if (fx.gzip) {
       const gzip = createGzip();
       pipeline(Readable.from(source), gzip, () => {});

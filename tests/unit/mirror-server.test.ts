@@ -127,6 +127,20 @@ describe('mirror server', () => {
     expect(multi.body.length).toBe(size);
   });
 
+  it('serves a given body (a real file) whole and in ranges, until setContent replaces it', async () => {
+    const body = contentBytes(5, 0, 3 * CONTENT_CHUNK + 11).map((b) => b ^ 0x5a);
+    const m = await mirror({ size: body.length, body, contentType: 'video/webm' });
+    const whole = await get(m.url);
+    expect(whole.res.headers.get('content-type')).toBe('video/webm');
+    expect(same(whole.body, body)).toBe(true);
+    const part = await get(m.url, { Range: `bytes=${CONTENT_CHUNK - 3}-${2 * CONTENT_CHUNK + 4}` });
+    expect(part.res.status).toBe(206);
+    expect(same(part.body, body.subarray(CONTENT_CHUNK - 3, 2 * CONTENT_CHUNK + 5))).toBe(true);
+    m.setContent({ seed: 6 });
+    expect(same((await get(m.url)).body, contentBytes(6, 0, body.length))).toBe(true);
+    await expect(startMirror({ size: 10, body })).rejects.toThrow(/length/);
+  });
+
   it('honours If-Range', async () => {
     const m = await mirror({ size });
     const { res } = await get(m.url, {}, { method: 'HEAD' });

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
 import type { JobViewState } from '../../../src/messages';
-import { JobRow, rowActions } from '../../../src/popup/job-row';
+import { canPlayHere, JobRow, rowActions } from '../../../src/popup/job-row';
 import { jobView } from './fixtures';
 
 const testIds = (root: Element, prefix: string) =>
@@ -108,5 +108,33 @@ describe('JobRow', () => {
   it('names each button with its download for screen readers', () => {
     const row = new JobRow(jobView({ state: 'saved', savedDownloadId: 3 }), () => {});
     expect(row.element.querySelector('[data-testid="job-show"]')?.getAttribute('aria-label')).toBe('Show in folder big.iso');
+  });
+});
+
+describe('Play', () => {
+  const playsWebm = (type: string) => (type === 'video/webm' ? 'maybe' : '');
+  const video = { canPlay: true, filename: 'clip.webm', contentType: 'application/octet-stream' };
+
+  it('is offered for stored audio or video of a type the browser plays', () => {
+    expect(canPlayHere(jobView(video), playsWebm)).toBe(true);
+    expect(canPlayHere(jobView({ ...video, filename: 'clip.bin', contentType: 'video/webm; codecs="vp8"' }), playsWebm)).toBe(true);
+    // Not media, not playable here, or its stored copy is gone (the background leaves canPlay unset).
+    expect(canPlayHere(jobView({ ...video, filename: 'big.iso' }), playsWebm)).toBe(false);
+    expect(canPlayHere(jobView({ ...video, filename: 'clip.mkv' }), playsWebm)).toBe(false);
+    expect(canPlayHere(jobView({ ...video, canPlay: undefined }), playsWebm)).toBe(false);
+  });
+
+  it('is the first button of the row and opens the player for the current job', () => {
+    const opened: string[] = [];
+    const row = new JobRow(jobView(video), () => {}, playsWebm, (job) => opened.push(job.id));
+    const buttons = [...row.element.querySelectorAll('button')].map((b) => b.dataset.testid);
+    expect(buttons).toEqual(['job-play', 'job-pause', 'job-copy-url', 'job-cancel']);
+    const play = row.element.querySelector<HTMLButtonElement>('[data-testid="job-play"]')!;
+    expect(play.getAttribute('aria-label')).toBe('Play clip.webm');
+    play.click();
+    expect(opened).toEqual(['job-1']);
+    // Saved and freed: no more Play.
+    row.update(jobView({ ...video, canPlay: undefined, state: 'saved', savedDownloadId: 4 }));
+    expect(row.element.querySelector('[data-testid="job-play"]')).toBeNull();
   });
 });

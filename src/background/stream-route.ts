@@ -1,0 +1,156 @@
+import { STREAM_PATH } from '../messages';
+import { mediaTypeOf } from '../player/media-type';
+import type { IdbStore } from '../storage/idb-store';
+import type { PlaybackHub, PlaybackJobs } from './playback';
+import { answerHeaders, answerRange, firstMissing, parseRangeHeader } from './stream-range';
+
+export interface StreamRouteDeps {
+  hub: PlaybackHub;
+  jobs: () => Promise<PlaybackJobs>;
+  store: () => Promise<Pick<IdbStore, 'read'>>;
+  /** A response fails when no byte it waits for was stored for this long. */
+  waitMs?: number;
+  /** Largest piece read from the store at once (the body is pulled piece by piece). */
+  maxChunk?: number;
+}
+
+const WAIT_MS = 60_000;
+const MAX_CHUNK = 1024 * 1024;
+/** A wait is cut into slices like this, to notice a job that stopped or a body cancelled meanwhile. */
+const WAIT_SLICE_MS = 1000;
+const HOPELESS = new Set(['failed', 'cancelled']);
+
+/** The service worker's global scope, as far as the route uses it. */
+export interface StreamScope {
+  readonly location: { readonly origin: string };
+  readonly clients: { claim(): Promise<void> };
+  skipWaiting(): Promise<void>;
+  addEventListener(type: 'install', listener: () => void): void;
+  addEventListener(type: 'activate', listener: (event: { waitUntil(promise: Promise<unknown>): void }) => void): void;
+  addEventListener(type: 'fetch', listener: (event: { request: Request; respondWith(response: Promise<Response>): void }) => void): void;
+}
+
+/**
+ * Chrome: the extension's service worker answers a job's stream URL
+ * (chrome-extension://<id>/stream/<jobId>) from the stored bytes, so a <video> on an extension
+ * page plays while the job downloads. Must be called synchronously at the worker's start (a
+ * worker woken by a fetch must have its listener in place). Every other fetch passes through
+ * untouched: respondWith is not called for it.
+ */
+export function installStreamRoute(scope: StreamScope, deps: StreamRouteDeps): void {
+  // A new worker takes over open player pages at once (they wait for their controller).
+  scope.addEventListener('install', () => void scope.skipWaiting());
+  scope.addEventListener('activate', (event) => event.waitUntil(scope.clients.claim()));
+  const route = new StreamRoute(deps);
+  scope.addEventListener('fetch', (event) => {
+    const jobId = streamJobId(event.request.url, scope.location.origin);
+    if (jobId === undefined) return;
+    event.respondWith(route.answer(event.request, jobId).catch((error: unknown) => plain(500, error instanceof Error ? error.message : String(error))));
+  });
+}
+
+/** The job id of a stream URL of this origin, or undefined for any other URL. */
+export function streamJobId(url: string, origin: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  // Not URL.origin: it is "null" for chrome-extension: URLs outside Chrome.
+  if (`${parsed.protocol}//${parsed.host}` !== origin || !parsed.pathname.startsWith(STREAM_PATH)) return undefined;
+  const id = decodeURIComponent(parsed.pathname.slice(STREAM_PATH.length));
+  return id === '' || id.includes('/') ? undefined : id;
+}
+
+/**
+ * Answers range requests for stream URLs. Chrome takes the Content-Length of an extension
+ * URL's response as the length of the whole resource (it does not treat a short 206 as "ask
+ * again from here", as it does over HTTP: playback ended where the first answer ended), so
+ * every answer covers the whole requested range, and its body is pulled from the store piece
+ * by piece, waiting for bytes still in flight: a progressive response, at most one piece in
+ * memory. The newest response of a job tells the engine where playback needs bytes next.
+ */
+export class StreamRoute {
+  private readonly newest = new Map<string, number>();
+  private requests = 0;
+
+  constructor(private readonly deps: StreamRouteDeps) {}
+
+  async answer(request: Request, jobId: string): Promise<Response> {
+    if (request.method !== 'GET') return plain(405, 'only GET');
+    const jobs = await this.deps.jobs();
+    const waitMs = this.deps.waitMs ?? WAIT_MS;
+    const deadline = Date.now() + waitMs;
+    let view = jobs.get(jobId);
+    // The size comes with the server's first answer; a player may ask before it.
+    while (view && view.size === undefined && !HOPELESS.has(view.state) && Date.now() < deadline) {
+      await sleep(200);
+      view = jobs.get(jobId);
+    }
+    if (!view) return plain(404, 'no such download; it may have been cleared');
+    if (jobs.bytesFreed(jobId)) return plain(410, 'the file was saved and its stored copy freed');
+    const size = view.size;
+    if (size === undefined) return plain(503, 'the size of the file is not known yet', { 'Retry-After': '1' });
+    const contentType = mediaTypeOf(view.contentType, view.filename) ?? 'application/octet-stream';
+    const wanted = parseRangeHeader(request.headers.get('Range'), size);
+    const whole = answerRange(wanted, size, [{ start: 0, end: size }], Infinity);
+    if (whole.kind !== 'serve') return new Response(null, { status: 416, headers: answerHeaders(whole, size, contentType) });
+    const serial = ++this.requests;
+    this.newest.set(jobId, serial);
+    const body = this.body(jobId, serial, size, whole.start, whole.end, jobs);
+    return new Response(body, { status: whole.status, headers: answerHeaders(whole, size, contentType) });
+  }
+
+  /** The bytes [start, end) as they are stored: one piece per pull, waiting for missing ones. */
+  private body(jobId: string, serial: number, size: number, start: number, end: number, jobs: PlaybackJobs): ReadableStream<Uint8Array> {
+    const { hub } = this.deps;
+    const maxChunk = this.deps.maxChunk ?? MAX_CHUNK;
+    const waitMs = this.deps.waitMs ?? WAIT_MS;
+    let pos = start;
+    let cancelled = false;
+    // Only the newest response of the job moves the playback window (an older one the
+    // element has not cancelled yet must not pull it back).
+    const need = (position: number | undefined) => {
+      if (this.newest.get(jobId) === serial && position !== undefined) void hub.need(jobId, position);
+    };
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          if (pos >= end) return controller.close();
+          const waitUntil = Date.now() + waitMs;
+          for (;;) {
+            if (cancelled) return;
+            const stored = await hub.storedRanges(jobId);
+            const piece = answerRange({ kind: 'range', start: pos, end }, size, stored, maxChunk);
+            if (piece.kind === 'serve') {
+              need(firstMissing(stored, pos, size));
+              try {
+                for await (const bytes of (await this.deps.store()).read(jobId, piece.start, piece.end)) controller.enqueue(bytes);
+                pos = piece.end;
+                return;
+              } catch {
+                continue; // discarded meanwhile (a piece failed its hash): look again
+              }
+            }
+            need(pos);
+            const view = jobs.get(jobId);
+            if (!view || HOPELESS.has(view.state) || jobs.bytesFreed(jobId)) return controller.error(new Error('the download stopped'));
+            if (Date.now() > waitUntil) return controller.error(new Error(`byte ${pos} was not downloaded within ${waitMs} ms`));
+            await hub.waitForByte(jobId, pos, WAIT_SLICE_MS);
+          }
+        },
+        cancel: () => {
+          cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+  }
+}
+
+function plain(status: number, text: string, headers: Record<string, string> = {}): Response {
+  return new Response(text, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,272 @@
+import { Unsupported, type MediaSegments, type StoredReader } from './segments';
+
+/**
+ * ISO BMFF (MP4) for MSE. Fragmented MP4 (a moov with mvex, then moof + mdat pairs) is
+ * appended as it is: ftyp + moov as the init segment, then each run of boxes up to and
+ * including an mdat. The mfra index at the end (found through mfro, the last 16 bytes) gives
+ * the fragment to start from for a seek. A plain MP4 (samples indexed in the moov) would need
+ * remuxing into fragments (e.g. with mp4box); it is reported as Unsupported, so the player
+ * says that it plays once the download completes.
+ */
+
+export interface Box {
+  type: string;
+  /** Absolute offset of the box. */
+  start: number;
+  /** Absolute offset after it. */
+  end: number;
+  /** Absolute offset of its payload. */
+  data: number;
+}
+
+/** The box at `pos` of `bytes` (whose byte 0 is at absolute `base`), or undefined if cut off. */
+export function readBoxHeader(bytes: Uint8Array, pos: number, base = 0, fileSize = Infinity): Box | undefined {
+  if (pos + 8 > bytes.length) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let size = view.getUint32(pos);
+  const type = String.fromCharCode(bytes[pos + 4]!, bytes[pos + 5]!, bytes[pos + 6]!, bytes[pos + 7]!);
+  let headerLength = 8;
+  if (size === 1) {
+    if (pos + 16 > bytes.length) return undefined;
+    size = Number(view.getBigUint64(pos + 8));
+    headerLength = 16;
+  } else if (size === 0) {
+    size = fileSize - (base + pos); // to the end of the file
+  }
+  if (size < headerLength) throw new Error(`bad MP4 box ${type} at byte ${base + pos}`);
+  return { type, start: base + pos, end: base + pos + size, data: base + pos + headerLength };
+}
+
+/** The child boxes of [start, end) within `bytes` (absolute offsets, bytes[0] at `base`). */
+export function children(bytes: Uint8Array, start: number, end: number, base = 0): Box[] {
+  const boxes: Box[] = [];
+  for (let pos = start; pos < end; ) {
+    const box = readBoxHeader(bytes, pos - base, base);
+    if (!box || box.end > base + bytes.length) break;
+    boxes.push(box);
+    pos = box.end;
+  }
+  return boxes;
+}
+
+function child(bytes: Uint8Array, parent: Box, type: string, base: number, skip = 0): Box | undefined {
+  return children(bytes, parent.data + skip, parent.end, base).find((b) => b.type === type);
+}
+
+export interface Mp4Movie {
+  fragmented: boolean;
+  /** The codecs parameter; undefined entries are codecs this parser cannot name. */
+  codecs: (string | undefined)[];
+  hasVideo: boolean;
+  durationSeconds?: number;
+  /** Track id → timescale (for tfra times). */
+  timescales: Map<number, number>;
+}
+
+/** Reads what the player needs from a moov box (`bytes` holds exactly the moov). */
+export function parseMoov(bytes: Uint8Array): Mp4Movie {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const moov = readBoxHeader(bytes, 0)!;
+  const movie: Mp4Movie = { fragmented: false, codecs: [], hasVideo: false, timescales: new Map() };
+  let movieTimescale = 0;
+  for (const box of children(bytes, moov.data, moov.end)) {
+    if (box.type === 'mvhd') {
+      const v1 = bytes[box.data] === 1;
+      movieTimescale = view.getUint32(box.data + (v1 ? 20 : 12));
+      const duration = v1 ? Number(view.getBigUint64(box.data + 24)) : view.getUint32(box.data + 16);
+      if (duration > 0 && movieTimescale > 0) movie.durationSeconds = duration / movieTimescale;
+    } else if (box.type === 'mvex') {
+      movie.fragmented = true;
+      const mehd = child(bytes, box, 'mehd', 0);
+      if (mehd && movieTimescale > 0) {
+        const v1 = bytes[mehd.data] === 1;
+        const duration = v1 ? Number(view.getBigUint64(mehd.data + 4)) : view.getUint32(mehd.data + 4);
+        if (duration > 0) movie.durationSeconds = duration / movieTimescale;
+      }
+    } else if (box.type === 'trak') {
+      parseTrak(bytes, view, box, movie);
+    }
+  }
+  return movie;
+}
+
+function parseTrak(bytes: Uint8Array, view: DataView, trak: Box, movie: Mp4Movie): void {
+  const tkhd = child(bytes, trak, 'tkhd', 0);
+  const mdia = child(bytes, trak, 'mdia', 0);
+  if (!tkhd || !mdia) return;
+  const trackId = view.getUint32(tkhd.data + (bytes[tkhd.data] === 1 ? 20 : 12));
+  const mdhd = child(bytes, mdia, 'mdhd', 0);
+  if (mdhd) movie.timescales.set(trackId, view.getUint32(mdhd.data + (bytes[mdhd.data] === 1 ? 20 : 12)));
+  const hdlr = child(bytes, mdia, 'hdlr', 0);
+  const handler = hdlr ? String.fromCharCode(...bytes.subarray(hdlr.data + 8, hdlr.data + 12)) : '';
+  if (handler !== 'vide' && handler !== 'soun') return;
+  if (handler === 'vide') movie.hasVideo = true;
+  const minf = child(bytes, mdia, 'minf', 0);
+  const stbl = minf && child(bytes, minf, 'stbl', 0);
+  const stsd = stbl && child(bytes, stbl, 'stsd', 0);
+  // stsd: version/flags (4) and an entry count (4), then sample entries.
+  const entry = stsd && children(bytes, stsd.data + 8, stsd.end)[0];
+  movie.codecs.push(entry && sampleEntryCodec(bytes, entry));
+}
+
+/** The RFC 6381 codec name of a sample entry, for the codecs this player knows. */
+function sampleEntryCodec(bytes: Uint8Array, entry: Box): string | undefined {
+  const hex = (n: number) => n.toString(16).padStart(2, '0');
+  // Visual sample entries have 78 bytes before their child boxes, audio ones 28.
+  if (entry.type === 'avc1' || entry.type === 'avc3') {
+    const avcC = children(bytes, entry.data + 78, entry.end).find((b) => b.type === 'avcC');
+    return avcC && `${entry.type}.${hex(bytes[avcC.data + 1]!)}${hex(bytes[avcC.data + 2]!)}${hex(bytes[avcC.data + 3]!)}`;
+  }
+  if (entry.type === 'vp09') return 'vp09.00.10.08';
+  if (entry.type === 'Opus') return 'opus';
+  if (entry.type === 'fLaC') return 'flac';
+  if (entry.type === 'mp4a') {
+    const esds = children(bytes, entry.data + 28, entry.end).find((b) => b.type === 'esds');
+    return esds ? `mp4a.${mp4aProfile(bytes, esds.data + 4, esds.end)}` : 'mp4a.40.2';
+  }
+  return undefined;
+}
+
+/** `40.2` from an ES descriptor: objectTypeIndication, then the AAC audio object type. */
+function mp4aProfile(bytes: Uint8Array, start: number, end: number): string {
+  let objectType = 0x40;
+  let audioObjectType = 2;
+  // Descriptors: tag, a 1–4 byte size (7 bits each), payload. ES_Descriptor (3) holds
+  // DecoderConfigDescriptor (4), which holds DecoderSpecificInfo (5).
+  const walk = (pos: number, stop: number): void => {
+    while (pos + 2 <= stop) {
+      const tag = bytes[pos]!;
+      let size = 0;
+      let i = pos + 1;
+      for (let n = 0; n < 4 && i < stop; n++) {
+        const b = bytes[i++]!;
+        size = (size << 7) | (b & 0x7f);
+        if (!(b & 0x80)) break;
+      }
+      const payload = i;
+      if (tag === 3) walk(payload + 3, payload + size); // ES_ID (2) + flags (1), assuming no optional fields
+      else if (tag === 4) {
+        objectType = bytes[payload]!;
+        walk(payload + 13, payload + size);
+      } else if (tag === 5) audioObjectType = bytes[payload]! >> 3;
+      pos = payload + size;
+    }
+  };
+  walk(start, end);
+  return objectType === 0x40 ? `40.${audioObjectType}` : hexByte(objectType);
+}
+
+function hexByte(n: number): string {
+  return n.toString(16).padStart(2, '0');
+}
+
+/** tfra entries: per track, media time (seconds) → absolute offset of the moof. */
+export function parseMfra(bytes: Uint8Array, base: number, timescales: Map<number, number>): Map<number, { seconds: number; offset: number }[]> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const mfra = readBoxHeader(bytes, 0, base)!;
+  const tracks = new Map<number, { seconds: number; offset: number }[]>();
+  for (const tfra of children(bytes, mfra.data, mfra.end, base).filter((b) => b.type === 'tfra')) {
+    let p = tfra.data - base;
+    const v1 = bytes[p] === 1;
+    const trackId = view.getUint32(p + 4);
+    const lengths = view.getUint32(p + 8);
+    const count = view.getUint32(p + 12);
+    p += 16;
+    const trafBytes = ((lengths >> 4) & 3) + 1;
+    const trunBytes = ((lengths >> 2) & 3) + 1;
+    const sampleBytes = (lengths & 3) + 1;
+    const scale = timescales.get(trackId) ?? 1;
+    const entries: { seconds: number; offset: number }[] = [];
+    for (let i = 0; i < count; i++) {
+      const time = v1 ? Number(view.getBigUint64(p)) : view.getUint32(p);
+      const offset = v1 ? Number(view.getBigUint64(p + 8)) : view.getUint32(p + 4);
+      p += (v1 ? 16 : 8) + trafBytes + trunBytes + sampleBytes;
+      entries.push({ seconds: time / scale, offset });
+    }
+    tracks.set(trackId, entries);
+  }
+  return tracks;
+}
+
+const HEADER_BYTES = 16;
+
+/** Fragmented MP4 for MSE; Unsupported for a plain one. */
+export async function openFragmentedMp4(reader: StoredReader): Promise<MediaSegments> {
+  // Top-level boxes up to the moov (ftyp, maybe free/uuid).
+  let moov: Box | undefined;
+  let pos = 0;
+  while (!moov) {
+    if (pos >= reader.size) throw new Unsupported('no moov box found in this MP4 file');
+    const box = readBoxHeader(await reader.read(pos, pos + HEADER_BYTES), 0, pos, reader.size);
+    if (!box) throw new Unsupported('this MP4 file ends inside a box header');
+    if (box.type === 'moov') moov = box;
+    else if (box.type === 'mdat' || box.type === 'moof') throw new Unsupported('this MP4 file has its index (moov) after the media');
+    pos = box.end;
+  }
+  const movie = parseMoov(await reader.read(moov.start, moov.end));
+  if (!movie.fragmented) throw new Unsupported('this MP4 file is not fragmented (Media Source playback needs fragments)');
+  if (movie.codecs.length === 0 || movie.codecs.some((c) => c === undefined)) throw new Unsupported('this MP4 file uses a codec the player cannot name');
+  const mime = `${movie.hasVideo ? 'video' : 'audio'}/mp4; codecs="${movie.codecs.join(',')}"`;
+  const init = await reader.read(0, moov.end);
+  let index: Promise<{ seconds: number; offset: number }[][]> | undefined;
+  const loadIndex = () =>
+    (index ??= (async () => {
+      if (reader.size < 16) return [];
+      const mfro = await reader.read(reader.size - 16, reader.size);
+      if (String.fromCharCode(...mfro.subarray(4, 8)) !== 'mfro') return [];
+      const length = new DataView(mfro.buffer, mfro.byteOffset).getUint32(12);
+      const start = reader.size - length;
+      if (length < 16 || start < moov.end) return [];
+      const bytes = await reader.read(start, reader.size);
+      if (String.fromCharCode(...bytes.subarray(4, 8)) !== 'mfra') return [];
+      return [...parseMfra(bytes, start, movie.timescales).values()];
+    })());
+  let durationSeconds = movie.durationSeconds;
+  if (durationSeconds === undefined) {
+    // empty_moov files have no duration; without one, seeks are clamped. The index tells where
+    // the last fragment starts; adding the longest fragment gives at most one fragment too much,
+    // which endOfStream() trims to what was appended.
+    const tracks = await loadIndex();
+    const ends = tracks.map((entries) => {
+      const last = entries[entries.length - 1]?.seconds ?? 0;
+      const longest = Math.max(0, ...entries.slice(1).map((e, i) => e.seconds - entries[i]!.seconds));
+      return last + longest;
+    });
+    const end = Math.max(0, ...ends);
+    if (end > 0) durationSeconds = end;
+  }
+
+  return {
+    mime,
+    init,
+    durationSeconds,
+    firstSegment: moov.end,
+    async segmentAt(offset) {
+      // A segment: any boxes (styp, sidx, prft, moof…) up to and including the next mdat.
+      let pos = offset;
+      let sawMoof = false;
+      while (pos < reader.size) {
+        const box = readBoxHeader(await reader.read(pos, pos + HEADER_BYTES), 0, pos, reader.size);
+        if (!box) return undefined;
+        if (box.type === 'mfra') return undefined; // the index: the media is over
+        if (box.type === 'moof') sawMoof = true;
+        pos = box.end;
+        if (box.type === 'mdat' && sawMoof) return { bytes: await reader.read(offset, pos), next: pos };
+      }
+      return undefined;
+    },
+    async offsetFor(seconds) {
+      const tracks = await loadIndex();
+      if (tracks.length === 0) return undefined;
+      // Each track's last fragment starting at or before the time; the earliest of them, so
+      // every track has data at the target.
+      const starts = tracks.map((entries) => {
+        let best = entries[0]?.offset;
+        for (const e of entries) if (e.seconds <= seconds + 1e-3) best = e.offset;
+        return best;
+      });
+      const known = starts.filter((s): s is number => s !== undefined);
+      return known.length > 0 ? Math.min(...known) : undefined;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { openIdbStore } from '../../storage/idb-store';
+import type { PlayerLink } from '../player-link';
+import type { StateFeed } from '../state-feed';
+import { MseFeeder } from './feeder';
+import { openFragmentedMp4 } from './mp4';
+import { Unsupported, type MediaSegments } from './segments';
+import { DownloadStopped, StoredBytes } from './stored-bytes';
+import { openWebm } from './webm';
+
+export interface MseInput {
+  video: HTMLVideoElement;
+  jobId: string;
+  type: string;
+  size: number;
+  feed: StateFeed;
+  link: PlayerLink;
+  /** Told when feeding fails after it started (a decoder error, the download stopped). */
+  onFailure: (message: string) => void;
+}
+
+export type MseStart = { started: true } | { started: false; reason: string };
+
+/**
+ * Firefox (no service worker in extension pages): plays a job while it downloads through Media
+ * Source Extensions, for WebM (VP8/VP9/AV1 + Opus/Vorbis) and fragmented MP4. Anything else,
+ * plain MP4 included (it would need remuxing into fragments), is refused with the reason: the
+ * player then plays it once the download completes.
+ */
+export async function startMse(input: MseInput): Promise<MseStart> {
+  if (typeof MediaSource === 'undefined') return { started: false, reason: 'this browser has no Media Source Extensions' };
+  const store = await openIdbStore();
+  const reader = new StoredBytes(store, input.jobId, input.size, input.feed, (position) => input.link.position(position));
+  let segments: MediaSegments;
+  try {
+    segments = await openContainer(reader);
+    if (!MediaSource.isTypeSupported(segments.mime)) throw new Unsupported(`this browser cannot play ${segments.mime} through Media Source`);
+  } catch (error) {
+    store.close();
+    if (error instanceof Unsupported) return { started: false, reason: error.message };
+    if (error instanceof DownloadStopped) return { started: false, reason: 'the download stopped' };
+    throw error;
+  }
+  const feeder = new MseFeeder(input.video, segments, reader, (position) => input.link.position(position));
+  addEventListener('pagehide', () => feeder.stop());
+  void feeder.run().catch((error: unknown) => {
+    feeder.stop();
+    if (!(error instanceof DownloadStopped)) input.onFailure(`Playback failed: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return { started: true };
+}
+
+/** WebM or fragmented MP4, told by their first bytes. */
+async function openContainer(reader: StoredBytes): Promise<MediaSegments> {
+  const magic = await reader.read(0, 12);
+  if (magic[0] === 0x1a && magic[1] === 0x45 && magic[2] === 0xdf && magic[3] === 0xa3) return openWebm(reader);
+  if (String.fromCharCode(...magic.subarray(4, 8)) === 'ftyp') return openFragmentedMp4(reader);
+  throw new Unsupported('only WebM and fragmented MP4 can be played before the download completes in this browser');
+}

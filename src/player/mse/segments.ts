@@ -1,0 +1,32 @@
+/** What the MSE feeder needs of a container (WebM, fragmented MP4), independent of its format. */
+
+/** The job's stored bytes, as far as a container parser needs them. */
+export interface StoredReader {
+  readonly size: number;
+  /** Waits until [start, end) is stored (end clamped to the size), then returns those bytes. */
+  read(start: number, end: number): Promise<Uint8Array>;
+}
+
+export interface MediaSegments {
+  /** For MediaSource.isTypeSupported / addSourceBuffer: `video/webm; codecs="vp8,opus"`. */
+  readonly mime: string;
+  /** The initialization segment (WebM: everything before the first Cluster; MP4: ftyp + moov). */
+  readonly init: Uint8Array;
+  /** Set as the MediaSource's duration (fragmented MP4 may have none in its header). */
+  readonly durationSeconds: number | undefined;
+  /** Byte offset of the first media segment. */
+  readonly firstSegment: number;
+  /**
+   * The whole media segment starting at `offset` (a WebM Cluster; moof + mdat), and the offset
+   * of the next one; undefined past the last. Firefox drops frames of muxed WebM appended in
+   * arbitrary pieces, so segments are always appended whole.
+   */
+  segmentAt(offset: number): Promise<{ bytes: Uint8Array; next: number } | undefined>;
+  /** Offset of the segment to append from to play at `seconds` (from the index), or undefined without one. */
+  offsetFor(seconds: number): Promise<number | undefined>;
+}
+
+/** A container the player cannot feed to MSE, with the reason in words. */
+export class Unsupported extends Error {
+  override readonly name = 'Unsupported';
+}

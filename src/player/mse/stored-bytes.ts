@@ -1,0 +1,72 @@
+import type { IdbStore } from '../../storage/idb-store';
+import type { ByteRange } from '../../storage/ranges';
+import { hopeless, type StateFeed } from '../state-feed';
+import type { StoredReader } from './segments';
+
+/** The download stopped for good while the player waited for its bytes. */
+export class DownloadStopped extends Error {
+  override readonly name = 'DownloadStopped';
+}
+
+/**
+ * The job's bytes for the MSE route, read by the page straight from the extension's
+ * IndexedDB. The page has the background's origin, so it opens the same database: bytes never
+ * cross the messaging layer (Chrome serializes messages as JSON; Firefox would structured-clone
+ * every piece), and Blob records are sliced without copying. Which bytes are stored comes from
+ * the player port; while the player waits for bytes, it tells the background which byte it
+ * needs, so the engine fetches them first.
+ */
+export class StoredBytes implements StoredReader {
+  private waits = new AbortController();
+
+  constructor(
+    private readonly store: Pick<IdbStore, 'read'>,
+    private readonly jobId: string,
+    readonly size: number,
+    private readonly feed: StateFeed,
+    private readonly needs: (position: number) => void,
+  ) {}
+
+  /** True when [start, end) is stored now. */
+  has(start: number, end: number): boolean {
+    return covers(this.feed.latest?.stored ?? [], start, Math.min(end, this.size));
+  }
+
+  /** The first byte at or after `pos` that is not stored (the size when all are). */
+  nextGap(pos: number): number {
+    return Math.min(this.size, firstGap(this.feed.latest?.stored ?? [], pos));
+  }
+
+  /** Every read waiting for bytes rejects with `reason` (a seek makes them pointless). */
+  interrupt(reason: unknown): void {
+    this.waits.abort(reason);
+    this.waits = new AbortController();
+  }
+
+  async read(start: number, end: number): Promise<Uint8Array> {
+    end = Math.min(end, this.size);
+    if (start >= end) return new Uint8Array(0);
+    if (!this.has(start, end)) {
+      this.needs(firstGap(this.feed.latest?.stored ?? [], start));
+      const state = await this.feed.until((s) => covers(s.stored, start, end) || hopeless(s), this.waits.signal);
+      if (!covers(state.stored, start, end)) throw new DownloadStopped('the download stopped');
+    }
+    // One copy into a buffer of exactly the requested bytes (a Cluster or a fragment: small).
+    const out = new Uint8Array(end - start);
+    let at = 0;
+    for await (const piece of this.store.read(this.jobId, start, end)) {
+      out.set(piece, at);
+      at += piece.length;
+    }
+    return out;
+  }
+}
+
+function covers(stored: readonly ByteRange[], start: number, end: number): boolean {
+  return stored.some((r) => r.start <= start && r.end >= end);
+}
+
+/** The first byte at or after `pos` that is not stored. */
+function firstGap(stored: readonly ByteRange[], pos: number): number {
+  return stored.find((r) => r.start <= pos && pos < r.end)?.end ?? pos;
+}

@@ -1,0 +1,162 @@
+import { callBackground, type JobView, type PlayerPortMessage } from '../messages';
+import { errorText } from '../pages-shared/connection';
+import { completeFileUrl } from './blob-source';
+import { mediaTypeOf } from './media-type';
+import { startMse, type MseStart } from './mse/mse-route';
+import { PlayerLink, type PlayerPortLike } from './player-link';
+import type { PlayerPage } from './player-page';
+import { allStored, hopeless, StateFeed } from './state-feed';
+import { controlled, hasStreamRoute, streamUrl } from './stream-source';
+
+export interface PlayerExtension {
+  send: (message: unknown) => Promise<unknown>;
+  /** Opens the player port. */
+  connect: () => PlayerPortLike;
+}
+
+export type PlayerQuery = { id: string } | { url: string };
+
+/** How often a failed element is given its source again while the download goes on. */
+const RETRY_MS = 1000;
+
+/**
+ * Plays one job: finds or starts it, then picks how its bytes reach the element:
+ * - Chrome: the service worker's stream URL (range requests answered from the store);
+ * - Firefox: Media Source Extensions fed from the store, for WebM and fragmented MP4;
+ * - otherwise, or when the file is complete: a blob URL of the whole file, once complete.
+ */
+export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: PlayerQuery): Promise<void> {
+  let job: JobView;
+  try {
+    ({ job } = await callBackground(ext.send, 'id' in query ? { type: 'play', id: query.id } : { type: 'play', url: query.url }));
+  } catch (error) {
+    page.say(errorText(error), 'error');
+    return;
+  }
+  // A reload plays this job again (a ?url= would look for it, or start another).
+  history.replaceState(null, '', `?id=${encodeURIComponent(job.id)}`);
+  const feed = new StateFeed();
+  const link = new PlayerLink(ext.connect, job.id, (state) => {
+    page.showState(state);
+    feed.push(state);
+  });
+  addEventListener('pagehide', () => link.stop());
+  markFirstFrame(page.video);
+  page.video.addEventListener('durationchange', () => {
+    if (Number.isFinite(page.video.duration)) link.position(undefined, page.video.duration);
+  });
+
+  page.say('Waiting for the server’s answer…', 'wait');
+  const first = await feed.until((s) => hopeless(s) || s.job?.size !== undefined);
+  if (hopeless(first)) return page.say(hopelessText(first), 'error');
+  const type = mediaTypeOf(first.job!.contentType, first.job!.filename);
+  if (!type) return page.say(`${first.job!.filename} is not audio or video (${first.job!.contentType ?? 'unknown type'}): nothing to play.`, 'error');
+
+  if (hasStreamRoute()) return playStream(page, job.id, feed);
+  if (allStored(first)) return playComplete(page, job.id, type, feed);
+  const mse: MseStart = await startMse({
+    video: page.video,
+    jobId: job.id,
+    type,
+    size: first.job!.size!,
+    feed,
+    link,
+    onFailure: (message) => page.say(feed.latest && hopeless(feed.latest) ? hopelessText(feed.latest) : message, 'error'),
+  });
+  if (mse.started) {
+    page.setRoute('mse');
+    followWaiting(page);
+    autoplay(page);
+    return;
+  }
+  page.say(`Progressive playback is not possible (${mse.reason}); it plays when the download completes.`, 'info');
+  const done = await feed.until((s) => allStored(s) || hopeless(s));
+  if (hopeless(done)) return page.say(hopelessText(done), 'error');
+  return playComplete(page, job.id, type, feed);
+}
+
+/** Chrome: the element reads the stream URL; the service worker answers from the store. */
+async function playStream(page: PlayerPage, jobId: string, feed: StateFeed): Promise<void> {
+  page.setRoute('stream');
+  if (!(await controlled())) {
+    // Not controlled by the worker (first page after an update): a reload is.
+    if (!sessionStorage.getItem('stitch-reloaded')) {
+      sessionStorage.setItem('stitch-reloaded', '1');
+      location.reload();
+      return;
+    }
+    return page.say('Stitch’s service worker does not answer this page; close it and open the player again.', 'error');
+  }
+  sessionStorage.removeItem('stitch-reloaded');
+  const video = page.video;
+  const url = streamUrl(jobId);
+  let everPlayable = false;
+  video.addEventListener('loadedmetadata', () => (everPlayable = true));
+  video.addEventListener('error', () => {
+    const state = feed.latest;
+    if (state && hopeless(state)) return page.say(hopelessText(state), 'error');
+    if (!everPlayable && video.error?.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED && state?.stored.length) {
+      return page.say('This browser cannot play this file.', 'error');
+    }
+    // The worker gave up waiting for bytes (a stalled download): try again from the same time.
+    const at = video.currentTime;
+    page.say('Waiting for the download…', 'wait');
+    setTimeout(() => {
+      video.src = url;
+      if (at > 0) video.currentTime = at;
+      autoplay(page);
+    }, RETRY_MS);
+  });
+  followWaiting(page);
+  video.src = url;
+  performance.mark('stitch:src');
+  autoplay(page);
+}
+
+/** The whole file from a blob URL (the download is complete). */
+async function playComplete(page: PlayerPage, jobId: string, type: string, feed: StateFeed): Promise<void> {
+  const size = feed.latest?.job?.size ?? 0;
+  try {
+    const { url, revoke } = await completeFileUrl(jobId, size, type);
+    addEventListener('pagehide', revoke);
+    page.setRoute('blob');
+    page.say('');
+    followWaiting(page);
+    page.video.src = url;
+    performance.mark('stitch:src');
+    autoplay(page);
+  } catch (error) {
+    page.say(`Could not read the downloaded file: ${errorText(error)}`, 'error');
+  }
+}
+
+function followWaiting(page: PlayerPage): void {
+  const video = page.video;
+  video.addEventListener('waiting', () => page.say('Waiting for the download…', 'wait'));
+  video.addEventListener('playing', () => page.say(''));
+  video.addEventListener('seeking', () => page.say('Seeking…', 'wait'));
+  video.addEventListener('seeked', () => page.say(''));
+}
+
+/** Starts playing; a browser that wants a gesture first gets one from the Play control. */
+function autoplay(page: PlayerPage): void {
+  void page.video.play().catch((error: unknown) => {
+    if ((error as { name?: string }).name === 'NotAllowedError') page.say('Press play to start.', 'info');
+  });
+}
+
+/** performance marks for measurements: the first frame shown. */
+function markFirstFrame(video: HTMLVideoElement): void {
+  const mark = () => performance.getEntriesByName('stitch:first-frame').length === 0 && performance.mark('stitch:first-frame');
+  if ('requestVideoFrameCallback' in video) video.requestVideoFrameCallback(() => mark());
+  // Audio has no frames: its first one is when it starts playing.
+  video.addEventListener('playing', () => (video.videoWidth === 0 || !('requestVideoFrameCallback' in video)) && mark(), { once: true });
+}
+
+function hopelessText(state: PlayerPortMessage): string {
+  const job = state.job;
+  if (!job) return 'This download is gone (cancelled or cleared).';
+  if (state.bytesFreed) return `${job.filename} was saved and Stitch freed its copy: open it from your downloads folder.`;
+  if (job.state === 'failed') return `The download failed: ${job.error ?? 'unknown reason'}.`;
+  return 'The download was cancelled.';
+}

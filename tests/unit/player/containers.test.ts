@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readElementHeader, readUint } from '../../../src/player/mse/ebml';
+import { openFragmentedMp4, readBoxHeader } from '../../../src/player/mse/mp4';
+import { Unsupported, type MediaSegments, type StoredReader } from '../../../src/player/mse/segments';
+import { openWebm } from '../../../src/player/mse/webm';
+
+const fixture = (name: string) => new Uint8Array(readFileSync(resolve(import.meta.dirname, '../../fixtures', name)));
+
+/** Every byte stored; records which ranges were read. */
+function reader(bytes: Uint8Array): StoredReader & { reads: [number, number][] } {
+  const reads: [number, number][] = [];
+  return {
+    size: bytes.length,
+    reads,
+    async read(start, end) {
+      reads.push([start, end]);
+      return bytes.slice(start, Math.min(end, bytes.length));
+    },
+  };
+}
+
+/** All media segments in order from the first. */
+async function allSegments(segments: MediaSegments): Promise<{ offset: number; bytes: Uint8Array }[]> {
+  const out: { offset: number; bytes: Uint8Array }[] = [];
+  for (let offset = segments.firstSegment; ; ) {
+    const segment = await segments.segmentAt(offset);
+    if (!segment) return out;
+    out.push({ offset, bytes: segment.bytes });
+    expect(segment.next).toBe(offset + segment.bytes.length);
+    offset = segment.next;
+  }
+}
+
+const CLUSTER = 0x1f43b675;
+const CLUSTER_TIMECODE = 0xe7;
+
+/** A Cluster's timecode in seconds (timecode scale 1 ms, as ffmpeg writes). */
+function clusterSeconds(cluster: Uint8Array): number {
+  const header = readElementHeader(cluster, 0)!;
+  const timecode = readElementHeader(cluster, header.headerLength)!;
+  expect(timecode.id).toBe(CLUSTER_TIMECODE);
+  return readUint(cluster, header.headerLength + timecode.headerLength, timecode.size) / 1000;
+}
+
+describe('WebM for Media Source', () => {
+  it('splits a file into its head (init segment) and whole Clusters, in order', async () => {
+    const bytes = fixture('short.webm');
+    const webm = await openWebm(reader(bytes));
+    expect(webm.mime).toBe('video/webm; codecs="vp9,opus"');
+    expect(webm.durationSeconds).toBeCloseTo(4, 1);
+    expect(webm.init).toEqual(bytes.subarray(0, webm.firstSegment));
+    const clusters = await allSegments(webm);
+    expect(clusters.length).toBeGreaterThan(1);
+    expect(clusters[0]!.offset).toBe(webm.firstSegment);
+    for (const c of clusters) expect(readElementHeader(c.bytes, 0)!.id).toBe(CLUSTER);
+    const times = clusters.map((c) => clusterSeconds(c.bytes));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    // Init + clusters are the file up to what follows the last Cluster (Cues, Tags).
+    const last = clusters[clusters.length - 1]!;
+    expect(last.offset + last.bytes.length).toBeLessThanOrEqual(bytes.length);
+  });
+
+  it('finds the Cluster to start from for a seek in the Cues at the end of the file', async () => {
+    const bytes = fixture('progressive.webm');
+    const r = reader(bytes);
+    const webm = await openWebm(r);
+    expect(webm.mime).toBe('video/webm; codecs="vp8,opus"');
+    expect(webm.durationSeconds).toBeCloseTo(40, 0);
+    // Opening reads only the head, not the 8 MB.
+    expect(Math.max(...r.reads.map(([, end]) => end))).toBeLessThan(256 * 1024);
+    const target = 32.5;
+    const offset = (await webm.offsetFor(target))!;
+    const cluster = (await webm.segmentAt(offset))!;
+    const seconds = clusterSeconds(cluster.bytes);
+    // The keyframe every 2 s: the Cluster at 32 s (at or just before the target).
+    expect(seconds).toBeLessThanOrEqual(target);
+    expect(seconds).toBeGreaterThan(target - 2.1);
+    expect(offset / bytes.length).toBeGreaterThan(0.7);
+  });
+
+  it('refuses codecs Media Source does not take in WebM (e.g. Matroska with H.264)', async () => {
+    const bytes = fixture('short.webm');
+    const at = Buffer.from(bytes).indexOf('V_VP9');
+    bytes.set(new TextEncoder().encode('V_AVC'), at);
+    await expect(openWebm(reader(bytes))).rejects.toThrow(Unsupported);
+    await expect(openWebm(reader(bytes))).rejects.toThrow(/V_AVC/);
+  });
+});
+
+describe('fragmented MP4 for Media Source', () => {
+  it('splits ftyp + moov (init) from moof + mdat fragments, names the codecs and the duration', async () => {
+    const bytes = fixture('fragmented.mp4');
+    const mp4 = await openFragmentedMp4(reader(bytes));
+    expect(mp4.mime).toMatch(/^video\/mp4; codecs="avc1\.4d[0-9a-f]{4},mp4a\.40\.2"$/);
+    expect(mp4.durationSeconds).toBeGreaterThan(3.5);
+    expect(mp4.durationSeconds).toBeLessThan(4.5);
+    expect(readBoxHeader(mp4.init, 0)!.type).toBe('ftyp');
+    const fragments = await allSegments(mp4);
+    expect(fragments.length).toBeGreaterThan(1);
+    for (const f of fragments) {
+      expect(readBoxHeader(f.bytes, 0)!.type).toBe('moof');
+      const moof = readBoxHeader(f.bytes, 0)!;
+      expect(readBoxHeader(f.bytes, moof.end)!.type).toBe('mdat');
+    }
+    const last = fragments[fragments.length - 1]!;
+    // After the last fragment: the mfra index.
+    expect(readBoxHeader(bytes, last.offset + last.bytes.length)!.type).toBe('mfra');
+  });
+
+  it('seeks through the mfra index to a fragment at or before the time', async () => {
+    const bytes = fixture('fragmented.mp4');
+    const mp4 = await openFragmentedMp4(reader(bytes));
+    const fragments = (await allSegments(mp4)).map((f) => f.offset);
+    const start = (await mp4.offsetFor(0))!;
+    const later = (await mp4.offsetFor(2.5))!;
+    expect(fragments).toContain(start);
+    expect(fragments).toContain(later);
+    expect(start).toBe(fragments[0]);
+    expect(later).toBeGreaterThan(start);
+  });
+
+  it('refuses a plain MP4 (not fragmented) and one whose moov comes after the media', async () => {
+    const box = (type: string, ...payload: Uint8Array[]) => {
+      const length = 8 + payload.reduce((n, p) => n + p.length, 0);
+      const out = new Uint8Array(length);
+      new DataView(out.buffer).setUint32(0, length);
+      out.set(new TextEncoder().encode(type), 4);
+      let at = 8;
+      for (const p of payload) out.set(p, (at += p.length) - p.length);
+      return out;
+    };
+    const mvhd = box('mvhd', new Uint8Array(100));
+    new DataView(mvhd.buffer).setUint32(8 + 12, 1000);
+    const concat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+    const plain = concat(box('ftyp', new TextEncoder().encode('isom')), box('moov', mvhd), box('mdat', new Uint8Array(64)));
+    await expect(openFragmentedMp4(reader(plain))).rejects.toThrow(/not fragmented/);
+    const moovLast = concat(box('ftyp', new TextEncoder().encode('isom')), box('mdat', new Uint8Array(64)), box('moov', mvhd));
+    await expect(openFragmentedMp4(reader(moovLast))).rejects.toThrow(/after the media/);
+  });
+});

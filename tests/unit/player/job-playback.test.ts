@@ -1,0 +1,79 @@
+import 'fake-indexeddb/auto';
+import * as fake from 'fake-indexeddb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JobManager } from '../../../src/background/job-manager';
+import { JobMetaStore } from '../../../src/background/job-meta';
+import { JobSaver } from '../../../src/background/job-saver';
+import { handleRequest } from '../../../src/background/message-handler';
+import { SettingsStore } from '../../../src/background/settings-store';
+import { UiNotices } from '../../../src/background/ui-notices';
+import type { JobView } from '../../../src/messages';
+import { DEFAULT_SETTINGS, parseSettings } from '../../../src/settings/schema';
+import { openIdbStore } from '../../../src/storage/idb-store';
+import { startMirror } from '../../support/mirror-server';
+import { FakeBrowser } from '../background/fake-browser';
+
+const closers: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+/** The job manager with a real (fake-indexeddb) store, a fake browser, and a real loopback server. */
+async function setup() {
+  const body = new Uint8Array(300_000).map((_, i) => (i * 7) % 256);
+  const server = await startMirror({ size: body.length, body, filename: 'clip.webm', contentType: 'video/webm' });
+  closers.push(() => server.close());
+  const browser = new FakeBrowser();
+  const store = await openIdbStore({ indexedDB: new fake.IDBFactory(), name: 'player-test' });
+  closers.push(() => store.close());
+  const views = new Map<string, JobView>();
+  const manager = new JobManager({
+    store,
+    meta: new JobMetaStore(browser),
+    saver: new JobSaver(browser, { make: async (id) => `blob:test/${id}`, revoke: async () => {} }),
+    settings: () => parseSettings(DEFAULT_SETTINGS),
+    estimate: async () => ({}),
+    onView: (v) => views.set(v.id, v),
+    onRemoved: () => {},
+    onActivity: () => {},
+  });
+  const deps = { api: browser, manager, settings: new SettingsStore(browser), notices: new UiNotices(browser, () => {}), mirrorsFor: () => [] };
+  const request = async (message: unknown) => handleRequest(message, deps);
+  const settled = (id: string, state: string) =>
+    new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (views.get(id)?.state === state) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 10);
+    });
+  return { server, manager, store, request, settled };
+}
+
+describe('playing a job', () => {
+  it('play by URL starts the job once, then finds it again; a saved job keeps its bytes while a player holds them', async () => {
+    const t = await setup();
+    const first = await t.request({ type: 'play', url: t.server.url });
+    expect(first).toMatchObject({ ok: true, value: { started: true } });
+    const id = (first as { value: { job: JobView } }).value.job.id;
+    const release = t.manager.holdBytes(id);
+    await t.settled(id, 'saved');
+    // The player still has every byte; the popup still offers Play.
+    expect(await t.store.storedRanges(id)).toEqual([{ start: 0, end: 300_000 }]);
+    expect(t.manager.get(id)?.canPlay).toBe(true);
+    expect(t.manager.bytesFreed(id)).toBe(false);
+    const again = await t.request({ type: 'play', url: t.server.url });
+    expect(again).toMatchObject({ ok: true, value: { started: false, job: { id } } });
+    // The last player leaves: the stored copy goes.
+    release();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await t.store.storedRanges(id)).toEqual([]);
+    expect(t.manager.bytesFreed(id)).toBe(true);
+    expect(t.manager.get(id)?.canPlay).toBeUndefined();
+    // Playing the URL again now needs a new download.
+    expect(await t.request({ type: 'play', url: t.server.url })).toMatchObject({ ok: true, value: { started: true } });
+    expect(await t.request({ type: 'play', id: 'nope' })).toMatchObject({ ok: false });
+    expect(await t.request({ type: 'play', url: 'ftp://x/y' })).toMatchObject({ ok: false });
+  });
+});

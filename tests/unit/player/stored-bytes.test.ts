@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { JobView, PlayerPortMessage } from '../../../src/messages';
+import { DownloadStopped, StoredBytes } from '../../../src/player/mse/stored-bytes';
+import { StateFeed } from '../../../src/player/state-feed';
+import { jobView } from '../pages/fixtures';
+
+const size = 1000;
+const file = Uint8Array.from({ length: size }, (_, i) => i % 256);
+const store = {
+  async *read(_id: string, start: number, end: number) {
+    for (let pos = start; pos < end; pos += 300) yield file.slice(pos, Math.min(end, pos + 300));
+  },
+};
+const state = (stored: { start: number; end: number }[], job: Partial<JobView> = {}): PlayerPortMessage => ({
+  type: 'player-state',
+  job: jobView({ id: 'j', size, ...job }),
+  stored,
+  bytesFreed: false,
+});
+
+describe('the stored bytes the MSE route reads', () => {
+  it('reads at once what is stored, waits for the rest and says which byte it needs', async () => {
+    const feed = new StateFeed();
+    const needs: number[] = [];
+    const bytes = new StoredBytes(store, 'j', size, feed, (p) => needs.push(p));
+    feed.push(state([{ start: 0, end: 400 }]));
+    expect(await bytes.read(100, 350)).toEqual(file.subarray(100, 350));
+    const later = bytes.read(300, 900);
+    expect(needs).toEqual([400]);
+    feed.push(state([{ start: 0, end: 600 }]));
+    feed.push(state([{ start: 0, end: size }]));
+    expect(await later).toEqual(file.subarray(300, 900));
+    expect(bytes.nextGap(0)).toBe(size);
+  });
+
+  it('gives up when the download stops, and wakes waiting reads on interrupt (a seek)', async () => {
+    const feed = new StateFeed();
+    const bytes = new StoredBytes(store, 'j', size, feed, () => {});
+    feed.push(state([]));
+    const waiting = bytes.read(0, 10);
+    bytes.interrupt(new Error('seek'));
+    await expect(waiting).rejects.toThrow('seek');
+    const stopped = bytes.read(0, 10);
+    feed.push(state([], { state: 'failed' }));
+    await expect(stopped).rejects.toThrow(DownloadStopped);
+  });
+});

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { Playback } from '../../../src/engine';
+import type { JobView } from '../../../src/messages';
+import { PlaybackHub, type PlaybackJobs } from '../../../src/background/playback';
+import { StreamRoute, streamJobId } from '../../../src/background/stream-route';
+import { normalizeRanges, type ByteRange } from '../../../src/storage/ranges';
+import { jobView } from '../pages/fixtures';
+
+const size = 1000;
+const file = Uint8Array.from({ length: size }, (_, i) => i % 251);
+
+/** A job whose bytes the test "stores" as it goes, behind the real hub and route. */
+function setup(view: Partial<JobView> = {}) {
+  let stored: ByteRange[] = [];
+  const playbacks: (Playback | undefined)[] = [];
+  let current: JobView | undefined = jobView({ id: 'j', size, filename: 'clip.webm', contentType: 'application/octet-stream', ...view });
+  const jobs: PlaybackJobs = {
+    get: (id) => (id === 'j' ? current : undefined),
+    setPlayback: (_id, playback) => void playbacks.push(playback),
+    holdBytes: () => () => {},
+    bytesFreed: () => false,
+  };
+  const store = {
+    storedRanges: async () => stored,
+    async *read(_id: string, start: number, end: number) {
+      // Two pieces, as records would split them.
+      const middle = Math.floor((start + end) / 2);
+      yield file.slice(start, middle);
+      yield file.slice(middle, end);
+    },
+  };
+  const hub = new PlaybackHub({ jobs: async () => jobs, store: async () => store, pollMs: 10 });
+  const route = new StreamRoute({ hub, jobs: async () => jobs, store: async () => store, maxChunk: 100, waitMs: 300 });
+  return {
+    route,
+    playbacks,
+    store: (start: number, end: number) => (stored = normalizeRanges([...stored, { start, end }])),
+    setView: (next: JobView | undefined) => (current = next),
+  };
+}
+
+const get = (range?: string) => new Request('chrome-extension://x/stream/j', { headers: range ? { Range: range } : {} });
+
+async function readAll(response: Response): Promise<Uint8Array> {
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+describe('the stream route', () => {
+  it('answers only stream URLs of its own origin', () => {
+    expect(streamJobId('chrome-extension://x/stream/abc-1', 'chrome-extension://x')).toBe('abc-1');
+    expect(streamJobId('chrome-extension://x/stream/', 'chrome-extension://x')).toBeUndefined();
+    expect(streamJobId('chrome-extension://x/player.html', 'chrome-extension://x')).toBeUndefined();
+    expect(streamJobId('https://example.com/stream/abc', 'chrome-extension://x')).toBeUndefined();
+  });
+
+  it('answers a range with 206 and the whole requested length, streaming stored bytes as they arrive', async () => {
+    const t = setup();
+    t.store(0, 300);
+    const response = await t.route.answer(get('bytes=200-'), 'j');
+    expect(response.status).toBe(206);
+    expect(response.headers.get('content-range')).toBe('bytes 200-999/1000');
+    expect(response.headers.get('content-length')).toBe('800');
+    expect(response.headers.get('content-type')).toBe('video/webm');
+    expect(response.headers.get('accept-ranges')).toBe('bytes');
+    const body = readAll(response);
+    // The rest arrives later, out of order: the body waits for byte 300, then goes on.
+    setTimeout(() => t.store(600, 1000), 30);
+    setTimeout(() => t.store(300, 600), 80);
+    expect(await body).toEqual(file.subarray(200));
+    // It told the engine where the player needs bytes: the first missing one.
+    expect(t.playbacks.map((p) => p?.position)).toContain(300);
+  });
+
+  it('answers no Range with 200 and the whole file; beyond the end with 416', async () => {
+    const t = setup();
+    t.store(0, size);
+    const whole = await t.route.answer(get(), 'j');
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-length')).toBe('1000');
+    expect(await readAll(whole)).toEqual(file);
+    const beyond = await t.route.answer(get('bytes=1000-'), 'j');
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe('bytes */1000');
+    const suffix = await t.route.answer(get('bytes=-10'), 'j');
+    expect(await readAll(suffix)).toEqual(file.subarray(990));
+  });
+
+  it('fails the body when the bytes do not come within the wait, or the job is gone', async () => {
+    const t = setup();
+    t.store(0, 100);
+    const stalled = await t.route.answer(get('bytes=0-'), 'j');
+    await expect(readAll(stalled)).rejects.toThrow();
+    t.setView(undefined);
+    expect((await t.route.answer(get('bytes=0-'), 'j')).status).toBe(404);
+  });
+});
