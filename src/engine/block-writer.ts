@@ -15,6 +15,11 @@ export class BlockWriter {
   private failure: unknown;
   /** Bytes whose write has resolved: they survive the process dying. */
   stored = 0;
+  /**
+   * Smaller records than the store's block size, for bytes a player waits for: they become
+   * readable every `recordBytes` instead of every block.
+   */
+  recordBytes: number | undefined;
 
   constructor(
     private readonly store: DownloadStore,
@@ -39,10 +44,15 @@ export class BlockWriter {
     let offset = 0;
     while (offset < chunk.length) {
       this.throwIfFailed();
-      const blockSize = this.store.blockSize;
-      // Align records to multiples of the block size so a re-fetch replaces whole records.
-      let boundary = (Math.floor(this.blockStart / blockSize) + 1) * blockSize;
+      const recordBytes = this.recordBytes ?? this.store.blockSize;
+      // Align records to multiples of the record size so a re-fetch replaces whole records.
+      let boundary = (Math.floor(this.blockStart / recordBytes) + 1) * recordBytes;
       if (this.end !== undefined) boundary = Math.min(boundary, Math.max(this.end, this.position + 1));
+      if (this.position >= boundary) {
+        // The record size shrank below what is buffered: store that much now.
+        await this.writeBuffered();
+        continue;
+      }
       this.buffer ??= new Uint8Array(boundary - this.blockStart);
       const take = Math.min(boundary - this.position, chunk.length - offset);
       this.buffer.set(chunk.subarray(offset, offset + take), this.filled);

@@ -7,7 +7,7 @@ import { browserWith, mirror, profile } from './support/setup';
 /**
  * Play while downloading, in Chromium: a real 40 s WebM served at 1.3× its mean bitrate.
  * The player page (?url=) starts the job; the service worker answers the element's range
- * requests from IndexedDB; the engine fetches what the player needs first.
+ * requests from IndexedDB; the engine fetches what the player needs first. Default settings.
  */
 test('Chromium: a video plays long before its download completes, seeks ahead, and the saved file is exact', async () => {
   const video = videoFixture();
@@ -17,14 +17,6 @@ test('Chromium: a video plays long before its download completes, seeks ahead, a
   const p = profile();
   const browser = await browserWith(p);
   const downloaded = () => server.stats.bytesSent / size;
-  // Two connections and 128 KiB blocks, as a user may set them in the options page. With the
-  // defaults (4 connections, blocks of at least 1 MiB) this slow server's bandwidth is split
-  // four ways and the engine stores nothing before its first 1 MiB block completes: the first
-  // frame came at ~50 % downloaded and a seek took ~9 s (an engine matter, see the report).
-  const settings = await extensionPage(browser, 'options.html');
-  expect((await request(settings, { type: 'set-settings', settings: { connectionsPerServer: 2, minBlockBytes: 128 * 1024 } })).ok).toBe(true);
-  await settings.close();
-
   const player = await extensionPage(browser, `player.html?url=${encodeURIComponent(server.url)}`);
   const firstFrame = await firstFrameMs(player, 30_000);
   const atFirstFrame = downloaded();

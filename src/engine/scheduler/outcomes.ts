@@ -18,3 +18,6 @@ export class MirrorProblem extends Error {
 
 /** Why a request is aborted when another copy of the same bytes arrived first. */
 export const LOST = Symbol('lost');
+
+/** Why a far block is cut where it is when a player needs the bandwidth. */
+export const YIELDED = Symbol('yielded');

@@ -13,7 +13,7 @@ import { BlockWindow, DeadlineEstimator } from './estimators';
 import { MirrorState, type MirrorReport } from './mirror-state';
 import { Plan } from './plan';
 import { Reference } from './reference';
-import { FallbackToStream, LOST, MirrorProblem, RestartAll } from './outcomes';
+import { FallbackToStream, LOST, MirrorProblem, RestartAll, YIELDED } from './outcomes';
 import { PieceGuard } from './piece-guard';
 import { firstDifference, readAll } from './probe-bytes';
 import { Provenance } from './provenance';
@@ -50,6 +50,12 @@ export interface Playback {
 
 const INITIAL_BLOCK = 512 * 1024;
 const DISCOVERY_BLOCK = 1024 * 1024;
+/** The first block while a player waits: small, so the first frame comes soon. */
+const DISCOVERY_BLOCK_PLAYING = 256 * 1024;
+const URGENT_MIN_BLOCK = 64 * 1024;
+/** Record size for bytes a player waits for. */
+const STREAM_RECORD = 128 * 1024;
+const URGENT_MAX_BLOCK = 512 * 1024;
 const TICK_MS = 50;
 
 /** Copies of one block in flight; the first to reach `end` wins and the others are aborted. */
@@ -75,6 +81,7 @@ interface BlockFetch {
   expectedMs: number | undefined;
   deadline: number;
   controller: AbortController;
+  writer?: BlockWriter;
 }
 
 /**
@@ -180,13 +187,16 @@ export class MirrorScheduler {
     const plan = this.plan;
     this.discover(now);
     if (!plan) return;
-    this.assignUrgent(plan, now);
-    const from = this.host.playback();
+    // While the player's next bytes are not all requested, nothing else starts.
+    if (!this.assignUrgent(plan, now)) return;
+    const playback = this.host.playback();
     for (let assigned = true; assigned; ) {
       assigned = false;
       for (const mirror of this.candidates(now)) {
         if (!this.window.allows(this.blockFetches())) return;
-        const block = plan.nextBlock(this.claims(), this.blockBytes(mirror, plan), from ? from.position + from.aheadBytes : 0);
+        // With a player attached, far blocks stay short so they never hold up a seek for long.
+        const bytes = playback ? Math.min(this.blockBytes(mirror, plan), playback.aheadBytes / 2) : this.blockBytes(mirror, plan);
+        const block = plan.nextBlock(this.claims(), bytes, playback ? playback.position + playback.aheadBytes : 0);
         if (block) {
           this.issue(mirror, block.start, { end: block.end, fetches: new Set(), attempts: 0, missedDeadline: false });
           assigned = true;
@@ -199,21 +209,79 @@ export class MirrorScheduler {
 
   /**
    * Streaming priority (CoBlitz's in-order delivery): the bytes just ahead of the playback
-   * position go first, in small blocks, to the fastest free mirrors; the rest of the file
-   * continues after them with what capacity is left. A seek just moves the position.
+   * position go first, nearest first, in small blocks (a quarter second at the mirror's rate),
+   * to the fastest mirrors, at most two per mirror so the nearest block is not slowed by the
+   * ones after it. Far blocks already in flight finish; a seek just moves the position. Returns
+   * whether every byte of the window is stored or requested, so the rest may proceed.
    */
-  private assignUrgent(plan: Plan, now: number): void {
+  private assignUrgent(plan: Plan, now: number): boolean {
     const playback = this.host.playback();
-    if (!playback) return;
+    if (!playback) return true;
     const windowEnd = Math.min(plan.size, playback.position + playback.aheadBytes);
-    const fastest = this.candidates(now).sort((a, b) => b.rate() - a.rate());
-    for (const mirror of fastest) {
-      if (!this.window.allows(this.blockFetches())) return;
-      const bytes = Math.min(this.blockBytes(mirror, plan), Math.max(this.host.options.minBlockBytes, playback.aheadBytes / 4));
+    this.focusOn(playback.position, windowEnd);
+    const nextInWindow = (bytes: number) => {
       const block = plan.nextBlock(this.claims(), bytes, playback.position);
-      if (!block || block.start >= windowEnd || block.start < playback.position) return;
-      this.issue(mirror, block.start, { end: block.end, fetches: new Set(), attempts: 0, missedDeadline: false, urgent: true });
+      return block && block.start >= playback.position && block.start < windowEnd ? block : undefined;
+    };
+    // Urgent requests may go past the usual connections per server, within the browsers' six.
+    const room = Math.min(6, this.depth() + 2);
+    for (let assigned = true; assigned; ) {
+      assigned = false;
+      const fastest = this.mirrors.filter((m) => m.usable(now) && m.inFlight < room).sort((a, b) => b.rate() - a.rate());
+      for (const mirror of fastest) {
+        if (this.urgentOn(mirror) >= 2 || !this.window.allows(this.blockFetches())) continue;
+        const bytes = Math.min(URGENT_MAX_BLOCK, Math.max(URGENT_MIN_BLOCK, mirror.rate() / 4));
+        const block = nextInWindow(bytes);
+        if (!block) return true;
+        this.issue(mirror, block.start, { end: block.end, fetches: new Set(), attempts: 0, missedDeadline: false, urgent: true });
+        assigned = true;
+      }
     }
+    if (nextInWindow(1) === undefined) return true;
+    this.yieldFarBlocks(playback.position, windowEnd);
+    return false;
+  }
+
+  /**
+   * Inside the player's window only the two nearest requests per mirror go on, storing what
+   * they receive every 128 KiB so the player can use it at once; the others are cut where
+   * they are and their rest is requested again nearest first, in small blocks.
+   */
+  private focusOn(start: number, end: number): void {
+    const referencePending = !this.reference.bytesIfReady();
+    const inWindow = new Map<MirrorState, BlockFetch[]>();
+    for (const f of this.active) {
+      if (f.kind !== 'block' || f.group.end <= start || f.start >= end) continue;
+      inWindow.set(f.mirror, [...(inWindow.get(f.mirror) ?? []), f]);
+    }
+    for (const fetches of inWindow.values()) {
+      fetches.sort((a, b) => a.pos - b.pos);
+      fetches.forEach((f, i) => {
+        if (i < 2) {
+          if (f.writer) f.writer.recordBytes = STREAM_RECORD;
+        } else if (!f.group.urgent && !(referencePending && f.mirror.isPrimary)) {
+          f.controller.abort(YIELDED);
+        }
+      });
+    }
+  }
+
+  /**
+   * Far blocks give their bandwidth to the player's: each is cut at the byte it has reached
+   * (what it received is stored, its rest goes back to the pool), so nothing is fetched twice.
+   */
+  private yieldFarBlocks(start: number, end: number): void {
+    const referencePending = !this.reference.bytesIfReady();
+    for (const f of this.active) {
+      const far = f.kind === 'block' && !f.group.urgent && (f.group.end <= start || f.start >= end);
+      if (far && !(referencePending && f.mirror.isPrimary)) f.controller.abort(YIELDED);
+    }
+  }
+
+  private urgentOn(mirror: MirrorState): number {
+    let n = 0;
+    for (const f of this.active) if (f.mirror === mirror && f.group.urgent) n++;
+    return n;
   }
 
   /** Hands out work at once (a seek moved the playback position). */
@@ -229,7 +297,8 @@ export class MirrorScheduler {
     const primary = this.mirrors[0]!;
     const needed = !this.plan || !this.reference.bytesIfReady();
     if (needed && primary.usable(now) && primary.inFlight === 0) {
-      const end = Math.min(DISCOVERY_BLOCK, this.plan?.size ?? DISCOVERY_BLOCK);
+      const first = this.host.playback() ? DISCOVERY_BLOCK_PLAYING : DISCOVERY_BLOCK;
+      const end = Math.min(first, this.plan?.size ?? first);
       this.issue(primary, 0, { end, fetches: new Set(), attempts: 0, missedDeadline: false });
     }
     this.probeMirrors(now);
@@ -362,6 +431,8 @@ export class MirrorScheduler {
       this.plan?.addStored(start, end);
       this.provenance.add(start, end, fetch.mirror);
     });
+    fetch.writer = writer;
+    if (fetch.group.urgent) writer.recordBytes = STREAM_RECORD;
     let exchange: Exchange | undefined;
     try {
       const ask: Ask = { start: fetch.start, end: fetch.group.end, ranged: true };
@@ -581,7 +652,7 @@ export class MirrorScheduler {
   private fetchFailed(fetch: BlockFetch, error: unknown, progressed: boolean): void {
     const mirror = fetch.mirror;
     const { options } = this.host;
-    if (error === LOST || this.failure !== undefined || this.signal.aborted) return;
+    if (error === LOST || error === YIELDED || this.failure !== undefined || this.signal.aborted) return;
     if (error instanceof RestartAll || error instanceof FallbackToStream) return this.fail(error);
     if (isQuotaError(error)) return this.fail(storageFull(0));
     if (error instanceof MirrorProblem) return this.dropMirror(mirror, error.message, new DownloadError(error.code, error.message));
