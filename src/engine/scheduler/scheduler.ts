@@ -57,6 +57,8 @@ const URGENT_MIN_BLOCK = 64 * 1024;
 const STREAM_RECORD = 128 * 1024;
 const URGENT_MAX_BLOCK = 512 * 1024;
 const TICK_MS = 50;
+/** A request that received nothing for this long when its deadline passed is stalling. */
+const SILENT_MS = 1000;
 
 /** Copies of one block in flight; the first to reach `end` wins and the others are aborted. */
 interface Group {
@@ -709,7 +711,8 @@ export class MirrorScheduler {
       if (fetch.kind !== 'block' || now < fetch.deadline || fetch.group.missedDeadline) continue;
       fetch.group.missedDeadline = true;
       if (fetch.group.attempts === 1) this.window.deadlineMissed();
-      this.penalize(fetch.mirror);
+      // A silent mirror is benched; a merely slow one keeps its (now smaller) share.
+      if (now - fetch.lastByteAt > SILENT_MS) this.penalize(fetch.mirror);
       this.hedge(fetch, now);
     }
     this.reportMirrors(false);
