@@ -11,6 +11,7 @@ import { KeepAlive, RESTORE_ALARM } from './keep-alive';
 import { handleRequest } from './message-handler';
 import { PlaybackHub } from './playback';
 import { PostTracker } from './post-tracker';
+import { ReferrerRules } from './referrer-rules';
 import { SettingsStore } from './settings-store';
 import { speedLimit } from './create-job';
 import type { EstimateStorage } from './storage-space';
@@ -47,6 +48,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const notices = new UiNotices(api, (notice) => ports.broadcast({ type: 'notice', notice }));
   const mirrorsFor = (url: string) => mirrorUrlsFor(url, settings.current.mirrorRules);
   const playback = new PlaybackHub({ jobs: () => manager, store: deps.store });
+  const referrers = new ReferrerRules(api);
 
   const manager = (async () => {
     await settings.load();
@@ -65,6 +67,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
         playback.jobRemoved(id);
       },
       onActivity: (active, unfinished) => keepAlive.update(active, unfinished),
+      referrers,
     });
   })();
   const restore = () => void manager.then((m) => m.restore()).catch((error: unknown) => console.error('Stitch: restore failed', error));
@@ -103,12 +106,15 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
           add: (download) => m.add(download),
           notice: (message, url) => notices.add(message, url),
           mirrorsFor,
+          referrers,
         }),
       )
       .catch((error: unknown) => console.error('Stitch: take-over failed', error));
   });
 
-  // Any start of the worker (browser start, kill, alarm, message) resumes unfinished jobs.
+  // Any start of the worker (browser start, kill, alarm, message) resumes unfinished jobs, which
+  // set their Referer rules again; rules left by jobs that are gone are removed.
+  void referrers.sync();
   restore();
   void createContextMenu(api).catch(() => {});
   return { manager };

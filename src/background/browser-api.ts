@@ -61,6 +61,28 @@ export interface SeenRequest {
   type?: string;
 }
 
+/**
+ * A declarativeNetRequest session rule, narrowed to what Stitch sets: a request header on its
+ * own requests (see referrer-rules.ts).
+ */
+export interface SessionRule {
+  id: number;
+  priority?: number;
+  condition: {
+    urlFilter?: string;
+    isUrlFilterCaseSensitive?: boolean;
+    initiatorDomains?: string[];
+    requestDomains?: string[];
+    resourceTypes?: string[];
+    requestMethods?: string[];
+    tabIds?: number[];
+  };
+  action: {
+    type: string;
+    requestHeaders?: { header: string; operation: 'set' | 'remove' | 'append'; value?: string }[];
+  };
+}
+
 export interface BrowserApi {
   /** The extension's own id (to ignore our own downloads). */
   readonly extensionId: string;
@@ -107,5 +129,14 @@ export interface BrowserApi {
   /** Observation of requests (to know which downloads came from a POST); absent if not granted. */
   webRequest?: {
     onBeforeRequest: ApiEvent<(details: SeenRequest) => void>;
+  };
+  /**
+   * declarativeNetRequest session rules (kept across worker restarts, not browser restarts):
+   * they set the Referer of Stitch's own requests, which fetch cannot. Absent if not granted.
+   */
+  sessionRules?: {
+    get(): Promise<SessionRule[]>;
+    /** Removes, then adds, at once (all or nothing). */
+    update(change: { removeRuleIds?: number[]; addRules?: SessionRule[] }): Promise<void>;
   };
 }

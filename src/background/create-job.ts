@@ -27,7 +27,9 @@ export const speedLimit = new RateLimiter();
 
 /**
  * Requests carry the site's cookies (a taken-over download must be fetched as the browser
- * would). The referrer reaches the server only where fetch allows it (same origin).
+ * would). The page's `referrer` is passed on by Firefox's background page but dropped by
+ * Chrome's worker (it is not same-origin with it): the Referer is set in both by a session rule
+ * while the job runs (referrer-rules.ts, held by JobManager).
  */
 function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Partial<EngineOptions> {
   return {

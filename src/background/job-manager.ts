@@ -7,6 +7,7 @@ import type { DownloadStore } from '../storage/store';
 import { createJob, openJob, type JobSource } from './create-job';
 import type { JobMeta, JobMetaStore } from './job-meta';
 import type { JobSaver } from './job-saver';
+import type { ReferrerRules } from './referrer-rules';
 import { filenameOf, toJobView } from './job-view';
 import { freeBytes, runningProblem, startProblem, type EstimateStorage } from './storage-space';
 
@@ -23,6 +24,8 @@ export interface JobManagerDeps {
   newId?: () => string;
   /** How often running jobs check free storage. */
   spaceCheckMs?: number;
+  /** Sets each job's Referer on its requests while it runs (fetch cannot). */
+  referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
 }
 
 export interface NewDownload {
@@ -260,7 +263,10 @@ export class JobManager {
   }
 
   private start(entry: Entry): void {
+    const id = entry.job.id;
     entry.running = (async () => {
+      // Before any other await: a take-over hands its rule over to the job without a gap.
+      await this.deps.referrers?.hold(id, entry.job.state.url, entry.meta.referrer);
       const snapshot = entry.job.snapshot();
       const needed = snapshot.size === undefined ? undefined : snapshot.size - entry.storedBytes;
       const problem = startProblem(await freeBytes(this.deps.estimate), needed);
@@ -276,6 +282,8 @@ export class JobManager {
       .catch((error: unknown) => this.hold(entry, `could not start: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
         entry.running = undefined;
+        // Kept only while the job runs: a restored or resumed job holds it again when it starts.
+        void this.deps.referrers?.release(id);
         // Resumed by the user while it was still stopping: run it again.
         if (!entry.meta.heldFor && this.shouldRun(entry)) this.enqueue(entry);
         this.deps.onView(this.view(entry));

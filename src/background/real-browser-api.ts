@@ -1,5 +1,5 @@
 import browser from 'webextension-polyfill';
-import type { ApiEvent, BrowserApi, BrowserDownload, UiPort } from './browser-api';
+import type { ApiEvent, BrowserApi, BrowserDownload, SessionRule, UiPort } from './browser-api';
 
 /** The BrowserApi of the running extension, over webextension-polyfill. */
 export function realBrowserApi(): BrowserApi {
@@ -53,6 +53,10 @@ export function realBrowserApi(): BrowserApi {
           browser.webRequest.onBeforeRequest.addListener(listener, { urls: ['<all_urls>'], types: ['main_frame', 'sub_frame'] }),
         removeListener: (listener) => browser.webRequest.onBeforeRequest.removeListener(listener),
       },
+    },
+    sessionRules: browser.declarativeNetRequest && {
+      get: async () => (await browser.declarativeNetRequest.getSessionRules()) as SessionRule[],
+      update: (change) => browser.declarativeNetRequest.updateSessionRules(change as never),
     },
   };
 }

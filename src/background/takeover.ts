@@ -3,6 +3,7 @@ import type { BrowserApi, BrowserDownload } from './browser-api';
 import type { NewDownload } from './job-manager';
 import type { PostTracker } from './post-tracker';
 import { probeUrl, type ProbeResult } from './probe';
+import type { ReferrerRules } from './referrer-rules';
 import { afterProbe, firstLook } from './takeover-rules';
 
 export interface TakeoverDeps {
@@ -13,6 +14,8 @@ export interface TakeoverDeps {
   notice: (message: string, url?: string) => Promise<unknown>;
   mirrorsFor: (url: string) => string[];
   probe?: (url: string, referrer?: string) => Promise<ProbeResult>;
+  /** Sets the page's Referer on Stitch's requests (fetch cannot): the probe must be asked as the job will. */
+  referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
 }
 
 /**
@@ -26,19 +29,26 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
   const url = item.finalUrl || item.url;
   const first = firstLook(item, settings, deps.api.extensionId, deps.posts.wasPosted(item.url, item.finalUrl));
   if (first !== 'probe') return leave(first.notice, url, deps);
-  const probe = await (deps.probe ?? ((u, r) => probeUrl(u, { referrer: r })))(url, item.referrer);
-  const second = afterProbe(item, probe, settings);
-  if (!second.take) return leave('notice' in second ? second.notice : undefined, url, deps);
+  // The probe carries the Referer the job will send; the job holds the rule itself once added.
+  const owner = `takeover:${item.id}`;
+  await deps.referrers?.hold(owner, url, item.referrer);
   try {
-    await deps.api.downloads.cancel(item.id);
-  } catch {
-    // Cancel fails when the browser already finished: its copy is complete, keep it.
+    const probe = await (deps.probe ?? ((u, r) => probeUrl(u, { referrer: r })))(url, item.referrer);
+    const second = afterProbe(item, probe, settings);
+    if (!second.take) return await leave('notice' in second ? second.notice : undefined, url, deps);
+    try {
+      await deps.api.downloads.cancel(item.id);
+    } catch {
+      // Cancel fails when the browser already finished: its copy is complete, keep it.
+    }
+    const after = await deps.api.downloads.search(item.id).catch(() => undefined);
+    if (after?.state === 'complete') return 'left';
+    await deps.api.downloads.erase(item.id).catch(() => {});
+    await deps.add({ url, referrer: item.referrer || undefined, mirrors: deps.mirrorsFor(url) });
+    return 'taken';
+  } finally {
+    await deps.referrers?.release(owner);
   }
-  const after = await deps.api.downloads.search(item.id).catch(() => undefined);
-  if (after?.state === 'complete') return 'left';
-  await deps.api.downloads.erase(item.id).catch(() => {});
-  await deps.add({ url, referrer: item.referrer || undefined, mirrors: deps.mirrorsFor(url) });
-  return 'taken';
 }
 
 async function leave(notice: string | undefined, url: string, deps: TakeoverDeps): Promise<'left'> {

@@ -181,7 +181,8 @@ export class DownloadJob extends Emitter<JobEvents> {
   }
 
   private async runOnce(): Promise<JobSnapshot> {
-    if (this.jobState.status === 'complete' || this.jobState.status === 'cancelled') return this.snapshot();
+    // `deleted`: cancelled while not running, the deletion still under way (status not yet set).
+    if (this.deleted || this.jobState.status === 'complete' || this.jobState.status === 'cancelled') return this.snapshot();
     const controller = (this.controller = new AbortController());
     this.meter = new RateMeter();
     this.receivedBytes = rangesLength(normalizeRanges(await this.store.storedRanges(this.id)));
@@ -189,6 +190,8 @@ export class DownloadJob extends Emitter<JobEvents> {
     const hashing = new AbortController();
     const hashLoop = this.hashWhileDownloading(hashing.signal);
     try {
+      // Paused or cancelled while starting (before the transfer listens to the signal).
+      controller.signal.throwIfAborted();
       await this.transfer(controller.signal);
       hashing.abort();
       await hashLoop;

@@ -15,13 +15,16 @@ const ADDON_UUID = '5e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
 /**
  * Firefox smoke test: Debian's firefox-esr driven by puppeteer-core over WebDriver BiDi, the
  * built add-on installed temporarily, a link click taken over from a server that resets every
- * second (Firefox alone could not finish it) and saved with the exact bytes.
+ * second (Firefox alone could not finish it) and requires the page's Referer, and saved with the
+ * exact bytes.
  */
 test('Firefox: the add-on takes over a download and saves the exact bytes', async () => {
   const size = 24 * MiB;
   const seed = 77;
-  const server = await mirror({ size, seed, filename: 'firefox.bin', rate: 12 * MiB, faults: { resetAfterMs: 1000 } });
-  const page = await linkPage([{ id: 'f', href: server.url, text: 'file' }]);
+  // Hotlink protection: 403 without the Referer of a page on localhost (another site than the file's).
+  const server = await mirror({ size, seed, filename: 'firefox.bin', rate: 12 * MiB, faults: { resetAfterMs: 1000 }, requireReferer: /^http:\/\/localhost:\d+\// });
+  const page = new URL('downloads/page.html', await linkPage([{ id: 'f', href: server.url, text: 'file' }]));
+  page.hostname = 'localhost';
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
 
@@ -45,7 +48,7 @@ test('Firefox: the add-on takes over a download and saves the exact bytes', asyn
   await new Promise((r) => setTimeout(r, 1000));
 
   const tab = await browser.newPage();
-  await tab.goto(page);
+  await tab.goto(page.href);
   await tab.click('#f');
 
   const saved = await waitForFile(downloads, 'firefox.bin', size, 60_000);
@@ -53,4 +56,8 @@ test('Firefox: the add-on takes over a download and saves the exact bytes', asyn
   // Stitch asked for the first byte again before taking over, then resumed with ranges.
   expect(server.stats.requests.some((r) => r.range === 'bytes=0-0')).toBe(true);
   expect(server.stats.requests.some((r) => /bytes=[1-9]\d*-/.test(r.range ?? ''))).toBe(true);
+  // Every request carried the Referer the browser sent itself (the page's origin): a session rule
+  // sets it, since fetch from the background page cannot.
+  expect(server.stats.requests.filter((r) => r.status === 403)).toEqual([]);
+  for (const r of server.stats.requests) expect(r.referer, r.range ?? 'the browser').toBe(`${page.origin}/`);
 });

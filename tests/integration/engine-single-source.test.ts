@@ -274,6 +274,31 @@ describe('pause, resume, cancel, reopen', () => {
   });
 });
 
+describe('pause and cancel while a run is only starting', () => {
+  it('a pause or cancel right after run() is called stops it before any request', async () => {
+    const m = await mirror({ size: 2 * MiB, rate: 2 * MiB });
+    const paused = await download(m.url, {}, (job) => void Promise.resolve().then(() => job.pause()));
+    expect(paused.result.status).toBe('paused');
+    const cancelled = await download(m.url, {}, (job) => void Promise.resolve().then(() => job.cancel()));
+    expect(cancelled.result.status).toBe('cancelled');
+    expect(await cancelled.store.loadState('job')).toBeUndefined();
+    expect(m.stats.requests).toEqual([]);
+  });
+
+  it('a run asked for while a cancel is deleting the job does nothing', async () => {
+    const m = await mirror({ size: 2 * MiB, rate: 2 * MiB });
+    let cancelling: Promise<void> | undefined;
+    const run = await download(m.url, {}, (job) => {
+      cancelling = job.cancel();
+    });
+    await cancelling;
+    expect(run.result.status).toBe('queued'); // returned at once, nothing fetched
+    expect(run.job.state.status).toBe('cancelled');
+    expect(await run.store.loadState('job')).toBeUndefined();
+    expect(m.stats.requests).toEqual([]);
+  });
+});
+
 describe('files of unknown size (no Content-Length, no ranges)', () => {
   // truncateAfterBytes beyond the size: a chunked body with no length, never cut.
   const unknownLength = { acceptRangesNone: true, truncateAfterBytes: 1e12 };

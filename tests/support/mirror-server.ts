@@ -72,6 +72,11 @@ export interface MirrorOptions {
   faults?: Faults;
   /** Default 0: any free port. */
   port?: number;
+  /**
+   * Hotlink protection: a request whose Referer is not this (string: equal; RegExp: matches) is
+   * answered 403 with an empty body.
+   */
+  requireReferer?: string | RegExp;
 }
 
 export interface MirrorRequest {
@@ -79,6 +84,8 @@ export interface MirrorRequest {
   path: string;
   range: string | undefined;
   ifRange: string | undefined;
+  /** The Referer header, if any. */
+  referer: string | undefined;
   /** 0 while no header was sent (or never, e.g. `refuse`). */
   status: number;
   /** Body bytes written for this response (compressed ones when gzip). */
@@ -174,6 +181,11 @@ function encodeRfc5987(value: string): string {
   return encodeURIComponent(value).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
+function refererAllowed(referer: string | undefined, required: string | RegExp): boolean {
+  if (referer === undefined) return false;
+  return typeof required === 'string' ? referer === required : required.test(referer);
+}
+
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -252,6 +264,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
       path: (req.url ?? '/').split('?')[0] ?? '/',
       range: req.headers.range,
       ifRange: single(req.headers['if-range']),
+      referer: req.headers.referer,
       status: 0,
       bytesSent: 0,
       startedAt: Date.now(),
@@ -291,6 +304,9 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     if (record.path !== filePath) return sendEmpty(res, record, 404, {});
     if (record.method !== 'GET' && record.method !== 'HEAD') {
       return sendEmpty(res, record, 405, { Allow: 'GET, HEAD' });
+    }
+    if (options.requireReferer !== undefined && !refererAllowed(record.referer, options.requireReferer)) {
+      return sendEmpty(res, record, 403, {});
     }
     if (fx.errorStatus) {
       const { status, retryAfter } = fx.errorStatus;

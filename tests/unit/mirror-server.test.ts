@@ -102,6 +102,28 @@ describe('mirror server', () => {
     expect(m.stats.bytesSent).toBe(0);
   });
 
+  it('requireReferer: 403 without the right Referer; the log records each Referer', async () => {
+    const exact = await mirror({ size, seed: 3, requireReferer: 'http://site.test/page' });
+    expect((await get(exact.url)).res.status).toBe(403);
+    expect((await get(exact.url, { Referer: 'http://other.test/page' })).res.status).toBe(403);
+    const ok = await get(exact.url, { Referer: 'http://site.test/page', Range: 'bytes=0-9' });
+    expect(ok.res.status).toBe(206);
+    expect(same(ok.body, contentBytes(3, 0, 10))).toBe(true);
+    expect(exact.stats.requests.map((r) => [r.status, r.referer])).toEqual([
+      [403, undefined],
+      [403, 'http://other.test/page'],
+      [206, 'http://site.test/page'],
+    ]);
+    expect(exact.stats.bytesSent).toBe(10);
+
+    const pattern = await mirror({ size, requireReferer: /^http:\/\/site\.test\// });
+    expect((await get(pattern.url, { Referer: 'http://site.test/any' })).res.status).toBe(200);
+    expect((await get(pattern.url, { Referer: 'http://evil.test/http://site.test/' })).res.status).toBe(403);
+    // Without the option the Referer is only recorded.
+    const open = await mirror({ size: 10 });
+    expect((await get(open.url)).res.status).toBe(200);
+  });
+
   it('serves single ranges and 416 for unsatisfiable ones', async () => {
     const m = await mirror({ size, seed: 2 });
     const all = contentBytes(2, 0, size);

@@ -1,4 +1,4 @@
-import type { ApiEvent, BrowserApi, BrowserDownload, DownloadDelta, DownloadRequest, MenuClick, SeenRequest, UiPort } from '../../../src/background/browser-api';
+import type { ApiEvent, BrowserApi, BrowserDownload, DownloadDelta, DownloadRequest, MenuClick, SeenRequest, SessionRule, UiPort } from '../../../src/background/browser-api';
 
 /** An event whose listeners the test can fire. */
 export class FakeEvent<L extends (...args: never[]) => unknown> implements ApiEvent<L> {
@@ -74,6 +74,22 @@ export class FakeBrowser implements BrowserApi {
     onConnect: new FakeEvent<(port: UiPort) => void>(),
   };
   readonly webRequest = { onBeforeRequest: new FakeEvent<(details: SeenRequest) => void>() };
+  /** declarativeNetRequest session rules; updates are logged in `calls` as `rules -1 +2`. */
+  rules: SessionRule[] = [];
+  readonly sessionRules = {
+    get: async () => structuredClone(this.rules),
+    update: async (change: { removeRuleIds?: number[]; addRules?: SessionRule[] }) => {
+      // As the browser: removals first, then additions; ids positive and unique, or nothing changes.
+      const removed = new Set(change.removeRuleIds ?? []);
+      const next = [...this.rules.filter((r) => !removed.has(r.id)), ...structuredClone(change.addRules ?? [])];
+      for (const rule of change.addRules ?? []) {
+        if (!Number.isInteger(rule.id) || rule.id < 1) throw new Error(`Rule with id ${rule.id}: invalid id`);
+        if (next.filter((r) => r.id === rule.id).length > 1) throw new Error(`Rule with id ${rule.id} does not have a unique ID.`);
+      }
+      this.rules = next;
+      this.calls.push(['rules', ...[...removed].map((id) => `-${id}`), ...(change.addRules ?? []).map((r) => `+${r.id}`)].join(' '));
+    },
+  };
 
   /** A download the browser itself started (as from a link click). */
   startBrowserDownload(item: Omit<BrowserDownload, 'id'>): BrowserDownload {

@@ -5,6 +5,7 @@ import type { BlobUrlMaker } from '../../../src/background/blob-url';
 import { JobManager } from '../../../src/background/job-manager';
 import { JobMetaStore } from '../../../src/background/job-meta';
 import { JobSaver } from '../../../src/background/job-saver';
+import { ReferrerRules, urlFilterFor } from '../../../src/background/referrer-rules';
 import { handleRequest } from '../../../src/background/message-handler';
 import { SettingsStore } from '../../../src/background/settings-store';
 import { UiNotices } from '../../../src/background/ui-notices';
@@ -49,7 +50,7 @@ interface Harness {
   activity: { active: boolean; unfinished: boolean }[];
 }
 
-function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: Partial<Settings>; free?: number }): Harness {
+function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: Partial<Settings>; free?: number; referrers?: ReferrerRules }): Harness {
   const browser = options.browser ?? new FakeBrowser();
   const views = new Map<string, JobView>();
   const activity: Harness['activity'] = [];
@@ -64,6 +65,7 @@ function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: P
     onRemoved: (id) => views.delete(id),
     onActivity: (active, unfinished) => activity.push({ active, unfinished }),
     spaceCheckMs: 50,
+    referrers: options.referrers,
   });
   return { manager, browser, store: options.store, views, activity };
 }
@@ -177,6 +179,111 @@ describe('JobManager', () => {
     expect(await h.store.listJobs()).toEqual([done.id]);
     expect(await h.manager.clearFinished()).toBe(1);
     expect(await h.store.listJobs()).toEqual([]);
+  });
+});
+
+describe('JobManager: the Referer rule of each job', () => {
+  const PAGE = 'https://www.example.com/downloads';
+  const SENT = 'https://www.example.com/'; // what browsers send from PAGE to another origin
+  const refererOf = (browser: FakeBrowser) => browser.rules.map((r) => [r.condition.urlFilter, r.action.requestHeaders?.[0]?.value]);
+
+  test('is in place while the job runs, and removed once it is saved', async () => {
+    const m = await server(2 * MiB, 2 * MiB);
+    const browser = new FakeBrowser();
+    const h = harness({ store: await store(), browser, referrers: new ReferrerRules(browser) });
+    const job = await h.manager.add({ url: m.url, referrer: PAGE });
+    // Set before the job's first request.
+    await until('first request', () => m.stats.requests.length > 0);
+    expect(refererOf(browser)).toEqual([[urlFilterFor(m.url), SENT]]);
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+    await until('rule removed', () => browser.rules.length === 0);
+    expect(browser.calls.filter((c) => c.startsWith('rules'))).toEqual(['rules +1', 'rules -1']);
+  });
+
+  test('is removed when the job is cancelled or paused, and set again on resume', async () => {
+    const m = await server(4 * MiB, 1 * MiB);
+    const other = await server(4 * MiB, 1 * MiB);
+    const browser = new FakeBrowser();
+    const h = harness({ store: await store(), browser, referrers: new ReferrerRules(browser) });
+    const paused = await h.manager.add({ url: m.url, referrer: PAGE });
+    const cancelled = await h.manager.add({ url: other.url, referrer: 'https://other.example/' });
+    await until('both rules', () => browser.rules.length === 2);
+    expect(refererOf(browser)).toEqual([
+      [urlFilterFor(m.url), SENT],
+      [urlFilterFor(other.url), 'https://other.example/'],
+    ]);
+    await h.manager.act(cancelled.id, 'cancel');
+    await until('cancelled job’s rule removed', () => browser.rules.length === 1);
+    expect(refererOf(browser)).toEqual([[urlFilterFor(m.url), SENT]]);
+    await h.manager.act(paused.id, 'pause');
+    await until('paused job’s rule removed', () => browser.rules.length === 0);
+    await h.manager.act(paused.id, 'resume');
+    await until('set again', () => browser.rules.length === 1);
+    expect(refererOf(browser)).toEqual([[urlFilterFor(m.url), SENT]]);
+    // Cancelled at once, while the job is only starting: it never runs nor saves.
+    await h.manager.act(paused.id, 'cancel');
+    await until('removed', () => browser.rules.length === 0);
+    expect(await h.store.listJobs()).toEqual([]);
+    expect(browser.calls.filter((c) => c.startsWith('download'))).toEqual([]);
+  });
+
+  test('a job without a referrer sets none', async () => {
+    const m = await server(1 * MiB);
+    const browser = new FakeBrowser();
+    const h = harness({ store: await store(), browser, referrers: new ReferrerRules(browser) });
+    const job = await h.manager.add({ url: m.url });
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+    expect(browser.calls.filter((c) => c.startsWith('rules'))).toEqual([]);
+  });
+
+  test('after a browser restart (session rules gone) the restored job sets its rule again; stale ones are removed', async () => {
+    const m = await server(4 * MiB, 1 * MiB);
+    const s = await store();
+    const browser = new FakeBrowser();
+    const before = harness({ store: s, browser, referrers: new ReferrerRules(browser) });
+    const job = await before.manager.add({ url: m.url, referrer: PAGE });
+    await until('bytes', () => m.stats.bytesSent > 256 * 1024);
+    // The browser dies: the transfer stops without a state change of ours, the session rules go.
+    await before.manager.act(job.id, 'pause');
+    await browser.storage.set(`job-meta:${job.id}`, { ...((await browser.storage.get(`job-meta:${job.id}`)) as object), pausedByUser: false });
+    browser.rules = [];
+
+    const referrers = new ReferrerRules(browser);
+    const after = harness({ store: s, browser, referrers });
+    await after.manager.restore();
+    await until('set again', () => browser.rules.length === 1);
+    expect(refererOf(browser)).toEqual([[urlFilterFor(m.url), SENT]]);
+    await until('saved', () => after.views.get(job.id)?.state === 'saved', 15_000);
+    await until('removed', () => browser.rules.length === 0);
+  });
+
+  test('after a worker restart (session rules kept) the rule of a job gone meanwhile is removed, the running one kept', async () => {
+    const m = await server(4 * MiB, 1 * MiB);
+    const gone = await server(1 * MiB, 256 * 1024);
+    const s = await store();
+    const browser = new FakeBrowser();
+    const before = harness({ store: s, browser, referrers: new ReferrerRules(browser) });
+    const job = await before.manager.add({ url: m.url, referrer: PAGE });
+    const cancelled = await before.manager.add({ url: gone.url, referrer: PAGE });
+    await until('both rules', () => browser.rules.length === 2);
+    await before.manager.act(job.id, 'pause');
+    await browser.storage.set(`job-meta:${job.id}`, { ...((await browser.storage.get(`job-meta:${job.id}`)) as object), pausedByUser: false });
+    // Its rule survives as if the worker had died before removing it; the job itself is gone.
+    const leftOver = structuredClone(browser.rules);
+    await before.manager.act(cancelled.id, 'cancel');
+    await until('removed', () => browser.rules.length === 0);
+    browser.rules = leftOver;
+    browser.calls.length = 0;
+
+    // A new worker: background.ts syncs at start, then restores.
+    const referrers = new ReferrerRules(browser);
+    const after = harness({ store: s, browser, referrers });
+    await referrers.sync();
+    await after.manager.restore();
+    await until('only the running job’s rule', () => browser.rules.length === 1);
+    expect(refererOf(browser)).toEqual([[urlFilterFor(m.url), SENT]]);
+    await after.manager.act(job.id, 'cancel');
+    await until('none', () => browser.rules.length === 0);
   });
 });
 

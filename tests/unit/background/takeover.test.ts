@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { BrowserDownload } from '../../../src/background/browser-api';
 import { PostTracker } from '../../../src/background/post-tracker';
 import type { ProbeResult } from '../../../src/background/probe';
+import { ReferrerRules } from '../../../src/background/referrer-rules';
 import { takeOver } from '../../../src/background/takeover';
 import { afterProbe, firstLook } from '../../../src/background/takeover-rules';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
@@ -110,5 +111,88 @@ describe('takeOver', () => {
     const { deps: d, added } = deps(browser, ok());
     expect(await takeOver({ ...item, state: 'in_progress' }, d)).toBe('left');
     expect(added).toEqual([]);
+  });
+
+  describe('the Referer of the probe and the job', () => {
+    const PAGE = 'https://www.example.com/downloads';
+    const SENT = 'https://www.example.com/'; // what browsers send from PAGE to another origin
+    /** The probe logs which rules were in place when it ran. */
+    function withRules(browser: FakeBrowser, probe: ProbeResult) {
+      const referrers = new ReferrerRules(browser);
+      const base = deps(browser, probe);
+      const seen: unknown[] = [];
+      const d = {
+        ...base.deps,
+        referrers,
+        probe: async () => {
+          browser.calls.push('probe');
+          seen.push(structuredClone(browser.rules));
+          return probe;
+        },
+      };
+      return { ...base, d, referrers, seen };
+    }
+
+    test('a rule setting the page as Referer on the download URL is in place before the probe; the job takes it over', async () => {
+      const browser = new FakeBrowser();
+      const item = browser.startBrowserDownload({ url: 'https://dl.example.com/big.iso', referrer: PAGE, totalBytes: 100_000_000 });
+      const t = withRules(browser, ok());
+      // The job manager holds the rule while the job runs, from inside add().
+      t.d.add = async (download: unknown) => {
+        t.added.push(download);
+        await t.referrers.hold('job-1', 'https://dl.example.com/big.iso', PAGE);
+      };
+      expect(await takeOver(item, t.d)).toBe('taken');
+      expect(t.seen).toEqual([
+        [
+          expect.objectContaining({
+            condition: expect.objectContaining({ urlFilter: '|https://dl.example.com/big.iso|', tabIds: [-1], resourceTypes: ['xmlhttprequest'] }),
+            action: { type: 'modifyHeaders', requestHeaders: [{ header: 'referer', operation: 'set', value: SENT }] },
+          }),
+        ],
+      ]);
+      // Added once before the probe, kept for the job: no gap, no second rule.
+      expect(browser.calls).toEqual(['rules +1', 'probe', `cancel ${item.id}`, `erase ${item.id}`]);
+      expect(browser.rules).toHaveLength(1);
+    });
+
+    test('a redirected download gets the rule for its final URL', async () => {
+      const browser = new FakeBrowser();
+      const item = browser.startBrowserDownload({ url: 'https://www.example.com/get/1', finalUrl: 'https://cdn.example.net/1.iso', referrer: PAGE, totalBytes: 100_000_000 });
+      const t = withRules(browser, { status: 403, statusText: 'Forbidden' });
+      await takeOver(item, t.d);
+      expect((t.seen[0] as { condition: { urlFilter: string } }[])[0]!.condition.urlFilter).toBe('|https://cdn.example.net/1.iso|');
+    });
+
+    test('a declined take-over removes the rule', async () => {
+      const browser = new FakeBrowser();
+      const item = browser.startBrowserDownload({ url: 'https://dl.example.com/big.iso', referrer: PAGE, totalBytes: 100_000_000 });
+      const t = withRules(browser, { status: 403, statusText: 'Forbidden' });
+      expect(await takeOver(item, t.d)).toBe('left');
+      expect(t.seen).toHaveLength(1);
+      expect(browser.calls).toEqual(['rules +1', 'probe', 'rules -1']);
+      expect(browser.rules).toEqual([]);
+      expect(t.notices[0]).toMatch(/403/);
+    });
+
+    test('a probe that throws, or a browser copy already complete, removes it too', async () => {
+      const browser = new FakeBrowser();
+      const item = browser.startBrowserDownload({ url: 'https://dl.example.com/big.iso', referrer: PAGE, totalBytes: 100_000_000 });
+      const t = withRules(browser, ok());
+      browser.items.get(item.id)!.state = 'complete';
+      expect(await takeOver({ ...item, state: 'in_progress' }, t.d)).toBe('left');
+      expect(browser.rules).toEqual([]);
+      const failing = { ...t.d, probe: async (): Promise<ProbeResult> => Promise.reject(new Error('boom')) };
+      await expect(takeOver({ ...item, id: 99, state: 'in_progress' }, failing)).rejects.toThrow('boom');
+      expect(browser.rules).toEqual([]);
+    });
+
+    test('no rule without a referrer, and none for downloads that are not probed', async () => {
+      const browser = new FakeBrowser();
+      const t = withRules(browser, ok());
+      await takeOver(browser.startBrowserDownload({ url: 'https://dl.example.com/big.iso', totalBytes: 100_000_000 }), t.d);
+      await takeOver(browser.startBrowserDownload({ url: 'https://dl.example.com/small', referrer: PAGE, totalBytes: 1000 }), t.d);
+      expect(browser.calls.filter((c) => c.startsWith('rules'))).toEqual([]);
+    });
   });
 });
