@@ -1,5 +1,5 @@
 import type { BrowserApi, MenuClick } from './browser-api';
-import { playerPath } from '../player/media-type';
+import { playerPath } from '../media-type';
 import type { NewDownload } from './job-manager';
 
 export const MENU_ID = 'stitch-download';

@@ -1,6 +1,6 @@
 import type { DownloadJob, Playback } from '../engine';
 import type { JobAction, JobView } from '../messages';
-import { mediaTypeOf } from '../player/media-type';
+import { mediaTypeOf } from '../media-type';
 import type { Settings } from '../settings/schema';
 import { normalizeRanges, rangesLength } from '../storage/ranges';
 import type { DownloadStore } from '../storage/store';

@@ -1,5 +1,5 @@
 import { STREAM_PATH } from '../messages';
-import { mediaTypeOf } from '../player/media-type';
+import { mediaTypeOf } from '../media-type';
 import type { IdbStore } from '../storage/idb-store';
 import type { PlaybackHub, PlaybackJobs } from './playback';
 import { answerHeaders, answerRange, firstMissing, parseRangeHeader } from './stream-range';

@@ -1,7 +1,7 @@
 import { callBackground, type JobView, type PlayerPortMessage } from '../messages';
 import { errorText } from '../pages-shared/connection';
 import { completeFileUrl } from './blob-source';
-import { mediaTypeOf } from './media-type';
+import { mediaTypeOf } from '../media-type';
 import { startMse, type MseStart } from './mse/mse-route';
 import { PlayerLink, type PlayerPortLike } from './player-link';
 import type { PlayerPage } from './player-page';

@@ -1,6 +1,6 @@
 import type { JobView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
-import { mediaTypeOf, playerPath } from '../player/media-type';
+import { mediaTypeOf, playerPath } from '../media-type';
 import { etaText, rateText, sizeText, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createContextMenu, PLAY_MENU_ID, playerFromClick } from '../../../src/background/context-menu';
-import { mediaTypeOf, playerPath } from '../../../src/player/media-type';
+import { mediaTypeOf, playerPath } from '../../../src/media-type';
 import { FakeBrowser } from '../background/fake-browser';
 
 describe('"Play with Stitch"', () => {
