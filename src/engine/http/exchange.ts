@@ -15,7 +15,7 @@ export class StallError extends Error {
 }
 
 /** Why an exchange is aborted when its owner is done with it. */
-export const CLOSED = Symbol('closed');
+const CLOSED = Symbol('closed');
 
 /** One request and its response, with a watchdog that aborts it when it goes silent. */
 export interface Exchange {
