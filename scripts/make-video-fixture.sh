@@ -9,6 +9,10 @@
 #   tests/fixtures/fragmented.mp4    4 s, 320x180 H.264 + AAC, fragmented (one moof per
 #       keyframe, mfra index at the end): the player's MP4 parsing tests.
 #   tests/fixtures/short.webm        4 s, 320x180 VP9 + Opus: the WebM parsing tests.
+#   tests/fixtures/plain-faststart.mp4, plain-moov-end.mp4  4 s, 320x180 VP9 + Opus in plain
+#       (non-fragmented) MP4, moov first / at the end: the mp4box remux tests (~180 kB each).
+#   tests/fixtures/plain-progressive.mp4  30 s, 480x270 VP9 + Opus, moov at the end (~2.4 MB):
+#       the Firefox end-to-end test of the remux.
 # Every frame shows a moving test pattern and its own timestamp; the audio beeps once a second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,3 +49,26 @@ ffmpeg -hide_banner -loglevel error -y \
   "$out/short.webm"
 
 ls -l "$out"/progressive.webm "$out"/fragmented.mp4 "$out"/short.webm
+
+# Plain (non-fragmented) MP4, VP9 + Opus (Firefox decodes both without system codecs), for the
+# mp4box remux: plain-faststart.mp4 has the moov first, plain-moov-end.mp4 after the mdat (as
+# ffmpeg writes it by default).
+ffmpeg -hide_banner -loglevel error -y \
+  -f lavfi -i "testsrc2=size=320x180:rate=25:duration=4,$stamp" \
+  -f lavfi -i "$(beep 4)" \
+  -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 300k -g 25 -keyint_min 25 \
+  -c:a libopus -b:a 48k -fflags +bitexact -map_metadata -1 -write_tmcd 0 \
+  -f mp4 "$out/plain-moov-end.mp4"
+ffmpeg -hide_banner -loglevel error -y -i "$out/plain-moov-end.mp4" -c copy -fflags +bitexact -map_metadata -1 \
+  -movflags +faststart -write_tmcd 0 -f mp4 "$out/plain-faststart.mp4"
+
+# The Firefox end-to-end test of the remux: 30 s, 480x270 VP9 at 600 kbit/s + Opus, a keyframe
+# every 2 s, moov at the end (~2.4 MB: several blocks, so it plays while it downloads).
+ffmpeg -hide_banner -loglevel error -y \
+  -f lavfi -i "testsrc2=size=480x270:rate=25:duration=30,noise=alls=12:allf=t,$stamp" \
+  -f lavfi -i "$(beep 30)" \
+  -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 600k -minrate 600k -maxrate 600k -g 50 -keyint_min 50 \
+  -c:a libopus -b:a 48k -fflags +bitexact -map_metadata -1 -write_tmcd 0 \
+  -f mp4 "$out/plain-progressive.mp4"
+
+ls -l "$out"/plain-moov-end.mp4 "$out"/plain-faststart.mp4 "$out"/plain-progressive.mp4

@@ -22,7 +22,7 @@ const RETRY_MS = 1000;
 /**
  * Plays one job: finds or starts it, then picks how its bytes reach the element:
  * - Chrome: the service worker's stream URL (range requests answered from the store);
- * - Firefox: Media Source Extensions fed from the store, for WebM and fragmented MP4;
+ * - Firefox: Media Source Extensions fed from the store, for WebM and MP4 (plain MP4 remuxed by mp4box);
  * - otherwise, or when the file is complete: a blob URL of the whole file, once complete.
  */
 export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: PlayerQuery): Promise<void> {

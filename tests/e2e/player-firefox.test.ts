@@ -57,21 +57,8 @@ async function openAddonPage(browser: Browser, path: string): Promise<Page> {
   );
 }
 
-const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')?.currentTime ?? 0);
-
-/**
- * Firefox: no service worker in extension pages, so the player feeds Media Source Extensions
- * from the stored bytes (WebM: the head, then whole Clusters). Debian's firefox-esr, driven by
- * puppeteer-core over WebDriver BiDi.
- */
-test('Firefox: the player plays a WebM through Media Source while it downloads, and seeks ahead', async () => {
-  const video = videoFixture();
-  const size = video.bytes.length;
-  const bitrate = size / video.durationSeconds;
-  const server = await mirror({ size, body: video.bytes, contentType: 'video/webm', filename: 'progressive.webm', rate: Math.round(bitrate * 1.5) });
-  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
-  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
-
+/** Debian's firefox-esr with the add-on installed, saving downloads to `downloads`. */
+async function launchFirefox(downloads: string): Promise<Browser> {
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath: FIREFOX,
@@ -89,6 +76,25 @@ test('Firefox: the player plays a WebM through Media Source while it downloads, 
   onCleanup(() => browser.close());
   await browser.installExtension(addonWithReachablePlayer());
   await new Promise((r) => setTimeout(r, 1000));
+  return browser;
+}
+
+const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')?.currentTime ?? 0);
+
+/**
+ * Firefox: no service worker in extension pages, so the player feeds Media Source Extensions
+ * from the stored bytes (WebM: the head, then whole Clusters). Debian's firefox-esr, driven by
+ * puppeteer-core over WebDriver BiDi.
+ */
+test('Firefox: the player plays a WebM through Media Source while it downloads, and seeks ahead', async () => {
+  const video = videoFixture();
+  const size = video.bytes.length;
+  const bitrate = size / video.durationSeconds;
+  const server = await mirror({ size, body: video.bytes, contentType: 'video/webm', filename: 'progressive.webm', rate: Math.round(bitrate * 1.5) });
+  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
+  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
+
+  const browser = await launchFirefox(downloads);
 
   const t0 = Date.now();
   const player = await openAddonPage(browser, `player.html?url=${encodeURIComponent(server.url)}`);
@@ -118,5 +124,52 @@ test('Firefox: the player plays a WebM through Media Source while it downloads, 
   console.log(
     `Firefox (Media Source route): playing ${firstPlayMs} ms after opening the player (at ${Math.round(atFirstPlay * 100)} % downloaded); ` +
       `a seek to 80 % played after ${seekMs} ms (at ${Math.round(atSeek * 100)} % downloaded)`,
+  );
+});
+
+/**
+ * Firefox, plain MP4 with the moov at the end (as ffmpeg writes it by default): the player
+ * reads the head, asks for the moov (the engine fetches it first), and mp4box remuxes the mdat
+ * into fragments as it is stored. The same checks as the WebM test: it plays before the end,
+ * a seek ahead plays, and the saved file is exact.
+ */
+test('Firefox: the player plays a plain MP4 (moov at the end) through mp4box while it downloads, and seeks ahead', async () => {
+  const video = videoFixture('plain-progressive.mp4');
+  const durationSeconds = 30;
+  const size = video.bytes.length;
+  const bitrate = size / durationSeconds;
+  const server = await mirror({ size, body: video.bytes, contentType: 'video/mp4', filename: 'plain-progressive.mp4', rate: Math.round(bitrate * 1.5) });
+  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
+  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
+  const browser = await launchFirefox(downloads);
+
+  const t0 = Date.now();
+  const player = await openAddonPage(browser, `player.html?url=${encodeURIComponent(server.url)}`);
+  await until('playback', async () => (await currentTime(player).catch(() => 0)) > 0.5, 30_000, 100).catch(async (error: unknown) => {
+    console.log(player.url(), await player.evaluate(() => document.body.innerText).catch(String));
+    throw error;
+  });
+  const firstPlayMs = Date.now() - t0;
+  const atFirstPlay = server.stats.bytesSent / size;
+  expect(await player.$eval('[data-testid="player-route"]', (el) => el.getAttribute('data-route'))).toBe('mse');
+  expect(atFirstPlay).toBeLessThan(0.8);
+
+  const atSeek = server.stats.bytesSent / size;
+  const seekStart = Date.now();
+  await player.evaluate(() => {
+    document.querySelector('video')!.currentTime = 24;
+  });
+  await until('playing after the seek', async () => (await currentTime(player)) > 24.3, 30_000, 100).catch(async (error: unknown) => {
+    console.log(await player.evaluate(() => `${document.body.innerText} currentTime ${document.querySelector('video')!.currentTime}`).catch(String));
+    throw error;
+  });
+  const seekMs = Date.now() - seekStart;
+  const atSeekPlayed = server.stats.bytesSent / size;
+
+  const saved = await waitForFile(downloads, 'plain-progressive.mp4', size, 60_000);
+  expect(await fileSha256(saved)).toBe(video.sha256);
+  console.log(
+    `Firefox (plain MP4 remuxed by mp4box): playing ${firstPlayMs} ms after opening the player (at ${Math.round(atFirstPlay * 100)} % downloaded); ` +
+      `a seek to 80 % played after ${seekMs} ms (asked at ${Math.round(atSeek * 100)} %, playing at ${Math.round(atSeekPlayed * 100)} % downloaded)`,
   );
 });

@@ -4,10 +4,12 @@ import { Unsupported, type MediaSegments, type StoredReader } from './segments';
  * ISO BMFF (MP4) for MSE. Fragmented MP4 (a moov with mvex, then moof + mdat pairs) is
  * appended as it is: ftyp + moov as the init segment, then each run of boxes up to and
  * including an mdat. The mfra index at the end (found through mfro, the last 16 bytes) gives
- * the fragment to start from for a seek. A plain MP4 (samples indexed in the moov) would need
- * remuxing into fragments (e.g. with mp4box); it is reported as Unsupported, so the player
- * says that it plays once the download completes.
+ * the fragment to start from for a seek. A plain MP4 (samples indexed in the moov) is reported
+ * as NotFragmented: plain-mp4.ts remuxes it into fragments with mp4box.
  */
+
+/** A plain (non-fragmented) MP4: the route remuxes it (plain-mp4.ts). */
+export class NotFragmented extends Unsupported {}
 
 export interface Box {
   type: string;
@@ -190,7 +192,7 @@ export function parseMfra(bytes: Uint8Array, base: number, timescales: Map<numbe
 
 const HEADER_BYTES = 16;
 
-/** Fragmented MP4 for MSE; Unsupported for a plain one. */
+/** Fragmented MP4 for MSE; NotFragmented for a plain one. */
 export async function openFragmentedMp4(reader: StoredReader): Promise<MediaSegments> {
   // Top-level boxes up to the moov (ftyp, maybe free/uuid).
   let moov: Box | undefined;
@@ -200,11 +202,12 @@ export async function openFragmentedMp4(reader: StoredReader): Promise<MediaSegm
     const box = readBoxHeader(await reader.read(pos, pos + HEADER_BYTES), 0, pos, reader.size);
     if (!box) throw new Unsupported('this MP4 file ends inside a box header');
     if (box.type === 'moov') moov = box;
-    else if (box.type === 'mdat' || box.type === 'moof') throw new Unsupported('this MP4 file has its index (moov) after the media');
+    else if (box.type === 'mdat') throw new NotFragmented('this MP4 file has its index (moov) after the media');
+    else if (box.type === 'moof') throw new Unsupported('this MP4 file has fragments before its moov');
     pos = box.end;
   }
   const movie = parseMoov(await reader.read(moov.start, moov.end));
-  if (!movie.fragmented) throw new Unsupported('this MP4 file is not fragmented (Media Source playback needs fragments)');
+  if (!movie.fragmented) throw new NotFragmented('this MP4 file is not fragmented (Media Source playback needs fragments)');
   if (movie.codecs.length === 0 || movie.codecs.some((c) => c === undefined)) throw new Unsupported('this MP4 file uses a codec the player cannot name');
   const mime = `${movie.hasVideo ? 'video' : 'audio'}/mp4; codecs="${movie.codecs.join(',')}"`;
   const init = await reader.read(0, moov.end);

@@ -2,7 +2,7 @@ import { openIdbStore } from '../../storage/idb-store';
 import type { PlayerLink } from '../player-link';
 import type { StateFeed } from '../state-feed';
 import { MseFeeder } from './feeder';
-import { openFragmentedMp4 } from './mp4';
+import { NotFragmented, openFragmentedMp4 } from './mp4';
 import { Unsupported, type MediaSegments } from './segments';
 import { DownloadStopped, StoredBytes } from './stored-bytes';
 import { openWebm } from './webm';
@@ -22,9 +22,10 @@ export type MseStart = { started: true } | { started: false; reason: string };
 
 /**
  * Firefox (no service worker in extension pages): plays a job while it downloads through Media
- * Source Extensions, for WebM (VP8/VP9/AV1 + Opus/Vorbis) and fragmented MP4. Anything else,
- * plain MP4 included (it would need remuxing into fragments), is refused with the reason: the
- * player then plays it once the download completes.
+ * Source Extensions, for WebM (VP8/VP9/AV1 + Opus/Vorbis), fragmented MP4, and plain MP4
+ * remuxed into fragments by mp4box (moov first or at the end: then the moov is read before the
+ * media, which the engine fetches first as the player asks for it). Anything else is refused
+ * with the reason: the player then plays it once the download completes.
  */
 export async function startMse(input: MseInput): Promise<MseStart> {
   if (typeof MediaSource === 'undefined') return { started: false, reason: 'this browser has no Media Source Extensions' };
@@ -49,10 +50,19 @@ export async function startMse(input: MseInput): Promise<MseStart> {
   return { started: true };
 }
 
-/** WebM or fragmented MP4, told by their first bytes. */
+/** WebM or MP4 (fragmented as it is, plain remuxed), told by their first bytes. */
 async function openContainer(reader: StoredBytes): Promise<MediaSegments> {
   const magic = await reader.read(0, 12);
   if (magic[0] === 0x1a && magic[1] === 0x45 && magic[2] === 0xdf && magic[3] === 0xa3) return openWebm(reader);
-  if (String.fromCharCode(...magic.subarray(4, 8)) === 'ftyp') return openFragmentedMp4(reader);
-  throw new Unsupported('only WebM and fragmented MP4 can be played before the download completes in this browser');
+  if (String.fromCharCode(...magic.subarray(4, 8)) === 'ftyp') {
+    try {
+      return await openFragmentedMp4(reader);
+    } catch (error) {
+      if (!(error instanceof NotFragmented)) throw error;
+      // mp4box (~100 kB) is loaded only for plain MP4.
+      const { openPlainMp4 } = await import('./plain-mp4');
+      return openPlainMp4(reader);
+    }
+  }
+  throw new Unsupported('only WebM and MP4 can be played before the download completes in this browser');
 }

@@ -1,4 +1,4 @@
-/** What the MSE feeder needs of a container (WebM, fragmented MP4), independent of its format. */
+/** What the MSE feeder needs of a container (WebM, fragmented MP4, plain MP4 remuxed), independent of its format. */
 
 /** The job's stored bytes, as far as a container parser needs them. */
 export interface StoredReader {

@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { children, readBoxHeader, type Box } from '../../../src/player/mse/mp4';
+import { openPlainMp4, SAMPLES, type PlainMp4Source } from '../../../src/player/mse/plain-mp4';
+import { Unsupported, type StoredReader } from '../../../src/player/mse/segments';
+
+const fixture = (name: string) => new Uint8Array(readFileSync(resolve(import.meta.dirname, '../../fixtures', name)));
+
+/** Every byte stored; records which ranges were read. */
+function reader(bytes: Uint8Array): StoredReader & { reads: [number, number][] } {
+  const reads: [number, number][] = [];
+  return {
+    size: bytes.length,
+    reads,
+    async read(start, end) {
+      reads.push([start, end]);
+      return bytes.slice(start, Math.min(end, bytes.length));
+    },
+  };
+}
+
+interface Fragment {
+  trackId: number;
+  samples: number;
+  /** tfdt, in the track's timescale. */
+  decodeTime: number;
+}
+
+/** The fragments (moof: one traf each, as mp4box writes them) in appended bytes. */
+function fragments(bytes: Uint8Array): Fragment[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const child = (parent: Box, type: string) => children(bytes, parent.data, parent.end).find((b) => b.type === type)!;
+  const out: Fragment[] = [];
+  for (const box of children(bytes, 0, bytes.length)) {
+    if (box.type !== 'moof') continue;
+    for (const traf of children(bytes, box.data, box.end).filter((b) => b.type === 'traf')) {
+      const tfhd = child(traf, 'tfhd');
+      const tfdt = child(traf, 'tfdt');
+      const trun = child(traf, 'trun');
+      const decodeTime = bytes[tfdt.data] === 1 ? Number(view.getBigUint64(tfdt.data + 4)) : view.getUint32(tfdt.data + 4);
+      out.push({ trackId: view.getUint32(tfhd.data + 4), samples: view.getUint32(trun.data + 4), decodeTime });
+    }
+  }
+  return out;
+}
+
+/** The track id → timescale of an init segment (ftyp + moov). */
+function timescales(init: Uint8Array): Map<number, number> {
+  const view = new DataView(init.buffer, init.byteOffset, init.byteLength);
+  const moov = children(init, 0, init.length).find((b) => b.type === 'moov')!;
+  const map = new Map<number, number>();
+  for (const trak of children(init, moov.data, moov.end).filter((b) => b.type === 'trak')) {
+    const tkhd = children(init, trak.data, trak.end).find((b) => b.type === 'tkhd')!;
+    const mdia = children(init, trak.data, trak.end).find((b) => b.type === 'mdia')!;
+    const mdhd = children(init, mdia.data, mdia.end).find((b) => b.type === 'mdhd')!;
+    const v1 = init[tkhd.data] === 1;
+    map.set(view.getUint32(tkhd.data + (v1 ? 20 : 12)), view.getUint32(mdhd.data + (init[mdhd.data] === 1 ? 20 : 12)));
+  }
+  return map;
+}
+
+async function feedAll(source: PlainMp4Source, from = source.firstSegment): Promise<Fragment[]> {
+  const out: Fragment[] = [];
+  for (let offset = from; ; ) {
+    const segment = await source.segmentAt(offset);
+    if (!segment) return out;
+    expect(segment.bytes.length).toBeGreaterThan(0);
+    out.push(...fragments(segment.bytes));
+    expect(segment.next).toBeGreaterThanOrEqual(offset);
+    offset = segment.next;
+  }
+}
+
+describe.each(['plain-faststart.mp4', 'plain-moov-end.mp4'])('plain MP4 remux (%s)', (name) => {
+  it('makes an init segment for both tracks and fragments holding every sample of each', async () => {
+    const bytes = fixture(name);
+    const source = await openPlainMp4(reader(bytes), 32 * 1024);
+    expect(source.mime).toMatch(/^video\/mp4; codecs="vp09\.[0-9.]+,opus"$/);
+    expect(source.durationSeconds).toBeCloseTo(4, 0);
+    expect(String.fromCharCode(...source.init.subarray(4, 8))).toBe('ftyp');
+    const scales = timescales(source.init);
+    expect(scales.size).toBe(2);
+    // ffprobe: 100 VP9 frames, 201 Opus packets.
+    expect([...source.sampleCounts.values()].sort((a, b) => a - b)).toEqual([100, 201]);
+
+    const all = await feedAll(source);
+    for (const [trackId, count] of source.sampleCounts) {
+      const mine = all.filter((f) => f.trackId === trackId);
+      expect(mine.length).toBeGreaterThan(1);
+      // Cut at SAMPLES samples, moved to the next keyframe (mp4box aligns fragments on them).
+      expect(Math.min(...mine.map((f) => f.samples))).toBeLessThanOrEqual(SAMPLES + 25);
+      expect(mine.reduce((n, f) => n + f.samples, 0)).toBe(count);
+      // In order, without gaps in decode time.
+      for (let i = 1; i < mine.length; i++) expect(mine[i]!.decodeTime).toBeGreaterThan(mine[i - 1]!.decodeTime);
+    }
+    expect(all.length).toBeGreaterThan(0);
+    expect(readBoxHeader(bytes, 0)?.type).toBe('ftyp');
+  });
+
+  it('seeks: fragments after a seek start at or before the target, on every track', async () => {
+    const source = await openPlainMp4(reader(fixture(name)), 32 * 1024);
+    const scales = timescales(source.init);
+    await source.segmentAt(source.firstSegment); // play a little first
+    for (const target of [2.5, 1.2, 3.9]) {
+      const offset = await source.offsetFor(target);
+      expect(offset).toBeDefined();
+      const after = await feedAll(source, offset!);
+      for (const trackId of source.sampleCounts.keys()) {
+        const first = after.find((f) => f.trackId === trackId);
+        expect(first, `track ${trackId} after a seek to ${target}`).toBeDefined();
+        const seconds = first!.decodeTime / scales.get(trackId)!;
+        expect(seconds).toBeLessThanOrEqual(target);
+        expect(seconds).toBeGreaterThan(target - 1.1); // a keyframe every second
+      }
+    }
+  });
+});
+
+describe('plain MP4 with the moov at the end', () => {
+  it('reads the moov before the media (one jump past the mdat), not the file in order', async () => {
+    const bytes = fixture('plain-moov-end.mp4');
+    const stored = reader(bytes);
+    await openPlainMp4(stored);
+    const mdat = children(bytes, 0, bytes.length).find((b) => b.type === 'mdat')!;
+    // The first read holds the head; then the moov's header, then the whole moov in one read.
+    expect(stored.reads[0]![0]).toBe(0);
+    expect(stored.reads.slice(1)).toEqual([
+      [mdat.end, mdat.end + 16],
+      [mdat.end, bytes.length],
+    ]);
+    expect(stored.reads.reduce((n, [s, e]) => n + Math.min(e, bytes.length) - s, 0)).toBeLessThan(bytes.length);
+  });
+
+  it('refuses a fragmented MP4 (the fragmented path plays it as it is)', async () => {
+    await expect(openPlainMp4(reader(fixture('fragmented.mp4')))).rejects.toBeInstanceOf(Unsupported);
+  });
+});
