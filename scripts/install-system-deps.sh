@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests and benchmarks need (Chromium and Firefox ESR for the
-# end-to-end tests, aria2 for the benchmark comparison). Safe to run again: it installs only what is missing.
+# Installs the Debian packages a task needs, only those missing: `start` (Chromium, to run
+# Stitch), `bench` (aria2, the benchmark's comparison), `test` (Chromium and Firefox ESR for the
+# end-to-end tests). Safe to run again.
 set -euo pipefail
+case "${1:-test}" in
+  start) needed=(chromium:chromium) ;;
+  bench) needed=(aria2c:aria2) ;;
+  *) needed=(chromium:chromium firefox-esr:firefox-esr) ;;
+esac
 want=()
-[ "${1:-}" = bench ] || command -v chromium >/dev/null 2>&1 || want+=(chromium)  # the bench needs only aria2
-[ "${1:-}" = bench ] || command -v firefox-esr >/dev/null 2>&1 || want+=(firefox-esr)
-[ "${STITCH_SKIP_ARIA2:-}" = 1 ] || command -v aria2c >/dev/null 2>&1 || want+=(aria2)
+for pair in "${needed[@]}"; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || want+=("${pair##*:}")
+done
 [ ${#want[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" = 0 ] || sudo="sudo"

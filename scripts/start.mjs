@@ -13,6 +13,7 @@ const root = resolve(import.meta.dirname, '..');
 const extension = join(root, 'dist/extension');
 const chromium = process.env.STITCH_CHROMIUM ?? '/usr/bin/chromium';
 
+if (!process.env.STITCH_CHROMIUM) execFileSync('bash', ['scripts/install-system-deps.sh', 'start'], { cwd: root, stdio: 'inherit' });
 execFileSync('npm', ['run', 'build:ext'], { cwd: root, stdio: 'inherit' });
 if (!existsSync(chromium)) {
   console.error(`No Chromium at ${chromium}: run scripts/install-system-deps.sh (or set STITCH_CHROMIUM).`);
