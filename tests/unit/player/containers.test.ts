@@ -1,25 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fixture, reader } from './stored-fixture';
 import { readElementHeader, readUint } from '../../../src/player/mse/ebml';
 import { openFragmentedMp4, readBoxHeader } from '../../../src/player/mse/mp4';
-import { Unsupported, type MediaSegments, type StoredReader } from '../../../src/player/mse/segments';
+import { Unsupported, type MediaSegments } from '../../../src/player/mse/segments';
 import { openWebm } from '../../../src/player/mse/webm';
-
-const fixture = (name: string) => new Uint8Array(readFileSync(resolve(import.meta.dirname, '../../fixtures', name)));
-
-/** Every byte stored; records which ranges were read. */
-function reader(bytes: Uint8Array): StoredReader & { reads: [number, number][] } {
-  const reads: [number, number][] = [];
-  return {
-    size: bytes.length,
-    reads,
-    async read(start, end) {
-      reads.push([start, end]);
-      return bytes.slice(start, Math.min(end, bytes.length));
-    },
-  };
-}
 
 /** All media segments in order from the first. */
 async function allSegments(segments: MediaSegments): Promise<{ offset: number; bytes: Uint8Array }[]> {

@@ -1,24 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fixture, reader } from './stored-fixture';
 import { children, readBoxHeader, type Box } from '../../../src/player/mse/mp4';
 import { openPlainMp4, SAMPLES, type PlainMp4Source } from '../../../src/player/mse/plain-mp4';
-import { Unsupported, type StoredReader } from '../../../src/player/mse/segments';
-
-const fixture = (name: string) => new Uint8Array(readFileSync(resolve(import.meta.dirname, '../../fixtures', name)));
-
-/** Every byte stored; records which ranges were read. */
-function reader(bytes: Uint8Array): StoredReader & { reads: [number, number][] } {
-  const reads: [number, number][] = [];
-  return {
-    size: bytes.length,
-    reads,
-    async read(start, end) {
-      reads.push([start, end]);
-      return bytes.slice(start, Math.min(end, bytes.length));
-    },
-  };
-}
+import { Unsupported } from '../../../src/player/mse/segments';
 
 interface Fragment {
   trackId: number;
