@@ -1,16 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer from 'puppeteer-core';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
-import { EXTENSION_DIR } from './support/chromium';
+import { launchFirefox } from './support/firefox';
 import { fileSha256, waitForFile } from './support/files';
 import { linkPage, MiB, mirror, onCleanup } from './support/setup';
-
-const FIREFOX = process.env.STITCH_FIREFOX ?? '/usr/bin/firefox-esr';
-const ADDON_ID = 'stitch@stitch.invalid';
-const ADDON_UUID = '5e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
 
 /**
  * Firefox smoke test: Debian's firefox-esr driven by puppeteer-core over WebDriver BiDi, the
@@ -28,24 +23,7 @@ test('Firefox: the add-on takes over a download and saves the exact bytes', asyn
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
 
-  const browser = await puppeteer.launch({
-    browser: 'firefox',
-    executablePath: FIREFOX,
-    headless: true,
-    extraPrefsFirefox: {
-      // A fixed add-on UUID, so its pages have a known moz-extension:// origin.
-      'extensions.webextensions.uuids': JSON.stringify({ [ADDON_ID]: ADDON_UUID }),
-      'browser.download.dir': downloads,
-      'browser.download.folderList': 2,
-      'browser.download.useDownloadDir': true,
-      'browser.download.always_ask_before_handling_new_types': false,
-      'browser.download.start_downloads_in_tmp_dir': false,
-    },
-  });
-  onCleanup(() => browser.close());
-  await browser.installExtension(EXTENSION_DIR);
-  // The event page registers its listeners at start-up.
-  await new Promise((r) => setTimeout(r, 1000));
+  const browser = await launchFirefox(downloads);
 
   const tab = await browser.newPage();
   await tab.goto(page.href);

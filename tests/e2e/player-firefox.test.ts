@@ -3,16 +3,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { expect, test } from 'vitest';
 import { EXTENSION_DIR } from './support/chromium';
+import { ADDON_UUID, launchFirefox } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import { videoFixture } from './support/player';
 import { mirror, onCleanup } from './support/setup';
 
-const FIREFOX = process.env.STITCH_FIREFOX ?? '/usr/bin/firefox-esr';
-const ADDON_ID = 'stitch@stitch.invalid';
-const ADDON_UUID = '5e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
 
 /**
  * A copy of the built add-on whose player page is web-accessible: Firefox refuses to navigate
@@ -57,28 +55,6 @@ async function openAddonPage(browser: Browser, path: string): Promise<Page> {
   );
 }
 
-/** Debian's firefox-esr with the add-on installed, saving downloads to `downloads`. */
-async function launchFirefox(downloads: string): Promise<Browser> {
-  const browser = await puppeteer.launch({
-    browser: 'firefox',
-    executablePath: FIREFOX,
-    headless: true,
-    extraPrefsFirefox: {
-      'extensions.webextensions.uuids': JSON.stringify({ [ADDON_ID]: ADDON_UUID }),
-      'browser.download.dir': downloads,
-      'browser.download.folderList': 2,
-      'browser.download.useDownloadDir': true,
-      'browser.download.always_ask_before_handling_new_types': false,
-      'browser.download.start_downloads_in_tmp_dir': false,
-      'media.autoplay.default': 0,
-    },
-  });
-  onCleanup(() => browser.close());
-  await browser.installExtension(addonWithReachablePlayer());
-  await new Promise((r) => setTimeout(r, 1000));
-  return browser;
-}
-
 const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')?.currentTime ?? 0);
 
 interface Playthrough {
@@ -110,7 +86,7 @@ async function playWhileDownloading(run: Playthrough): Promise<string> {
   const downloaded = () => server.stats.bytesSent / size;
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
-  const browser = await launchFirefox(downloads);
+  const browser = await launchFirefox(downloads, { addonDir: addonWithReachablePlayer(), prefs: { 'media.autoplay.default': 0 } });
   const page = (player: Page) => player.evaluate(() => `${document.body.innerText} currentTime ${document.querySelector('video')?.currentTime}`).catch(String);
 
   const t0 = Date.now();
