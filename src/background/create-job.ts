@@ -1,5 +1,4 @@
-import { DownloadJob, RateLimiter, type EngineOptions } from '../engine';
-import type { DownloadStore } from '../storage/store';
+import { DownloadJob, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
 import type { Settings } from '../settings/schema';
 
 /** What the background knows when it starts a download. */

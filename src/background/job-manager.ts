@@ -1,9 +1,7 @@
-import type { DownloadJob, Playback } from '../engine';
+import { normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type Playback } from '../engine';
 import type { JobAction, JobView } from '../messages';
 import { mediaTypeOf } from '../media-type';
 import type { Settings } from '../settings/schema';
-import { normalizeRanges, rangesLength } from '../storage/ranges';
-import type { DownloadStore } from '../storage/store';
 import { createJob, openJob, type JobSource } from './create-job';
 import type { JobMeta, JobMetaStore } from './job-meta';
 import type { JobSaver } from './job-saver';

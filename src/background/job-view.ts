@@ -1,5 +1,4 @@
-import type { JobSnapshot } from '../engine';
-import { filenameFromUrl, sanitizeFilename } from '../engine/http/headers';
+import { filenameFromUrl, sanitizeFilename, type JobSnapshot } from '../engine';
 import type { JobView, JobViewState, MirrorContribution } from '../messages';
 import type { JobMeta } from './job-meta';
 

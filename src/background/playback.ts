@@ -1,7 +1,5 @@
-import type { Playback } from '../engine';
+import { normalizeRanges, type ByteRange, type DownloadStore, type Playback } from '../engine';
 import { PLAYER_PORT, type JobView, type PlayerPageMessage, type PlayerPortMessage } from '../messages';
-import { normalizeRanges, type ByteRange } from '../storage/ranges';
-import type { DownloadStore } from '../storage/store';
 import type { UiPort } from './browser-api';
 import { storedRunAt } from './stream-range';
 

@@ -1,4 +1,3 @@
-import { parseContentLength, parseContentRange } from '../engine/http/headers';
 
 export interface ProbeResult {
   /** HTTP status; 0 when the request failed before any answer. */
@@ -43,4 +42,5 @@ export async function probeUrl(url: string, init: { referrer?: string; fetch?: t
   } finally {
     clearTimeout(timer);
   }
-}
+}import { parseContentLength, parseContentRange } from '../engine';
+

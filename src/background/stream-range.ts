@@ -1,4 +1,3 @@
-import type { ByteRange } from '../storage/ranges';
 
 /**
  * What a media element's request for a job's stream URL asks for, and what to answer from the
@@ -75,4 +74,5 @@ export function answerHeaders(answer: StreamAnswer, size: number, contentType: s
   const length = String(answer.end - answer.start);
   if (answer.status === 200) return { ...common, 'Content-Length': length };
   return { ...common, 'Content-Range': `bytes ${answer.start}-${answer.end - 1}/${size}`, 'Content-Length': length };
-}
+}import type { ByteRange } from '../engine';
+

@@ -1,6 +1,5 @@
+import type { DigestAlgorithm, Hasher } from '../engine';
 import { createHash } from 'node:crypto';
-import type { DigestAlgorithm } from '../engine/integrity/digests';
-import type { Hasher } from '../engine/integrity/hasher';
 
 const NODE_NAMES: Record<DigestAlgorithm, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512', 'sha-1': 'sha1', md5: 'md5' };
 

@@ -1,9 +1,5 @@
+import { fetchMetalink, filenameFromUrl, fromMetalinkFile, isSafeMetalinkName, parseChecksumArgument, parseMetalink, sanitizeFilename, type ExpectedIntegrity, type MetalinkFile } from '../engine';
 import { readFile } from 'node:fs/promises';
-import type { ExpectedIntegrity } from '../engine';
-import { filenameFromUrl, sanitizeFilename } from '../engine/http/headers';
-import { parseChecksumArgument } from '../engine/integrity/expected';
-import { fetchMetalink, fromMetalinkFile } from '../engine/sources/advertised';
-import { isSafeMetalinkName, parseMetalink, type MetalinkFile } from '../engine/sources/metalink';
 import type { GetCommand } from './args';
 
 /** One file to download: its URLs, what it must hash to, and where it goes. */

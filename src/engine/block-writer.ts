@@ -1,4 +1,4 @@
-import type { DownloadStore } from '../storage/store';
+import type { DownloadStore } from './store';
 import { WriteGate } from './write-gate';
 
 /**

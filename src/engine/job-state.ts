@@ -1,4 +1,4 @@
-import type { JobStateRecord } from '../storage/store';
+import type { JobStateRecord } from './store';
 import type { HexDigest, PieceHashes } from './integrity/expected';
 import type { RemoteFile } from './remote-file';
 

@@ -1,5 +1,5 @@
-import type { DownloadStore, JobStateRecord } from '../storage/store';
-import { normalizeRanges, rangesLength } from '../storage/ranges';
+import type { DownloadStore, JobStateRecord } from './store';
+import { normalizeRanges, rangesLength } from './ranges';
 import { Emitter } from './emitter';
 import { DownloadError } from './errors';
 import { parseJobState, type ExpectedIntegrity, type JobState, type JobStatus } from './job-state';

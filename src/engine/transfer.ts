@@ -1,5 +1,5 @@
-import { isQuotaError, type DownloadStore } from '../storage/store';
-import { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, type ByteRange } from '../storage/ranges';
+import { isQuotaError, type DownloadStore } from './store';
+import { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, type ByteRange } from './ranges';
 import { BlockWriter } from './block-writer';
 import { DownloadError, formatBytes } from './errors';
 import { filenameFromUrl, sanitizeFilename } from './http/headers';

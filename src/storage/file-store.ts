@@ -1,8 +1,7 @@
+import { missingRanges, normalizeRanges, type ByteRange, type DownloadStore, type JobStateRecord } from '../engine';
 import { constants, promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { missingRanges, normalizeRanges, type ByteRange } from './ranges';
-import type { DownloadStore, JobStateRecord } from './store';
 
 const DATA_SUFFIX = '.stitch-part';
 const STATE_SUFFIX = '.stitch-state';

@@ -1,6 +1,5 @@
+import { normalizeRanges, type ByteRange, type DownloadStore, type JobStateRecord } from '../engine';
 import { wrap, type DBSchema, type IDBPDatabase, type IDBPObjectStore, type IDBPTransaction } from 'idb';
-import { normalizeRanges, type ByteRange } from './ranges';
-import type { DownloadStore, JobStateRecord } from './store';
 
 /** How block bytes are kept: Blobs (Chrome stores big ones as files) or in-record bytes. */
 export type IdbRecordKind = 'blob' | 'bytes';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeRanges } from '../../src/storage/ranges';
+import { normalizeRanges } from '../../src/engine/ranges';
 import { contentSha256 } from '../support/content';
 import { MiB, useTestBed } from '../support/test-bed';
 

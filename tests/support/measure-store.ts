@@ -1,5 +1,5 @@
 import { createHash, randomFillSync } from 'node:crypto';
-import type { DownloadStore } from '../../src/storage/store';
+import type { DownloadStore } from '../../src/engine/store';
 
 export interface ThroughputResult {
   /** Megabytes (10^6 bytes) written per second. */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ByteRange } from '../../src/storage/ranges';
-import { isQuotaError, type DownloadStore } from '../../src/storage/store';
+import type { ByteRange } from '../../src/engine/ranges';
+import { isQuotaError, type DownloadStore } from '../../src/engine/store';
 
 /** How the contract gets, reopens and disposes of one kind of store. */
 export interface StoreHarness<S extends DownloadStore> {

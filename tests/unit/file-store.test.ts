@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileStore } from '../../src/storage/file-store';
 import { measureStoreThroughput, sha256OfStored } from '../support/measure-store';
-import type { ByteRange } from '../../src/storage/ranges';
+import type { ByteRange } from '../../src/engine/ranges';
 import { concat, describeStoreContract, equalBytes, pattern, readAll, type StoreHarness } from '../support/store-contract';
 
 const tempDir = (): Promise<string> => fs.mkdtemp(join(tmpdir(), 'stitch-file-store-'));

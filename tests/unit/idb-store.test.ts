@@ -2,7 +2,7 @@ import * as fake from 'fake-indexeddb';
 import { wrap, type IDBPDatabase } from 'idb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openIdbStore, type IdbRecordKind, type IdbStore } from '../../src/storage/idb-store';
-import { isQuotaError } from '../../src/storage/store';
+import { isQuotaError } from '../../src/engine/store';
 import { measureStoreThroughput, sha256OfStored } from '../support/measure-store';
 import { concat, describeStoreContract, equalBytes, pattern, readAll, type StoreHarness } from '../support/store-contract';
 

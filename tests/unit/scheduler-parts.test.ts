@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BlockWindow, DeadlineEstimator } from '../../src/engine/scheduler/estimators';
 import { Plan } from '../../src/engine/scheduler/plan';
 import { Reference } from '../../src/engine/scheduler/reference';
-import { missingRanges, normalizeRanges } from '../../src/storage/ranges';
+import { missingRanges, normalizeRanges } from '../../src/engine/ranges';
 
 const KiB = 1024;
 

@@ -1,4 +1,4 @@
-import type { DownloadStore } from '../../storage/store';
+import type { DownloadStore } from '../store';
 import { bytesToHex } from './digests';
 import type { PieceHashes } from './expected';
 import type { Hasher } from './hasher';

@@ -1,5 +1,5 @@
-import type { DownloadStore } from '../../storage/store';
-import { contiguousPrefix, normalizeRanges } from '../../storage/ranges';
+import type { DownloadStore } from '../store';
+import { contiguousPrefix, normalizeRanges } from '../ranges';
 import { bytesToHex, type DigestAlgorithm } from './digests';
 import { createHasher, type Hasher } from './hasher';
 

@@ -1,4 +1,4 @@
-import type { DownloadStore } from '../../storage/store';
+import type { DownloadStore } from '../store';
 import { BlockWriter } from '../block-writer';
 import { DownloadError } from '../errors';
 import { openExchange, receiveBody, type Exchange } from '../http/exchange';

@@ -1,4 +1,4 @@
-import type { DownloadStore } from '../../storage/store';
+import type { DownloadStore } from '../store';
 import { DownloadError } from '../errors';
 import type { DigestAlgorithm } from '../integrity/digests';
 import type { PieceHashes } from '../integrity/expected';

@@ -1,4 +1,4 @@
-import { missingRanges, normalizeRanges, rangesLength, type ByteRange } from '../../storage/ranges';
+import { missingRanges, normalizeRanges, rangesLength, type ByteRange } from '../ranges';
 
 /** Request boundaries fall on multiples of this, so store records line up. */
 const ALIGN = 64 * 1024;

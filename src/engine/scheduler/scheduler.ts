@@ -1,5 +1,5 @@
-import { isQuotaError } from '../../storage/store';
-import type { ByteRange } from '../../storage/ranges';
+import { isQuotaError } from '../store';
+import type { ByteRange } from '../ranges';
 import { BlockWriter } from '../block-writer';
 import { DownloadError } from '../errors';
 import { openExchange, receiveBody, StallError, type Exchange } from '../http/exchange';

@@ -1,5 +1,5 @@
+import type { ByteRange } from '../../engine';
 import type { IdbStore } from '../../storage/idb-store';
-import type { ByteRange } from '../../storage/ranges';
 import { hopeless, type StateFeed } from '../state-feed';
 import type { StoredReader } from './segments';
 

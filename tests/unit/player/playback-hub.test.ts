@@ -3,7 +3,7 @@ import type { UiPort } from '../../../src/background/browser-api';
 import { aheadBytes, PlaybackHub, type PlaybackJobs } from '../../../src/background/playback';
 import type { Playback } from '../../../src/engine';
 import { PLAYER_PORT, type JobView, type PlayerPortMessage } from '../../../src/messages';
-import type { ByteRange } from '../../../src/storage/ranges';
+import type { ByteRange } from '../../../src/engine/ranges';
 import { jobView } from '../pages/fixtures';
 
 /** A player port the test drives: it posts as the page would and reads what the hub posts. */

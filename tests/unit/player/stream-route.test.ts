@@ -3,7 +3,7 @@ import type { Playback } from '../../../src/engine';
 import type { JobView } from '../../../src/messages';
 import { PlaybackHub, type PlaybackJobs } from '../../../src/background/playback';
 import { StreamRoute, streamJobId } from '../../../src/background/stream-route';
-import { normalizeRanges, type ByteRange } from '../../../src/storage/ranges';
+import { normalizeRanges, type ByteRange } from '../../../src/engine/ranges';
 import { jobView } from '../pages/fixtures';
 
 const size = 1000;
