@@ -1,5 +1,5 @@
 import type { DownloadStore, JobStateRecord } from './store';
-import { normalizeRanges, rangesLength } from './ranges';
+import { normalizeRanges, rangesLength, type ByteRange } from './ranges';
 import { Emitter } from './emitter';
 import { DownloadError } from './errors';
 import { parseJobState, type ExpectedIntegrity, type JobState, type JobStatus } from './job-state';
@@ -39,6 +39,10 @@ interface JobEvents extends Record<string, unknown> {
   progress: JobSnapshot;
   status: JobSnapshot;
   notice: string;
+  /** Bytes [start, end) were stored: listeners read them instead of polling the store. */
+  stored: ByteRange;
+  /** Stored bytes [start, end) were forgotten (a failed hash, a lying mirror, a restart). */
+  discarded: ByteRange;
 }
 
 const PAUSE = Symbol('pause');
@@ -332,7 +336,11 @@ export class DownloadJob extends Emitter<JobEvents> {
       knownDigests: () => this.knownDigests(),
       expectedPieces: () => this.jobState.expected?.pieces,
       playback: () => this.playbackCursor,
-      discarded: () => this.hasher?.reset(),
+      discarded: (start, end) => {
+        this.hasher?.reset();
+        this.emit('discarded', { start, end });
+      },
+      stored: (start, end) => this.emit('stored', { start, end }),
       options: this.options,
       get file() {
         return job.jobState.file;
@@ -348,6 +356,7 @@ export class DownloadJob extends Emitter<JobEvents> {
         }
         await this.store.clearBytes(this.id);
         this.hasher?.reset();
+        this.emit('discarded', { start: 0, end: Number.MAX_SAFE_INTEGER });
         this.receivedBytes = 0;
         this.jobState = { ...this.jobState, file: undefined, restarts: this.jobState.restarts + 1 };
         this.notice(`${detail}; restarted from zero`);

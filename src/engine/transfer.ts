@@ -25,6 +25,8 @@ export interface TransferHost {
   notice(message: string): void;
   /** Body bytes received (for the rate), before they are stored. */
   received(bytes: number): void;
+  /** Bytes [start, end) are stored: a write resolved and survives the process dying. */
+  stored(start: number, end: number): void;
 }
 
 /**
@@ -84,7 +86,7 @@ interface AttemptResult {
 }
 
 async function attemptOnce(host: TransferHost, ask: Ask, storedBytes: number, signal: AbortSignal): Promise<AttemptResult> {
-  const writer = new BlockWriter(host.store, host.jobId);
+  const writer = new BlockWriter(host.store, host.jobId, undefined, (start, end) => host.stored(start, end));
   let exchange: Exchange | undefined;
   try {
     exchange = await openExchange(host.url, ask, host.file && ifRangeValidator(host.file), host.options, signal);

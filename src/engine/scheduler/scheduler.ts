@@ -432,6 +432,7 @@ export class MirrorScheduler {
       if (fetch.mirror.untrusted) return void this.discardBytes(start, end);
       this.plan?.addStored(start, end);
       this.provenance.add(start, end, fetch.mirror);
+      host.stored(start, end);
     });
     fetch.writer = writer;
     if (fetch.group.urgent) writer.recordBytes = STREAM_RECORD;
