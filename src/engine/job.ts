@@ -11,7 +11,9 @@ import { sleep } from './retry';
 import { withDefaults, type EngineOptions } from './options';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
-import { MirrorScheduler, type Playback, type SchedulerHost } from './scheduler/scheduler';
+import { MirrorScheduler } from './scheduler/scheduler';
+import type { Playback } from './scheduler/views';
+import type { SchedulerHost } from './transfer-host';
 import type { MirrorReport } from './scheduler/mirror-state';
 import { transferFromSource } from './transfer';
 

@@ -2,32 +2,13 @@ import { isQuotaError, type DownloadStore } from './store';
 import { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, type ByteRange } from './ranges';
 import { BlockWriter } from './block-writer';
 import { DownloadError, formatBytes } from './errors';
-import { filenameFromUrl, sanitizeFilename } from './http/headers';
 import { checkResponse, type Ask } from './http/response-check';
 import { openExchange, receiveBody, type Exchange } from './http/exchange';
 import type { ResponseFacts } from './http/response-facts';
 import type { EngineOptions } from './options';
 import { ifRangeValidator, type RemoteFile } from './remote-file';
-import { toHexDigests } from './integrity/expected';
 import { backoffDelay, sleep } from './retry';
-
-/** What a transfer needs from its job: where bytes go and how to report. */
-export interface TransferHost {
-  readonly store: DownloadStore;
-  readonly jobId: string;
-  readonly url: string;
-  readonly options: EngineOptions;
-  file: RemoteFile | undefined;
-  /** Persists what was learned about the file. */
-  setFile(file: RemoteFile | undefined): Promise<void>;
-  /** Forgets stored bytes and file facts; throws `code` when the job has restarted too often. */
-  restart(detail: string, code: 'changed' | 'no-ranges'): Promise<void>;
-  notice(message: string): void;
-  /** Body bytes received (for the rate), before they are stored. */
-  received(bytes: number): void;
-  /** Bytes [start, end) are stored: a write resolved and survives the process dying. */
-  stored(start: number, end: number): void;
-}
+import { describe, describeFile, storageFull, type TransferHost } from './transfer-host';
 
 /**
  * Downloads every missing byte of the job from one URL. A broken or silent connection is
@@ -110,9 +91,6 @@ async function attemptOnce(host: TransferHost, ask: Ask, storedBytes: number, si
   }
 }
 
-export function storageFull(keptBytes: number): DownloadError {
-  return new DownloadError('storage-full', `the disk is full; ${formatBytes(keptBytes)} more were kept before it filled`);
-}
 
 /** Checks the response; returns where its body goes, or undefined when it is not to be used. */
 async function acceptResponse(
@@ -165,26 +143,4 @@ async function restartOrFail(
     throw new DownloadError('no-ranges', `${detail}; ${what} the file is too large to download again from the start`);
   }
   await host.restart(detail, rangesBroken ? 'no-ranges' : 'changed');
-}
-
-export function describeFile(host: TransferHost, facts: ResponseFacts, size: number | undefined, acceptRanges: boolean): RemoteFile {
-  const name = facts.dispositionName ?? filenameFromUrl(facts.url || host.url) ?? filenameFromUrl(host.url);
-  return {
-    size,
-    etag: facts.etag,
-    lastModified: facts.lastModified,
-    acceptRanges: acceptRanges && facts.identityEncoding,
-    filename: sanitizeFilename(name ?? 'download'),
-    contentType: facts.contentType,
-    digests: toHexDigests(facts.digests, 'the server'),
-  };
-}
-
-export function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    const detail = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';
-    return `${error.message}${detail}`;
-  }
-  return String(error);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BlockWindow, DeadlineEstimator } from '../../src/engine/scheduler/estimators';
+import { BlockWindow } from '../../src/engine/scheduler/block-window';
+import { DeadlineEstimator } from '../../src/engine/scheduler/deadlines';
 import { Plan } from '../../src/engine/scheduler/plan';
 import { Reference } from '../../src/engine/scheduler/reference';
 import { missingRanges, normalizeRanges } from '../../src/engine/ranges';

@@ -1,0 +1,111 @@
+import { BlockWriter } from '../block-writer';
+import { openExchange, receiveBody, type Exchange } from '../http/exchange';
+import type { Ask } from '../http/response-check';
+import type { ResponseFacts } from '../http/response-facts';
+import type { EngineOptions } from '../options';
+import type { DownloadStore } from '../store';
+import type { WriteGate } from '../write-gate';
+import type { MirrorState } from './mirror-state';
+import type { GroupView, RequestView } from './views';
+
+/** Record size for bytes a player waits for: readable every 128 KiB, not every block. */
+const STREAM_RECORD = 128 * 1024;
+
+/** Copies of one block in flight; the first to reach `end` wins and the others are cut. */
+export interface Group extends GroupView {
+  end: number;
+  urgent?: boolean;
+  fetches: Set<BlockRequest>;
+  attempts: number;
+  missedDeadline: boolean;
+}
+
+export function newGroup(end: number, urgent = false): Group {
+  return { end, urgent, fetches: new Set(), attempts: 0, missedDeadline: false };
+}
+
+/** What one request needs from the scheduler; every decision about the download stays there. */
+export interface RequestHooks {
+  readonly store: DownloadStore;
+  readonly jobId: string;
+  readonly options: EngineOptions;
+  readonly gate: WriteGate;
+  /** The If-Range validator for this mirror's copy. */
+  validatorFor(mirror: MirrorState): string | undefined;
+  /** Checks the response before a byte of it is used; returns where its body goes. */
+  accept(request: BlockRequest, ask: Ask, facts: ResponseFacts): Promise<{ start: number; end?: number; size?: number }>;
+  /** A probe's body: compared with the primary's first bytes. */
+  finishProbe(request: BlockRequest, exchange: Exchange, size: number | undefined): Promise<void>;
+  received(request: BlockRequest, chunk: Uint8Array, offset: number): void;
+  stored(request: BlockRequest, start: number, end: number): void;
+  /** Every byte of the block arrived and is stored. */
+  completed(request: BlockRequest): void;
+  /** It broke; `progressed`: bytes had arrived. */
+  failed(request: BlockRequest, error: unknown, progressed: boolean): void;
+  /** Storing failed (full disk, broken store). */
+  storeFailed(error: unknown, keptBytes: number): void;
+}
+
+/**
+ * One request's life: open, check, receive into the store, and report how it ended. It asks
+ * [start, group.end) of its mirror; a cut or a lost race aborts it through its controller.
+ */
+export class BlockRequest implements RequestView {
+  pos: number;
+  lastByteAt: number;
+  readonly controller = new AbortController();
+  private writer: BlockWriter | undefined;
+
+  constructor(
+    readonly kind: 'block' | 'probe',
+    readonly mirror: MirrorState,
+    readonly start: number,
+    readonly group: Group,
+    readonly issuedAt: number,
+    readonly expectedMs: number | undefined,
+    readonly deadline: number,
+  ) {
+    this.pos = start;
+    this.lastByteAt = issuedAt;
+  }
+
+  /** A player waits for these bytes: make them readable in small records from now on. */
+  streamRecords(): void {
+    if (this.writer) this.writer.recordBytes = STREAM_RECORD;
+  }
+
+  async run(hooks: RequestHooks, signal: AbortSignal): Promise<void> {
+    const onAbort = () => this.controller.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const writer = new BlockWriter(hooks.store, hooks.jobId, hooks.gate, (start, end) => hooks.stored(this, start, end));
+    this.writer = writer;
+    if (this.group.urgent) this.streamRecords();
+    let exchange: Exchange | undefined;
+    try {
+      const ask: Ask = { start: this.start, end: this.group.end, ranged: true };
+      if (ask.end === 0) return hooks.completed(this);
+      const validator = this.kind === 'probe' ? undefined : hooks.validatorFor(this.mirror);
+      exchange = await openExchange(this.mirror.url, ask, validator, hooks.options, this.controller.signal);
+      this.mirror.observeRtt(exchange.headersMs);
+      const target = await hooks.accept(this, ask, exchange.facts);
+      if (this.kind === 'probe') return await hooks.finishProbe(this, exchange, target.size);
+      const onChunk = (chunk: Uint8Array, offset: number) => {
+        this.lastByteAt = Date.now();
+        this.pos = Math.min(this.group.end, offset + chunk.length);
+        hooks.received(this, chunk, offset);
+      };
+      await receiveBody(exchange, target, writer, onChunk, hooks.options.rateLimiter);
+      await writer.flush();
+      if (this.pos >= this.group.end) hooks.completed(this);
+      this.mirror.failuresInARow = 0;
+    } catch (caught) {
+      const aborted = this.controller.signal.aborted ? this.controller.signal : exchange?.signal.aborted ? exchange.signal : undefined;
+      const error: unknown = aborted ? aborted.reason : caught;
+      await writer.flush().catch((flushError: unknown) => hooks.storeFailed(flushError, writer.stored));
+      hooks.failed(this, error, writer.stored > 0 || this.pos > this.start);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      await exchange?.close();
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import type { MirrorView, Playback } from './views';
+
+/** Before a mirror's rate is known. */
+export const INITIAL_BLOCK = 512 * 1024;
+
+export interface BlockSizeContext {
+  /** A block should last about this long at the mirror's rate. */
+  blockSeconds: number;
+  minBlockBytes: number;
+  maxBlockBytes: number;
+  /** Requests the mirror keeps in flight: its rate is shared among them. */
+  connections: number;
+  /** Bytes neither stored nor requested. */
+  unclaimedBytes: number;
+  /** Mirrors sharing the remaining bytes. */
+  busyMirrors: number;
+  playback: Playback | undefined;
+}
+
+/**
+ * How many bytes the next block for `mirror` asks for (Rodriguez & Biersack): about
+ * `blockSeconds` at its share of the rate and at least four round trips, so request overhead
+ * stays small; no more than half of each mirror's share of what is left, so blocks shrink
+ * near the end and the last ones finish together; while a player is attached, no more than
+ * half its window, so a far block never holds up a seek for long.
+ */
+export function blockBytes(mirror: MirrorView, context: BlockSizeContext): number {
+  const rate = mirror.rate();
+  const seconds = Math.max(context.blockSeconds, (4 * (mirror.rttMs ?? 0)) / 1000);
+  let bytes = rate > 0 ? (rate / Math.max(1, context.connections)) * seconds : INITIAL_BLOCK;
+  bytes = Math.min(bytes, context.unclaimedBytes / (2 * Math.max(1, context.busyMirrors)));
+  bytes = Math.min(context.maxBlockBytes, Math.max(context.minBlockBytes, bytes));
+  return context.playback ? Math.min(bytes, context.playback.aheadBytes / 2) : bytes;
+}

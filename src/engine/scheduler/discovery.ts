@@ -1,0 +1,89 @@
+import type { Exchange } from '../http/exchange';
+import type { Ask } from '../http/response-check';
+import type { ResponseFacts } from '../http/response-facts';
+import { hexDigestsContradict, toHexDigests } from '../integrity/expected';
+import { describeFile, type SchedulerHost } from '../transfer-host';
+import type { BlockRequest } from './block-request';
+import type { MirrorSet } from './mirror-set';
+import { MirrorProblem, RestartAll } from './outcomes';
+import { Plan } from './plan';
+import { readAll } from './probe-bytes';
+import { vetResponse } from './vet-response';
+
+/**
+ * What the first responses tell: the file's size (and so the plan of its bytes), the
+ * primary's first bytes every mirror is compared with, and whether each mirror serves the
+ * same file. Every response passes `accept` before a byte of it is used.
+ */
+export class Discovery {
+  plan: Plan | undefined;
+
+  constructor(
+    private readonly host: SchedulerHost,
+    private readonly sources: MirrorSet,
+    private readonly pump: () => void,
+  ) {}
+
+  async startPlan(size: number): Promise<void> {
+    const { store, jobId } = this.host;
+    this.plan = new Plan(size, await store.storedRanges(jobId));
+    const reference = this.sources.reference;
+    reference.setSize(size);
+    if (this.plan.covers(0, reference.length)) await reference.loadFrom(store.read(jobId, 0, reference.length));
+  }
+
+  /** Checks a response before a byte of it is used; returns where its body goes. */
+  async accept(request: BlockRequest, ask: Ask, facts: ResponseFacts): Promise<{ start: number; end?: number; size?: number }> {
+    const { host, sources } = this;
+    const mirror = request.mirror;
+    const verdict = vetResponse(facts, ask, {
+      isPrimary: mirror.isPrimary,
+      file: host.file,
+      size: host.file?.size ?? this.plan?.size,
+      mirrorValidators: { etag: mirror.etag, lastModified: mirror.lastModified },
+      othersLeft: sources.mirrors.some((m) => !m.isPrimary && m.phase !== 'dropped'),
+    });
+    if (!host.file && mirror.isPrimary && verdict.size !== undefined) {
+      if (this.plan && this.plan.size !== verdict.size) {
+        const reason = `it serves a file of ${this.plan.size} bytes, not ${verdict.size}`;
+        for (const m of sources.mirrors) if (m.phase === 'tentative') sources.excluded.set(m.url, reason);
+        throw new RestartAll(`the mirrors that answered first serve a file of ${this.plan.size} bytes, the primary one of ${verdict.size}`);
+      }
+      await host.setFile(describeFile(host, facts, verdict.size, true));
+      if (!this.plan) await this.startPlan(verdict.size);
+      // The discovery request asked for a fixed first block: smaller files end sooner.
+      request.group.end = Math.min(request.group.end, verdict.size);
+      await sources.followAdvertised(facts, mirror.url);
+      queueMicrotask(() => this.pump());
+    }
+    if (request.kind === 'probe') {
+      mirror.etag = facts.etag;
+      mirror.lastModified = facts.lastModified;
+      if (hexDigestsContradict(toHexDigests(facts.digests, mirror.url), host.knownDigests())) {
+        throw new MirrorProblem('it announces a different digest for the file', 'verify');
+      }
+    }
+    return verdict;
+  }
+
+  /**
+   * A probe's bytes must equal the primary's: otherwise the mirror serves another file. When
+   * the primary has not answered yet (a far origin, near mirrors), the mirror starts working
+   * at once on trust, and is checked as soon as the primary's first bytes arrive.
+   */
+  async finishProbe(request: BlockRequest, exchange: Exchange, size: number | undefined): Promise<void> {
+    const { mirror } = request;
+    const bytes = await readAll(exchange, request.group.end - request.start);
+    mirror.received(bytes.length);
+    mirror.probe = { bytes, size };
+    mirror.failuresInARow = 0;
+    if (this.sources.referencePending && size !== undefined && (!this.plan || this.plan.size === size)) {
+      if (!this.plan) await this.startPlan(size);
+      mirror.phase = 'tentative';
+      this.sources.report(true);
+      return;
+    }
+    await this.sources.reference.ready(request.controller.signal);
+    this.sources.judgeProbe(mirror);
+  }
+}

@@ -1,0 +1,41 @@
+import { DownloadError, type DownloadErrorCode } from '../errors';
+import { StallError } from '../http/exchange';
+import { isQuotaError } from '../store';
+import { describe } from '../transfer-host';
+import { FallbackToStream, LOST, MirrorProblem, RestartAll, YIELDED } from './outcomes';
+
+/** What a failed request means for the download. */
+export type FailureVerdict =
+  /** Nothing: the request was cut on purpose, or the run is already over. */
+  | { kind: 'ignore' }
+  /** The whole run ends with `error` (restart, fallback, full disk, fatal). */
+  | { kind: 'fail'; error: unknown }
+  /** This mirror is dropped; the download goes on with the others. */
+  | { kind: 'drop'; reason: string; code: DownloadErrorCode }
+  /** Broken mid-body: the rest is requested again at once; a stalling mirror is benched. */
+  | { kind: 'resume'; stalled: boolean }
+  /** Failed before any byte: back off (as the server asked, if it did) and try again. */
+  | { kind: 'retry'; retryAfterMs: number | undefined };
+
+/**
+ * Classifies a failed request (paper 1: a reset mid-transfer is a switch, not an outage).
+ * `progressed`: it had received bytes. `storageFull` builds the full-disk error.
+ */
+export function judgeFailure(
+  error: unknown,
+  progressed: boolean,
+  maxRetryAfterMs: number,
+  storageFull: () => DownloadError,
+): FailureVerdict {
+  if (error === LOST || error === YIELDED) return { kind: 'ignore' };
+  if (error instanceof RestartAll || error instanceof FallbackToStream) return { kind: 'fail', error };
+  if (isQuotaError(error)) return { kind: 'fail', error: storageFull() };
+  if (error instanceof MirrorProblem) return { kind: 'drop', reason: error.message, code: error.code };
+  if (error instanceof DownloadError && !error.retryable) return { kind: 'fail', error };
+  if (progressed) return { kind: 'resume', stalled: error instanceof StallError };
+  const retryAfterMs = error instanceof DownloadError ? error.retryAfterMs : undefined;
+  if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
+    return { kind: 'drop', reason: `${describe(error)}, and asked to retry only after ${Math.round(retryAfterMs / 1000)} s`, code: 'http-status' };
+  }
+  return { kind: 'retry', retryAfterMs };
+}

@@ -1,0 +1,142 @@
+import { DownloadError } from '../errors';
+import type { ResponseFacts } from '../http/response-facts';
+import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
+import { describe } from '../transfer-host';
+import { MirrorState, type MirrorReport } from './mirror-state';
+import { firstDifference } from './probe-bytes';
+import { Provenance } from './provenance';
+import { Reference } from './reference';
+import type { SchedulerHost } from '../transfer-host';
+
+/** What the mirror set needs from the scheduler's loop. */
+export interface MirrorSetEvents {
+  /** `mirror` was dropped: cut its requests; fail the run when nobody is left. */
+  dropped(mirror: MirrorState, error: DownloadError): void;
+  /** Bytes an unchecked mirror stored must be forgotten. */
+  discard(start: number, end: number): void;
+  /** New mirrors: hand out work. */
+  grew(): void;
+}
+
+/**
+ * The file's sources: every mirror's state, the primary's first bytes they are checked
+ * against (a mirror serving other bytes is dropped, and what it stored on trust discarded),
+ * who stored what, and mirrors advertised by the primary or a Metalink file.
+ */
+export class MirrorSet {
+  mirrors: MirrorState[] = [];
+  reference = new Reference();
+  provenance = new Provenance();
+  /** Mirrors found to serve another file; they stay out across restarts. */
+  readonly excluded = new Map<string, string>();
+  private lastReportAt = 0;
+
+  constructor(
+    private readonly host: SchedulerHost,
+    private readonly events: MirrorSetEvents,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** Starts afresh from the job's sources (a new run, or a restart from zero). */
+  reset(): void {
+    this.mirrors = [...new Set(this.host.sources)].map((url, i) => new MirrorState(i, url, i === 0));
+    for (const mirror of this.mirrors) {
+      const reason = this.excluded.get(mirror.url);
+      if (reason) mirror.drop(reason);
+    }
+    this.reference = new Reference();
+    this.provenance = new Provenance();
+  }
+
+  get primary(): MirrorState {
+    return this.mirrors[0]!;
+  }
+
+  /** The primary's first bytes are not in yet. */
+  get referencePending(): boolean {
+    return !this.reference.bytesIfReady();
+  }
+
+  /** Compares a mirror's probe with the primary's first bytes: it becomes active, or is dropped. */
+  judgeProbe(mirror: MirrorState): void {
+    const probe = mirror.probe;
+    const reference = this.reference.bytesIfReady();
+    if (!probe || !reference) return;
+    mirror.probe = undefined;
+    if (probe.size !== this.reference.size) {
+      const reason = `it serves a file of ${probe.size ?? 'unknown'} bytes, not ${this.reference.size}`;
+      return this.drop(mirror, reason, new DownloadError('bad-length', reason));
+    }
+    const difference = firstDifference(probe.bytes, reference);
+    if (difference !== undefined) {
+      const reason = `it serves different bytes than ${this.primary.url} (first difference at byte ${difference})`;
+      return this.drop(mirror, reason, new DownloadError('bad-range', reason));
+    }
+    mirror.phase = 'active';
+    this.report(true);
+  }
+
+  /** Takes the primary's bytes; once its first bytes are in, every mirror that started on trust is judged. */
+  offerReference(offset: number, chunk: Uint8Array): void {
+    if (!this.referencePending) return;
+    this.reference.offer(offset, chunk);
+    if (this.referencePending) return;
+    for (const mirror of this.mirrors) if (mirror.phase === 'tentative') this.judgeProbe(mirror);
+  }
+
+  /** Stops using a mirror, forgetting what it stored on trust. */
+  drop(mirror: MirrorState, reason: string, error: DownloadError): void {
+    if (mirror.phase === 'dropped') return;
+    mirror.drop(reason);
+    if (mirror.untrusted) for (const r of this.provenance.takeFrom(mirror)) this.events.discard(r.start, r.end);
+    if (this.mirrors.length > 1) this.host.notice(`${mirror.isPrimary ? 'the server' : 'mirror'} ${mirror.url} was dropped: ${reason}`);
+    this.report(true);
+    this.events.dropped(mirror, error);
+  }
+
+  /** The error when no usable source is left, or undefined while one is. */
+  exhausted(error: DownloadError): DownloadError | undefined {
+    if (this.mirrors.some((m) => m.phase === 'active')) return undefined;
+    if (this.mirrors.length === 1) return error;
+    const reasons = this.mirrors.map((m) => `${m.url}: ${m.dropReason ?? 'not checked yet'}`).join('; ');
+    return new DownloadError(error.code, `no usable source is left (${reasons})`);
+  }
+
+  /** Adds the mirrors the primary advertises, and reads any Metalink file it points to. */
+  async followAdvertised(facts: ResponseFacts, url: string): Promise<void> {
+    const advertised = advertisedSources(facts, facts.link ?? null, url);
+    if (advertised.mirrors.length > 0) await this.add(advertised.mirrors, 'the server');
+    for (const metalink of advertised.metalinks) {
+      fetchMetalink(metalink, this.host.options.fetch, this.signal)
+        .then(async (files) => {
+          const name = this.host.file?.filename;
+          const file = files.length === 1 ? files[0] : files.find((f) => f.name.split('/').pop() === name);
+          if (!file) throw new Error(`the Metalink file ${metalink} does not describe ${name}`);
+          const { urls, expected } = fromMetalinkFile(file, `the Metalink file ${metalink}`);
+          await this.host.addExpected(expected);
+          await this.add(urls, 'the Metalink file');
+        })
+        .catch((error: unknown) => {
+          if (!this.signal.aborted) this.host.notice(`ignored a Metalink description: ${describe(error)}`);
+        });
+    }
+  }
+
+  private async add(urls: string[], from: string): Promise<void> {
+    const fresh = urls.filter((url) => !this.mirrors.some((m) => m.url === url));
+    if (fresh.length === 0) return;
+    await this.host.addSources(fresh);
+    for (const url of fresh) this.mirrors.push(new MirrorState(this.mirrors.length, url, false));
+    this.host.notice(`${from} named ${fresh.length} more mirror${fresh.length > 1 ? 's' : ''}`);
+    this.report(true);
+    this.events.grew();
+  }
+
+  /** Tells the job every mirror's share and health, at most every progress interval unless forced. */
+  report(force: boolean): void {
+    const now = Date.now();
+    if (!force && now - this.lastReportAt < this.host.options.progressIntervalMs) return;
+    this.lastReportAt = now;
+    this.host.mirrorsChanged(this.mirrors.map((m): MirrorReport => m.report()));
+  }
+}

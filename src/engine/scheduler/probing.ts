@@ -1,0 +1,45 @@
+import { hrwOrder } from '../sources/hrw';
+import type { MirrorView } from './views';
+
+const DISCOVERY_BLOCK = 1024 * 1024;
+/** The first block while a player waits: small, so the first frame comes soon. */
+const DISCOVERY_BLOCK_PLAYING = 256 * 1024;
+
+export interface DiscoveryContext {
+  now: number;
+  /** The file's size, once known. */
+  size: number | undefined;
+  /** Size known and the primary's first bytes (the reference) in. */
+  known: boolean;
+  playing: boolean;
+}
+
+/**
+ * The primary's first block tells the size and gives the reference bytes every mirror is
+ * checked against; until both are known it is requested whenever none is in flight.
+ * Returns the block's end, or undefined when nothing needs asking.
+ */
+export function discoveryRequest(primary: MirrorView, context: DiscoveryContext): number | undefined {
+  if (context.known || !primary.usable(context.now) || primary.inFlight > 0) return undefined;
+  const first = context.playing ? DISCOVERY_BLOCK_PLAYING : DISCOVERY_BLOCK;
+  return Math.min(first, context.size ?? first);
+}
+
+/**
+ * Which waiting mirrors to probe now (paper 4): in HRW order over (file, mirror) until
+ * `maxMirrors` are in use or being checked, so every client of a file tries the same few
+ * mirrors first (warm caches, even load) and a failing one makes room for the next.
+ */
+export function mirrorsToProbe<M extends MirrorView>(mirrors: readonly M[], now: number, maxMirrors: number, fileKey: string): M[] {
+  const live = (m: M) => m.phase === 'active' || m.phase === 'tentative' || (m.phase === 'probing' && m.inFlight > 0);
+  let slots = maxMirrors - mirrors.filter(live).length;
+  const chosen: M[] = [];
+  const waiting = mirrors.filter((m) => m.phase === 'probing' && m.inFlight === 0);
+  for (const mirror of hrwOrder(waiting, (m) => m.url, fileKey)) {
+    if (slots <= 0) break;
+    if (now < mirror.backoffUntil) continue;
+    chosen.push(mirror);
+    slots--;
+  }
+  return chosen;
+}

@@ -1,0 +1,77 @@
+import type { DownloadStore } from './store';
+import { DownloadError, formatBytes } from './errors';
+import { filenameFromUrl, sanitizeFilename } from './http/headers';
+import type { ResponseFacts } from './http/response-facts';
+import type { EngineOptions } from './options';
+import type { RemoteFile } from './remote-file';
+import type { ExpectedIntegrity } from './job-state';
+import type { HexDigest, PieceHashes } from './integrity/expected';
+import type { MirrorReport } from './scheduler/mirror-state';
+import type { Playback } from './scheduler/views';
+import { toHexDigests } from './integrity/expected';
+
+/** What a transfer (one stream or many mirrors) needs from its job: where bytes go and how to report. */
+export interface TransferHost {
+  readonly store: DownloadStore;
+  readonly jobId: string;
+  readonly url: string;
+  readonly options: EngineOptions;
+  file: RemoteFile | undefined;
+  /** Persists what was learned about the file. */
+  setFile(file: RemoteFile | undefined): Promise<void>;
+  /** Forgets stored bytes and file facts; throws `code` when the job has restarted too often. */
+  restart(detail: string, code: 'changed' | 'no-ranges'): Promise<void>;
+  notice(message: string): void;
+  /** Body bytes received (for the rate), before they are stored. */
+  received(bytes: number): void;
+  /** Bytes [start, end) are stored: a write resolved and survives the process dying. */
+  stored(start: number, end: number): void;
+}
+
+/** What the mirror scheduler needs beyond a single-source transfer: every URL of the file and more. */
+export interface SchedulerHost extends TransferHost {
+  /** The file's URLs, primary (the one the user asked for) first. */
+  readonly sources: readonly string[];
+  mirrorsChanged(reports: MirrorReport[]): void;
+  /** Remembers more URLs of the file (from Link headers or a Metalink file). */
+  addSources(urls: string[]): Promise<void>;
+  /** Adds digests or piece hashes learned during the download. */
+  addExpected(expected: ExpectedIntegrity): Promise<void>;
+  /** Every digest known for the file so far. */
+  knownDigests(): HexDigest[];
+  /** Piece hashes known for the file (Metalink), if any. */
+  expectedPieces(): PieceHashes | undefined;
+  /** Stored bytes of [start, end) were discarded (they failed a hash). */
+  discarded(start: number, end: number): void;
+  /** While a player is attached: the byte it plays and how far ahead is urgent. */
+  playback(): Playback | undefined;
+}
+
+/** The error for a full disk or quota; what was stored is kept. */
+export function storageFull(keptBytes: number): DownloadError {
+  return new DownloadError('storage-full', `the disk is full; ${formatBytes(keptBytes)} more were kept before it filled`);
+}
+
+/** What the first response tells about the file. */
+export function describeFile(host: TransferHost, facts: ResponseFacts, size: number | undefined, acceptRanges: boolean): RemoteFile {
+  const name = facts.dispositionName ?? filenameFromUrl(facts.url || host.url) ?? filenameFromUrl(host.url);
+  return {
+    size,
+    etag: facts.etag,
+    lastModified: facts.lastModified,
+    acceptRanges: acceptRanges && facts.identityEncoding,
+    filename: sanitizeFilename(name ?? 'download'),
+    contentType: facts.contentType,
+    digests: toHexDigests(facts.digests, 'the server'),
+  };
+}
+
+/** An error in plain words, with its cause when that adds something. */
+export function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    const detail = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';
+    return `${error.message}${detail}`;
+  }
+  return String(error);
+}
