@@ -18,17 +18,19 @@ export class DeadlineEstimator {
     private readonly capMs = 10_000,
   ) {}
 
-  /** Records a finished block: actual over expected duration. */
-  observe(actualMs: number, expectedMs: number): void {
-    if (!(expectedMs > 0)) return;
+  /** Records a finished block: actual over expected duration. True when it beat the average so far. */
+  observe(actualMs: number, expectedMs: number): boolean {
+    if (!(expectedMs > 0)) return false;
     const ratio = actualMs / expectedMs;
     if (this.mean === undefined) {
       this.mean = ratio;
       this.deviation = ratio / 2;
-      return;
+      return false;
     }
+    const fast = ratio < this.mean;
     this.deviation = 0.75 * this.deviation + 0.25 * Math.abs(ratio - this.mean);
     this.mean = 0.875 * this.mean + 0.125 * ratio;
+    return fast;
   }
 
   /** Average lateness ratio so far (1 = as expected), or undefined before any sample. */

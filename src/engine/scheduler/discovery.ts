@@ -22,7 +22,15 @@ export class Discovery {
     private readonly host: SchedulerHost,
     private readonly sources: MirrorSet,
     private readonly pump: () => void,
+    private readonly fail: (error: unknown) => void,
   ) {}
+
+  /** Forgets stored bytes that must not count towards the file (an unchecked mirror's). */
+  discard(start: number, end: number): void {
+    this.plan?.discard(start, end);
+    this.host.discarded(start, end);
+    void this.host.store.discardRange(this.host.jobId, start, end).catch((error: unknown) => this.fail(error));
+  }
 
   async startPlan(size: number): Promise<void> {
     const { store, jobId } = this.host;

@@ -1,10 +1,10 @@
 import { hrwOrder } from '../sources/hrw';
 import type { MirrorView } from './views';
 
-export interface MirrorChoiceContext {
+export interface MirrorChoiceContext<M extends MirrorView> {
   now: number;
   /** Requests each mirror may have in flight. */
-  connections: (mirror: MirrorView) => number;
+  connections: (mirror: M) => number;
   /** At most this many mirrors are used at once. */
   maxMirrors: number;
   /** The file's identity for HRW ordering (its primary URL). */
@@ -17,7 +17,7 @@ export interface MirrorChoiceContext {
  * file uses the same few mirrors; among those with a free connection, least loaded and
  * nearest first.
  */
-export function chooseMirrors<M extends MirrorView>(mirrors: readonly M[], context: MirrorChoiceContext): M[] {
+export function chooseMirrors<M extends MirrorView>(mirrors: readonly M[], context: MirrorChoiceContext<M>): M[] {
   const usable = mirrors.filter((m) => m.usable(context.now));
   const primary = usable.filter((m) => m.isPrimary);
   const others = hrwOrder(

@@ -94,6 +94,15 @@ export class MirrorSet {
     this.events.dropped(mirror, error);
   }
 
+  /** A request failed before any byte: back off, and drop the mirror after too many in a row. */
+  failedBeforeBytes(mirror: MirrorState, error: unknown, retryAfterMs: number | undefined): void {
+    const { options } = this.host;
+    mirror.failed(options.retryBaseMs, options.retryMaxMs, retryAfterMs);
+    if (mirror.failuresInARow < options.maxAttemptsWithoutProgress) return;
+    const reason = `gave up after ${mirror.failuresInARow} attempts that received nothing; last: ${describe(error)}`;
+    this.drop(mirror, reason, new DownloadError('network', reason));
+  }
+
   /** The error when no usable source is left, or undefined while one is. */
   exhausted(error: DownloadError): DownloadError | undefined {
     if (this.mirrors.some((m) => m.phase === 'active')) return undefined;

@@ -4,6 +4,8 @@ import type { DigestAlgorithm } from '../integrity/digests';
 import type { PieceHashes } from '../integrity/expected';
 import type { Hasher } from '../integrity/hasher';
 import { PieceChecker, type PieceResult } from '../integrity/piece-checker';
+import type { SchedulerHost } from '../transfer-host';
+import type { MirrorSet } from './mirror-set';
 import type { MirrorState } from './mirror-state';
 import type { Plan } from './plan';
 import type { Provenance } from './provenance';
@@ -40,6 +42,38 @@ export class PieceGuard {
     pieces: PieceHashes,
   ) {
     this.checker = new PieceChecker(host.store, host.jobId, pieces, host.plan.size, host.createHasher);
+  }
+
+  /**
+   * The guard of a download whose size and piece hashes are known; null (after a notice) when
+   * the hashes do not fit the file. A bad piece's mirror is dropped only if others can carry on.
+   */
+  static forDownload(
+    pieces: PieceHashes,
+    host: SchedulerHost,
+    plan: Plan,
+    sources: MirrorSet,
+    run: Pick<PieceGuardHost, 'fail' | 'changed'>,
+  ): PieceGuard | null {
+    const misfit = PieceGuard.misfit(pieces, plan.size);
+    if (misfit) {
+      host.notice(misfit);
+      return null;
+    }
+    const guardHost: PieceGuardHost = {
+      ...run,
+      store: host.store,
+      jobId: host.jobId,
+      createHasher: host.options.createHasher,
+      plan,
+      provenance: sources.provenance,
+      notice: (message) => host.notice(message),
+      discarded: (start, end) => host.discarded(start, end),
+      blame: (mirror, reason) => {
+        if (sources.mirrors.some((m) => m !== mirror && m.phase === 'active')) sources.drop(mirror, reason, new DownloadError('verify', reason));
+      },
+    };
+    return new PieceGuard(guardHost, pieces);
   }
 
   /** Piece hashes that do not fit the file are useless: the reason, or undefined if they fit. */

@@ -1,37 +1,23 @@
 import { DownloadError } from '../errors';
-import type { Exchange } from '../http/exchange';
-import type { Ask } from '../http/response-check';
-import type { ResponseFacts } from '../http/response-facts';
-import { hexDigestsContradict, toHexDigests, type HexDigest, type PieceHashes } from '../integrity/expected';
 import type { Segment } from '../integrity/reverify';
-import type { ExpectedIntegrity } from '../job-state';
 import type { ByteRange } from '../ranges';
-import { ifRangeValidator } from '../remote-file';
-import { isQuotaError } from '../store';
-import { describe, storageFull, type SchedulerHost } from '../transfer-host';
+import type { SchedulerHost } from '../transfer-host';
 import { WriteGate } from '../write-gate';
 import { BlockRequest, newGroup, type Group, type RequestHooks } from './block-request';
-import { blockBytes } from './block-size';
+import { assignWork } from './assignment';
 import { BlockWindow } from './block-window';
 import { benchSilent, DeadlineEstimator, expectedMs, lateDecisions, type LateContext } from './deadlines';
 import type { Decision } from './decisions';
-import { pickDuplicate } from './end-game';
-import { judgeFailure } from './failure-policy';
-import { chooseMirrors } from './mirror-choice';
 import { Discovery } from './discovery';
 import { MirrorSet } from './mirror-set';
-import type { MirrorReport, MirrorState } from './mirror-state';
-import { FallbackToStream, LOST, MirrorProblem, RestartAll, YIELDED } from './outcomes';
+import type { MirrorState } from './mirror-state';
+import { FallbackToStream, LOST, RestartAll, YIELDED } from './outcomes';
 import { PieceGuard } from './piece-guard';
+import { requestOutcomes } from './request-outcomes';
 import { Plan } from './plan';
-import { readAll } from './probe-bytes';
 import { discoveryRequest, mirrorsToProbe } from './probing';
 import { Reference } from './reference';
 import { streamingDecisions } from './streaming-priority';
-import { vetResponse } from './vet-response';
-import type { Playback } from './views';
-
-export type { Playback } from './views';
 
 const TICK_MS = 50;
 
@@ -58,8 +44,21 @@ export class MirrorScheduler {
     private readonly signal: AbortSignal,
   ) {
     this.sources = new MirrorSet(host, this.mirrorSetEvents(), signal);
-    this.discovery = new Discovery(host, this.sources, () => this.pump());
-    this.hooks = this.requestHooks(new WriteGate(host.store.writeConcurrency));
+    this.discovery = new Discovery(host, this.sources, () => this.pump(), (error) => this.fail(error));
+    this.hooks = requestOutcomes(
+      {
+        host,
+        sources: this.sources,
+        discovery: this.discovery,
+        deadlines: this.deadlines,
+        window: () => this.window,
+        running: () => this.failure === undefined && !signal.aborted,
+        pieceGuard: () => this.pieceGuard(),
+        fail: (error) => this.fail(error),
+        bench: (mirror) => this.carryOut(benchSilent(mirror, this.lateContext(Date.now()))),
+      },
+      new WriteGate(host.store.writeConcurrency),
+    );
   }
 
   /** Resolves when the file is complete, or with 'fallback' when one stream must do it. */
@@ -144,23 +143,18 @@ export class MirrorScheduler {
       streaming.decisions.forEach((d) => this.carryOut(d));
       if (streaming.holdOthers) return;
     }
-    const connections = () => this.connections();
-    for (let assigned = true; assigned; ) {
-      assigned = false;
-      for (const mirror of chooseMirrors(sources.mirrors, { now, connections, maxMirrors: host.options.maxMirrors, fileKey: host.url })) {
-        if (!this.window.allows(this.blockRequests().length)) return;
-        const claims = this.claims();
-        const unclaimedBytes = plan.unclaimed(claims).reduce((sum, r) => sum + r.end - r.start, 0);
-        const busyMirrors = sources.mirrors.filter((m) => m.phase === 'active' || m.phase === 'tentative').length;
-        const { options } = host;
-        const bytes = blockBytes(mirror, { ...options, connections: this.connections(), unclaimedBytes, busyMirrors, playback });
-        const block = plan.nextBlock(claims, bytes, playback ? playback.position + playback.aheadBytes : 0);
-        const duplicate = block ? undefined : pickDuplicate(mirror, this.active, now, sources.referencePending);
-        if (block) this.issue(mirror, block.start, newGroup(block.end));
-        else if (duplicate) this.issue(mirror, duplicate.pos, duplicate.group);
-        assigned ||= block !== undefined || duplicate !== undefined;
-      }
-    }
+    const work = assignWork({
+      ...this.snapshot(now),
+      plan,
+      requests: () => this.active,
+      claims: () => this.claims(),
+      windowRoom: () => this.windowRoom(),
+      maxMirrors: host.options.maxMirrors,
+      fileKey: host.url,
+      playback,
+      sizes: host.options,
+    });
+    for (const decision of work) this.carryOut(decision);
   }
 
   /** Deadlines, stalls and the end of backoffs. */
@@ -184,10 +178,9 @@ export class MirrorScheduler {
 
   /** What the policies see: the mirrors, the requests in flight and the room left. */
   private snapshot(now: number) {
-    const blocks = this.blockRequests();
-    const windowRoom = Math.max(0, Math.floor(this.window.value) - blocks.length);
     const sources = this.sources;
-    return { now, mirrors: sources.mirrors, requests: [...this.active], claims: this.claims(), connections: () => this.connections(), windowRoom, referencePending: sources.referencePending };
+    const connections = () => this.connections();
+    return { now, mirrors: sources.mirrors, requests: [...this.active], claims: this.claims(), connections, windowRoom: this.windowRoom(), referencePending: sources.referencePending };
   }
 
   private carryOut(decision: Decision<MirrorState, BlockRequest> | undefined): void {
@@ -226,6 +219,11 @@ export class MirrorScheduler {
     });
   }
 
+  /** How many more requests the block window allows. */
+  private windowRoom(): number {
+    return Math.max(0, Math.floor(this.window.value) - this.blockRequests().length);
+  }
+
   private blockRequests(): BlockRequest[] {
     return [...this.active].filter((r) => r.kind === 'block');
   }
@@ -235,71 +233,6 @@ export class MirrorScheduler {
     return this.blockRequests().map((r) => ({ start: r.start, end: r.group.end }));
   }
 
-  // ---- requests' outcomes -------------------------------------------------------------------
-
-  private requestHooks(gate: WriteGate): RequestHooks {
-    const { host } = this;
-    return {
-      store: host.store,
-      jobId: host.jobId,
-      options: host.options,
-      gate,
-      validatorFor: (mirror) => (mirror.isPrimary ? host.file && ifRangeValidator(host.file) : (mirror.etag ?? mirror.lastModified)),
-      accept: (request, ask, facts) => this.discovery.accept(request, ask, facts),
-      finishProbe: (request, exchange, size) => this.discovery.finishProbe(request, exchange, size),
-      received: (request, chunk, offset) => {
-        request.mirror.received(chunk.length);
-        host.received(chunk.length);
-        if (request.mirror.isPrimary) this.sources.offerReference(offset, chunk);
-        this.sources.report(false);
-      },
-      stored: (request, start, end) => {
-        if (request.mirror.untrusted) return this.discardBytes(start, end);
-        this.plan?.addStored(start, end);
-        this.sources.provenance.add(start, end, request.mirror);
-        host.stored(start, end);
-      },
-      completed: (request) => this.completed(request),
-      failed: (request, error, progressed) => this.failed(request, error, progressed),
-      storeFailed: (error, kept) => this.fail(isQuotaError(error) ? storageFull(kept) : error),
-    };
-  }
-
-  private completed(request: BlockRequest): void {
-    const elapsed = Date.now() - request.issuedAt;
-    if (request.expectedMs !== undefined) {
-      const average = this.deadlines.averageRatio();
-      if (average !== undefined && elapsed < request.expectedMs * average) this.window.fastBlock();
-      this.deadlines.observe(elapsed, request.expectedMs);
-    }
-    request.mirror.deadlineMisses = 0;
-    for (const other of request.group.fetches) if (other !== request) other.controller.abort(LOST);
-    this.pieceGuard()?.check();
-  }
-
-  private failed(request: BlockRequest, error: unknown, progressed: boolean): void {
-    if (this.failure !== undefined || this.signal.aborted) return;
-    const { mirror } = request;
-    const { options } = this.host;
-    const verdict = judgeFailure(error, progressed, options.maxRetryAfterMs, () => storageFull(0));
-    switch (verdict.kind) {
-      case 'fail':
-        return this.fail(verdict.error);
-      case 'drop':
-        return this.sources.drop(mirror, verdict.reason, new DownloadError(verdict.code, verdict.reason));
-      case 'resume':
-        // A reset mid-body: the rest is requested again at once, here or elsewhere.
-        if (verdict.stalled) this.carryOut(benchSilent(mirror, this.lateContext(Date.now())));
-        return;
-      case 'retry':
-        mirror.failed(options.retryBaseMs, options.retryMaxMs, verdict.retryAfterMs);
-        if (mirror.failuresInARow >= options.maxAttemptsWithoutProgress) {
-          const reason = `gave up after ${mirror.failuresInARow} attempts that received nothing; last: ${describe(error)}`;
-          this.sources.drop(mirror, reason, new DownloadError('network', reason));
-        }
-    }
-  }
-
   private mirrorSetEvents() {
     return {
       dropped: (mirror: MirrorState, error: DownloadError) => {
@@ -307,44 +240,21 @@ export class MirrorScheduler {
         const exhausted = this.sources.exhausted(error);
         if (exhausted) this.fail(exhausted);
       },
-      discard: (start: number, end: number) => this.discardBytes(start, end),
+      discard: (start: number, end: number) => this.discovery.discard(start, end),
       grew: () => this.pump(),
     };
-  }
-
-  /** Forgets bytes an unchecked mirror stored: they never count towards the file. */
-  private discardBytes(start: number, end: number): void {
-    this.plan?.discard(start, end);
-    this.host.discarded(start, end);
-    void this.host.store.discardRange(this.host.jobId, start, end).catch((error: unknown) => this.fail(error));
   }
 
   /** The piece guard, once the size and piece hashes are both known. */
   private pieceGuard(): PieceGuard | undefined {
     const pieces = this.host.expectedPieces();
-    if (this.pieces !== undefined || !pieces || !this.plan) return this.pieces ?? undefined;
-    const { host, sources } = this;
-    const misfit = PieceGuard.misfit(pieces, this.plan.size);
-    if (misfit) {
-      host.notice(misfit);
-      this.pieces = null;
-      return undefined;
+    if (this.pieces === undefined && pieces && this.plan) {
+      this.pieces = PieceGuard.forDownload(pieces, this.host, this.plan, this.sources, {
+        fail: (error) => this.fail(error),
+        changed: () => this.pump(),
+      });
     }
-    this.pieces = new PieceGuard({
-      store: host.store,
-      jobId: host.jobId,
-      createHasher: host.options.createHasher,
-      plan: this.plan,
-      provenance: sources.provenance,
-      notice: (message) => host.notice(message),
-      discarded: (start, end) => host.discarded(start, end),
-      blame: (mirror, reason) => {
-        if (sources.mirrors.some((m) => m !== mirror && m.phase === 'active')) sources.drop(mirror, reason, new DownloadError('verify', reason));
-      },
-      fail: (error) => this.fail(error),
-      changed: () => this.pump(),
-    }, pieces);
-    return this.pieces;
+    return this.pieces ?? undefined;
   }
 
   // ---- ending -------------------------------------------------------------------------------

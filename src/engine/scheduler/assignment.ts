@@ -1,0 +1,63 @@
+import type { ByteRange } from '../ranges';
+import { blockBytes } from './block-size';
+import type { Decision } from './decisions';
+import { pickDuplicate } from './end-game';
+import { chooseMirrors } from './mirror-choice';
+import type { Plan } from './plan';
+import type { MirrorView, Playback, RequestView } from './views';
+
+/** A live view of the download: read again after each decision is carried out. */
+export interface AssignmentContext<M extends MirrorView, R extends RequestView> {
+  now: number;
+  plan: Pick<Plan, 'nextBlock' | 'unclaimed'>;
+  mirrors: readonly M[];
+  requests(): Iterable<R>;
+  /** Ranges requested now. */
+  claims(): ByteRange[];
+  /** How many more requests the block window allows. */
+  windowRoom(): number;
+  connections: (mirror: M) => number;
+  maxMirrors: number;
+  fileKey: string;
+  referencePending: boolean;
+  playback: Playback | undefined;
+  sizes: { blockSeconds: number; minBlockBytes: number; maxBlockBytes: number };
+}
+
+/**
+ * Dynamic parallel access (Rodriguez & Biersack): every chosen mirror with a free connection
+ * gets the next unrequested block, sized for it; when none is left it duplicates a slow block
+ * (the end game). Yields one decision at a time; the caller carries each out before asking for
+ * the next, so every decision sees the one before. Ends when the window is full or nobody can
+ * take more. With a player attached, blocks start past its window (streaming priority has
+ * requested the window itself).
+ */
+export function* assignWork<M extends MirrorView, R extends RequestView & { mirror: M }>(
+  context: AssignmentContext<M, R>,
+): Generator<Decision<M, R>> {
+  const { plan, playback, now } = context;
+  const from = playback ? playback.position + playback.aheadBytes : 0;
+  for (let assigned = true; assigned; ) {
+    assigned = false;
+    const chosen = chooseMirrors(context.mirrors, context);
+    for (const mirror of chosen) {
+      if (context.windowRoom() <= 0) return;
+      const claims = context.claims();
+      const unclaimedBytes = plan.unclaimed(claims).reduce((sum, r) => sum + r.end - r.start, 0);
+      const busyMirrors = context.mirrors.filter((m) => m.phase === 'active' || m.phase === 'tentative').length;
+      const connections = context.connections(mirror);
+      const bytes = blockBytes(mirror, { ...context.sizes, connections, unclaimedBytes, busyMirrors, playback });
+      const block = plan.nextBlock(claims, bytes, from);
+      if (block) {
+        yield { kind: 'issue', mirror, start: block.start, end: block.end };
+        assigned = true;
+        continue;
+      }
+      const slow = pickDuplicate(mirror, context.requests(), now, context.referencePending);
+      if (slow) {
+        yield { kind: 'duplicate', mirror, of: slow };
+        assigned = true;
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import { DownloadError } from '../errors';
+import { ifRangeValidator } from '../remote-file';
+import { isQuotaError } from '../store';
+import { storageFull, type SchedulerHost } from '../transfer-host';
+import type { WriteGate } from '../write-gate';
+import type { RequestHooks } from './block-request';
+import type { BlockWindow } from './block-window';
+import type { DeadlineEstimator } from './deadlines';
+import type { Discovery } from './discovery';
+import { judgeFailure } from './failure-policy';
+import type { MirrorSet } from './mirror-set';
+import type { MirrorState } from './mirror-state';
+import { LOST } from './outcomes';
+import type { PieceGuard } from './piece-guard';
+
+/** The parts of the scheduler a request's outcome touches. */
+export interface OutcomeContext {
+  host: SchedulerHost;
+  sources: MirrorSet;
+  discovery: Discovery;
+  deadlines: DeadlineEstimator;
+  window(): BlockWindow;
+  /** The run is neither failed nor aborted. */
+  running(): boolean;
+  pieceGuard(): PieceGuard | undefined;
+  fail(error: unknown): void;
+  /** Benches a stalling mirror when others can take its work. */
+  bench(mirror: MirrorState): void;
+}
+
+/**
+ * What each event of a request means for the download: received bytes feed the mirror's rate
+ * and the reference; stored bytes enter the plan (or are discarded when their mirror turned
+ * out untrusted); a finished block updates the deadlines and the window and wins its race; a
+ * failure is judged (drop the mirror, retry later, resume at once, or end the run).
+ */
+export function requestOutcomes(context: OutcomeContext, gate: WriteGate): RequestHooks {
+  const { host, sources, discovery } = context;
+  return {
+    store: host.store,
+    jobId: host.jobId,
+    options: host.options,
+    gate,
+    validatorFor: (mirror) => (mirror.isPrimary ? host.file && ifRangeValidator(host.file) : (mirror.etag ?? mirror.lastModified)),
+    accept: (request, ask, facts) => discovery.accept(request, ask, facts),
+    finishProbe: (request, exchange, size) => discovery.finishProbe(request, exchange, size),
+    received: (request, chunk, offset) => {
+      request.mirror.received(chunk.length);
+      host.received(chunk.length);
+      if (request.mirror.isPrimary) sources.offerReference(offset, chunk);
+      sources.report(false);
+    },
+    stored: (request, start, end) => {
+      if (request.mirror.untrusted) return discovery.discard(start, end);
+      discovery.plan?.addStored(start, end);
+      sources.provenance.add(start, end, request.mirror);
+      host.stored(start, end);
+    },
+    completed: (request) => {
+      const elapsed = Date.now() - request.issuedAt;
+      if (request.expectedMs !== undefined && context.deadlines.observe(elapsed, request.expectedMs)) context.window().fastBlock();
+      request.mirror.deadlineMisses = 0;
+      for (const other of request.group.fetches) if (other !== request) other.controller.abort(LOST);
+      context.pieceGuard()?.check();
+    },
+    failed: (request, error, progressed) => {
+      if (!context.running()) return;
+      const { mirror } = request;
+      const verdict = judgeFailure(error, progressed, host.options.maxRetryAfterMs, () => storageFull(0));
+      switch (verdict.kind) {
+        case 'fail':
+          return context.fail(verdict.error);
+        case 'drop':
+          return sources.drop(mirror, verdict.reason, new DownloadError(verdict.code, verdict.reason));
+        case 'resume':
+          // A reset mid-body: the rest is requested again at once, here or elsewhere.
+          if (verdict.stalled) context.bench(mirror);
+          return;
+        case 'retry':
+          return sources.failedBeforeBytes(mirror, error, verdict.retryAfterMs);
+      }
+    },
+    storeFailed: (error, kept) => context.fail(isQuotaError(error) ? storageFull(kept) : error),
+  };
+}
