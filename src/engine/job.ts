@@ -7,7 +7,6 @@ import { digestMismatch, verificationAlgorithm, type HexDigest } from './integri
 import { PrefixHasher } from './integrity/prefix-hasher';
 import { reverifySegments } from './integrity/reverify';
 import { ifRangeValidator } from './remote-file';
-import { sleep } from './retry';
 import { withDefaults, type EngineOptions } from './options';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
@@ -193,20 +192,17 @@ export class DownloadJob extends Emitter<JobEvents> {
     this.meter = new RateMeter();
     this.receivedBytes = rangesLength(normalizeRanges(await this.store.storedRanges(this.id)));
     await this.setStatus('running', undefined);
-    const hashing = new AbortController();
-    const hashLoop = this.hashWhileDownloading(hashing.signal);
+    const stopHashing = this.hashWhileDownloading();
     try {
       // Paused or cancelled while starting (before the transfer listens to the signal).
       controller.signal.throwIfAborted();
       await this.transfer(controller.signal);
-      hashing.abort();
-      await hashLoop;
+      stopHashing();
       await this.setStatus('verifying');
       await this.verify(controller.signal);
       await this.setStatus('complete');
     } catch (error) {
-      hashing.abort();
-      await hashLoop;
+      stopHashing();
       await this.settle(error, controller.signal);
     } finally {
       this.controller = undefined;
@@ -233,16 +229,19 @@ export class DownloadJob extends Emitter<JobEvents> {
     return [...(this.jobState.expected?.digests ?? []), ...(this.jobState.file?.digests ?? [])];
   }
 
-  /** Hashes the stored prefix as it grows, so verification at the end is short. */
-  private async hashWhileDownloading(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
+  /**
+   * Hashes the stored prefix as it grows, so verification at the end is short: on every stored
+   * range, with the strongest algorithm known so far (digests may arrive mid-download).
+   * Returns the function that stops it.
+   */
+  private hashWhileDownloading(): () => void {
+    return this.on('stored', ({ start, end }) => {
       const algorithm = verificationAlgorithm(this.knownDigests());
       if (algorithm && this.hasher?.algorithm !== algorithm) {
         this.hasher = new PrefixHasher(this.store, this.id, algorithm, this.options.createHasher);
       }
-      await this.hasher?.advance();
-      await sleep(250, signal).catch(() => {});
-    }
+      void this.hasher?.stored(start, end);
+    });
   }
 
   /** The stored bytes must make up exactly [0, size) and match every announced digest. */

@@ -3,7 +3,7 @@ import { BlockWindow } from '../../src/engine/scheduler/block-window';
 import { DeadlineEstimator } from '../../src/engine/scheduler/deadlines';
 import { Plan } from '../../src/engine/scheduler/plan';
 import { Reference } from '../../src/engine/scheduler/reference';
-import { missingRanges, normalizeRanges } from '../../src/engine/ranges';
+import { seededRandom } from './scheduler/views';
 
 const KiB = 1024;
 
@@ -31,19 +31,34 @@ describe('Plan', () => {
     expect(plan.isComplete()).toBe(true);
     expect(plan.covers(50, 250)).toBe(true);
     plan.discard(120, 180);
-    expect(plan.storedRanges()).toEqual([{ start: 0, end: 120 }, { start: 180, end: 300 }]);
-    expect(plan.storedBytes()).toBe(240);
+    expect(plan.unclaimed([])).toEqual([{ start: 120, end: 180 }]);
+    expect(plan.covers(0, 120) && plan.covers(180, 300)).toBe(true);
   });
 
-  it('agrees with missingRanges for random stored sets', () => {
-    for (let trial = 0; trial < 200; trial++) {
-      const size = 1 + Math.floor(Math.random() * 5000);
-      const ranges = Array.from({ length: 5 }, () => {
-        const a = Math.floor(Math.random() * size);
-        return { start: a, end: Math.min(size, a + Math.floor(Math.random() * 800)) };
-      });
-      const plan = new Plan(size, ranges);
-      expect(plan.unclaimed([])).toEqual(missingRanges(normalizeRanges(ranges), size));
+  it('finds exactly the bytes neither stored nor claimed, for random sets (a byte map as the oracle)', () => {
+    const random = seededRandom(20261123);
+    for (let trial = 0; trial < 300; trial++) {
+      const size = 1 + Math.floor(random() * 3000);
+      const span = () => {
+        const a = Math.floor(random() * size);
+        return { start: a, end: Math.min(size, a + Math.floor(random() * 600)) };
+      };
+      const stored = Array.from({ length: 4 }, span);
+      const claims = Array.from({ length: 3 }, span);
+      const covered = new Uint8Array(size);
+      for (const r of [...stored, ...claims]) covered.fill(1, r.start, r.end);
+      const expected: Array<{ start: number; end: number }> = [];
+      for (let i = 0; i < size; i++) {
+        if (covered[i]) continue;
+        const last = expected[expected.length - 1];
+        if (last && last.end === i) last.end = i + 1;
+        else expected.push({ start: i, end: i + 1 });
+      }
+      const plan = new Plan(size, stored);
+      expect(plan.unclaimed(claims), `trial ${trial}`).toEqual(expected);
+      const storedOnly = new Uint8Array(size);
+      for (const r of stored) storedOnly.fill(1, r.start, r.end);
+      expect(plan.isComplete(), `trial ${trial}`).toBe(storedOnly.every(Boolean));
     }
   });
 });

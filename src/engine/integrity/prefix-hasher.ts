@@ -1,17 +1,20 @@
 import type { DownloadStore } from '../store';
-import { contiguousPrefix, normalizeRanges } from '../ranges';
+import { contiguousPrefix, normalizeRanges, type ByteRange } from '../ranges';
 import { bytesToHex, type DigestAlgorithm } from './digests';
 import { createHasher, type Hasher } from './hasher';
 
 /**
- * Hashes the file in order while it downloads, reading back the stored prefix as it grows, so
- * that verifying a finished multi-gigabyte file costs only its last few blocks.
+ * Hashes the file in order while it downloads, reading back the stored prefix as it grows
+ * (told by the job's `stored` events), so that verifying a finished multi-gigabyte file costs
+ * only its last few blocks.
  */
 export class PrefixHasher {
   private hasher: Hasher;
   private hashed = 0;
   private generation = 0;
   private busy: Promise<void> = Promise.resolve();
+  /** Stored ranges: read from the store once, then kept up to date by `stored`. */
+  private ranges: ByteRange[] | undefined;
 
   constructor(
     private readonly store: DownloadStore,
@@ -27,6 +30,14 @@ export class PrefixHasher {
     this.generation++;
     this.hasher = this.create(this.algorithm);
     this.hashed = 0;
+    this.ranges = undefined;
+  }
+
+  /** Bytes [start, end) were stored: hashes on when they extend the prefix. */
+  stored(start: number, end: number): Promise<void> {
+    if (!this.ranges) return this.advance();
+    this.ranges = normalizeRanges([...this.ranges, { start, end }]);
+    return contiguousPrefix(this.ranges) > this.hashed ? this.advance() : this.busy;
   }
 
   /** Hashes whatever new prefix is stored; calls never overlap. */
@@ -49,7 +60,8 @@ export class PrefixHasher {
 
   private async hashStoredPrefix(): Promise<void> {
     const generation = this.generation;
-    const prefix = contiguousPrefix(normalizeRanges(await this.store.storedRanges(this.jobId)));
+    this.ranges ??= normalizeRanges(await this.store.storedRanges(this.jobId));
+    const prefix = contiguousPrefix(this.ranges);
     if (prefix <= this.hashed) return;
     for await (const chunk of this.store.read(this.jobId, this.hashed, prefix)) {
       if (generation !== this.generation) return;

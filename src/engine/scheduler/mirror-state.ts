@@ -1,4 +1,5 @@
 import { RateMeter } from '../rate-meter';
+import { backoffDelay } from '../retry';
 
 /**
  * probing: its first bytes are being fetched; tentative: working before the primary answered,
@@ -78,14 +79,15 @@ export class MirrorState {
   }
 
   /**
-   * Failed before any byte: back off exponentially, or as the server asked. The first failure
-   * of a mirror that was delivering data a moment ago is retried at once (paper 1: a broken
-   * connection mid-transfer is a server switch, not an outage).
+   * Failed before any byte: back off exponentially with jitter (the same backoff as one
+   * stream), or as the server asked. The first failure of a mirror that was delivering data a
+   * moment ago is retried at once (paper 1: a broken connection mid-transfer is a server
+   * switch, not an outage).
    */
   failed(baseMs: number, maxMs: number, retryAfterMs?: number, now = Date.now()): void {
     this.failuresInARow++;
     if (retryAfterMs === undefined && this.failuresInARow === 1 && this.recentlyAlive(now)) return;
-    const delay = retryAfterMs ?? Math.min(maxMs, baseMs * 2 ** (this.failuresInARow - 1));
+    const delay = retryAfterMs ?? backoffDelay(this.failuresInARow - 1, baseMs, maxMs);
     this.backoffUntil = now + delay;
   }
 

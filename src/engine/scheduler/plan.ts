@@ -1,4 +1,4 @@
-import { missingRanges, normalizeRanges, rangesLength, type ByteRange } from '../ranges';
+import { missingRanges, normalizeRanges, type ByteRange } from '../ranges';
 
 /** Request boundaries fall on multiples of this, so store records line up. */
 const ALIGN = 64 * 1024;
@@ -26,14 +26,6 @@ export class Plan {
       if (r.end > end) kept.push({ start: Math.max(r.start, end), end: r.end });
     }
     this.stored = normalizeRanges(kept);
-  }
-
-  storedRanges(): readonly ByteRange[] {
-    return this.stored;
-  }
-
-  storedBytes(): number {
-    return rangesLength(this.stored);
   }
 
   isComplete(): boolean {
