@@ -82,7 +82,7 @@ export class DownloadJob extends Emitter<JobEvents> {
     init: { id: string; url: string; mirrors?: string[]; expected?: ExpectedIntegrity },
     options?: Partial<EngineOptions>,
   ): Promise<DownloadJob> {
-    const now = Date.now();
+    const now = (options?.clock ?? Date).now();
     const mirrors = (init.mirrors ?? []).filter((m) => m !== init.url);
     const state: JobState = {
       version: 1,
@@ -378,7 +378,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   }
 
   private emitProgress(force: boolean): void {
-    const now = Date.now();
+    const now = this.options.clock.now();
     if (!force && now - this.lastProgressAt < this.options.progressIntervalMs) return;
     this.lastProgressAt = now;
     this.emit('progress', this.snapshot());
@@ -394,7 +394,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   /** Saves the current state; saves run one after another so the newest one lands last. */
   private persist(): Promise<void> {
     if (this.deleted) return Promise.resolve();
-    this.jobState = { ...this.jobState, updatedAt: Date.now() };
+    this.jobState = { ...this.jobState, updatedAt: this.options.clock.now() };
     const state = this.jobState;
     this.saving = this.saving.catch(() => {}).then(() => this.store.saveState(this.id, state as unknown as JobStateRecord));
     return this.saving;

@@ -2,8 +2,13 @@ import type { DigestAlgorithm } from './integrity/digests';
 import { createHasher, type Hasher } from './integrity/hasher';
 import type { RateLimiter } from './rate-limiter';
 
+/** The engine's sense of time: injected so tests and benchmarks can control it. */
+export interface Clock {
+  now(): number;
+}
+
 /** Tunables of one download; every field has a default suited to real networks. */
-export interface EngineOptions {
+export interface EngineTunables {
   /** A connection that delivers no byte for this long is abandoned and resumed. */
   stallTimeoutMs: number;
   /** Failed attempts in a row that received nothing before the job fails. */
@@ -28,16 +33,27 @@ export interface EngineOptions {
   maxBlockBytes: number;
   /** Bound on bytes buffered by requests in flight (sets the block window's maximum). */
   maxBufferBytes: number;
+}
+
+/** What every request of the download carries. */
+export interface RequestContext {
   /** Extra request headers (e.g. Referer is set through `referrer`). */
   headers: Record<string, string>;
   referrer?: string;
   credentials: RequestCredentials;
+}
+
+/** The ports the engine is given by its platform (the extension, the CLI, tests). */
+export interface EngineDependencies {
   fetch: typeof fetch;
+  /** Streaming hash factory; Node passes node:crypto, the browser its fastest one. */
+  createHasher: (algorithm: DigestAlgorithm) => Hasher;
   /** A speed limit to share with other downloads, if any. */
   rateLimiter?: RateLimiter;
-  /** Streaming hash factory; Node may pass a faster native one. */
-  createHasher: (algorithm: DigestAlgorithm) => Hasher;
+  clock: Clock;
 }
+
+export type EngineOptions = EngineTunables & RequestContext & EngineDependencies;
 
 export const DEFAULT_OPTIONS: EngineOptions = {
   stallTimeoutMs: 20_000,
@@ -59,6 +75,7 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   // Late-bound so tests and the extension can patch the global.
   fetch: (input, init) => fetch(input, init),
   createHasher,
+  clock: Date,
 };
 
 export function withDefaults(options: Partial<EngineOptions> = {}): EngineOptions {

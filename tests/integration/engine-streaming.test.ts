@@ -1,40 +1,69 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeRanges } from '../../src/engine/ranges';
+import type { DownloadJob } from '../../src/engine';
 import { contentSha256 } from '../support/content';
+import { StoredWatch } from '../support/stored-watch';
 import { MiB, useTestBed } from '../support/test-bed';
 
 const bed = useTestBed();
+
+/** Milliseconds until [start, end) is stored. */
+async function timeUntil(watch: StoredWatch, start: number, end: number): Promise<number> {
+  const t0 = Date.now();
+  await watch.until(start, end);
+  return Date.now() - t0;
+}
 
 describe('streaming priority', () => {
   it('fetches the bytes ahead of the playback position first, then moves with a seek', async () => {
     const size = 16 * MiB;
     const m = await bed.mirror({ size, seed: 80, rate: 4 * MiB });
-    const covered = (ranges: { start: number; end: number }[], start: number, end: number) =>
-      normalizeRanges(ranges).some((r) => r.start <= start && r.end >= end);
-    const firstAt: Record<string, number> = {};
+    const times: Record<string, number> = {};
     const t0 = Date.now();
-    const run = await bed.download(m.url, {}, (job, store) => {
+    const run = await bed.download(m.url, {}, (job) => {
+      const watch = new StoredWatch(job);
       job.setPlayback({ position: 12 * MiB, aheadBytes: MiB });
-      const watch = setInterval(() => {
-        void (async () => {
-          const stored = await store.storedRanges('job');
-          if (!firstAt.ahead && covered(stored, 12 * MiB, 13 * MiB)) {
-            firstAt.ahead = Date.now() - t0;
-            // Seek back to 4 MiB: that window must come next.
-            job.setPlayback({ position: 4 * MiB, aheadBytes: MiB });
-          }
-          if (firstAt.ahead && !firstAt.seek && covered(stored, 4 * MiB, 5 * MiB)) firstAt.seek = Date.now() - t0;
-        })();
-      }, 20);
-      job.on('status', (s) => s.status !== 'running' && clearInterval(watch));
+      void (async () => {
+        times.ahead = await timeUntil(watch, 12 * MiB, 13 * MiB);
+        // Seek back to 4 MiB: that window must come next.
+        job.setPlayback({ position: 4 * MiB, aheadBytes: MiB });
+        times.seek = await timeUntil(watch, 4 * MiB, 5 * MiB);
+      })();
     });
     const total = Date.now() - t0;
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(80, size));
-    console.log(`window at 12 MiB stored after ${firstAt.ahead} ms, after the seek to 4 MiB: ${firstAt.seek} ms, whole file ${total} ms`);
+    console.log(`window at 12 MiB stored after ${times.ahead} ms, the seek back to 4 MiB after ${times.seek} ms more, whole file ${total} ms`);
     // 1 MiB at 4 MiB/s takes 0.25 s plus the first round trips; the whole file 4 s.
-    expect(firstAt.ahead).toBeLessThan(1200);
-    expect(firstAt.seek! - firstAt.ahead!).toBeLessThan(1200);
+    expect(times.ahead).toBeLessThan(1200);
+    expect(times.seek).toBeLessThan(1200);
     expect(total).toBeGreaterThan(3500);
+  });
+
+  it('a seek into a request still far from the target is served by a fresh request there (time to byte)', async () => {
+    // A clip of 2.16 MB at 150 kB/s, served at twice its bitrate from one server.
+    const size = 2_160_000;
+    const bitrate = 150_000;
+    const m = await bed.mirror({ size, seed: 81, rate: 2 * bitrate, latencyMs: 20 });
+    const times: Record<string, number> = {};
+    const play = (job: DownloadJob, position: number) => job.setPlayback({ position, aheadBytes: 10 * bitrate, bytesPerSecond: bitrate });
+    const run = await bed.download(m.url, {}, (job) => {
+      const watch = new StoredWatch(job);
+      play(job, 0);
+      void (async () => {
+        times.first = await timeUntil(watch, 0, bitrate);
+        // Forward to 80 %, where no request has reached yet, then back to 30 %: two seconds of media each.
+        play(job, 0.8 * size);
+        times.forward = await timeUntil(watch, 0.8 * size, 0.8 * size + 2 * bitrate);
+        play(job, 0.3 * size);
+        times.back = await timeUntil(watch, 0.3 * size, 0.3 * size + 2 * bitrate);
+      })();
+    });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(81, size));
+    console.log(`first second after ${times.first} ms; seek to 80 %: ${times.forward} ms; back to 30 %: ${times.back} ms`);
+    // Two seconds of media at twice the bitrate arrive in about one second; reaching the
+    // target through the bytes before it would take several.
+    expect(times.forward).toBeLessThan(2000);
+    expect(times.back).toBeLessThan(2000);
   });
 });

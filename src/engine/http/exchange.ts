@@ -88,7 +88,9 @@ export async function openExchange(
 
 /**
  * Streams the body into the writer at [start, end); true when it ended with every promised
- * byte. `onChunk` sees each chunk with its file offset before it is buffered.
+ * byte. `onChunk` sees each chunk with its file offset before it is buffered. `stopAt`, read
+ * per chunk, ends the body early at that offset (the request was cut there: another request
+ * brings the rest sooner).
  */
 export async function receiveBody(
   exchange: Exchange,
@@ -96,6 +98,7 @@ export async function receiveBody(
   writer: BlockWriter,
   onChunk: (chunk: Uint8Array, offset: number) => void,
   limiter?: RateLimiter,
+  stopAt?: () => number,
 ): Promise<boolean> {
   const body = exchange.response.body;
   if (!body) return target.end === undefined || target.end === target.start;
@@ -106,6 +109,13 @@ export async function receiveBody(
       const { done, value } = await reader.read();
       if (done) break;
       exchange.watchdog.kick();
+      const stop = stopAt?.() ?? Infinity;
+      if (writer.position + value.length >= stop) {
+        const part = value.subarray(0, Math.max(0, stop - writer.position));
+        onChunk(part, writer.position);
+        await writer.push(part);
+        return true;
+      }
       onChunk(value, writer.position);
       if (target.end !== undefined && writer.position + value.length > target.end) {
         await writer.push(value.subarray(0, target.end - writer.position));

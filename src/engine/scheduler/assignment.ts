@@ -21,6 +21,8 @@ export interface AssignmentContext<M extends MirrorView, R extends RequestView> 
   fileKey: string;
   referencePending: boolean;
   playback: Playback | undefined;
+  /** Mirrors carrying a player's bytes: they take no other block now. */
+  reserved?: ReadonlySet<M>;
   sizes: { blockSeconds: number; minBlockBytes: number; maxBlockBytes: number };
 }
 
@@ -39,7 +41,7 @@ export function* assignWork<M extends MirrorView, R extends RequestView & { mirr
   const from = playback ? playback.position + playback.aheadBytes : 0;
   for (let assigned = true; assigned; ) {
     assigned = false;
-    const chosen = chooseMirrors(context.mirrors, context);
+    const chosen = chooseMirrors(context.mirrors, context).filter((m) => !context.reserved?.has(m));
     for (const mirror of chosen) {
       if (context.windowRoom() <= 0) return;
       const claims = context.claims();

@@ -69,6 +69,14 @@ export class BlockRequest implements RequestView {
     this.lastByteAt = issuedAt;
   }
 
+  /**
+   * Ends this block (and its copies) at `at`: another request brings the bytes from there
+   * sooner. What arrived before `at` is kept; the rest of the body is not read.
+   */
+  cutAt(at: number): void {
+    if (at > this.start && at < this.group.end) this.group.end = at;
+  }
+
   /** A player waits for these bytes: make them readable in small records from now on. */
   streamRecords(): void {
     if (this.writer) this.writer.recordBytes = STREAM_RECORD;
@@ -90,11 +98,11 @@ export class BlockRequest implements RequestView {
       const target = await hooks.accept(this, ask, exchange.facts);
       if (this.kind === 'probe') return await hooks.finishProbe(this, exchange, target.size);
       const onChunk = (chunk: Uint8Array, offset: number) => {
-        this.lastByteAt = Date.now();
+        this.lastByteAt = hooks.options.clock.now();
         this.pos = Math.min(this.group.end, offset + chunk.length);
         hooks.received(this, chunk, offset);
       };
-      await receiveBody(exchange, target, writer, onChunk, hooks.options.rateLimiter);
+      await receiveBody(exchange, target, writer, onChunk, hooks.options.rateLimiter, () => this.group.end);
       await writer.flush();
       if (this.pos >= this.group.end) hooks.completed(this);
       this.mirror.failuresInARow = 0;

@@ -6,6 +6,8 @@ export type Decision<M extends MirrorView = MirrorView, R extends RequestView = 
   | { kind: 'issue'; mirror: M; start: number; end: number; urgent?: boolean }
   /** Another copy of the rest of `of`, on `mirror`; the first copy to arrive wins. */
   | { kind: 'duplicate'; mirror: M; of: R }
+  /** End `request` (and its copies) at byte `at`: a fresh request brings the bytes from there sooner. */
+  | { kind: 'split'; request: R; at: number }
   /** Cut `request` where it is: what it received is stored, its rest goes back to the pool. */
   | { kind: 'cut'; request: R }
   /** Store what `request` receives in small records, so a player can use it at once. */

@@ -143,7 +143,7 @@ export class MirrorSet {
 
   /** Tells the job every mirror's share and health, at most every progress interval unless forced. */
   report(force: boolean): void {
-    const now = Date.now();
+    const now = this.host.options.clock.now();
     if (!force && now - this.lastReportAt < this.host.options.progressIntervalMs) return;
     this.lastReportAt = now;
     this.host.mirrorsChanged(this.mirrors.map((m): MirrorReport => m.report()));

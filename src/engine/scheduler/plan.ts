@@ -37,6 +37,12 @@ export class Plan {
     return this.stored.some((r) => r.start <= start && r.end >= end);
   }
 
+  /** The first byte at or after `from` that is not stored (the size when all are). */
+  firstMissing(from: number): number {
+    const run = this.stored.find((r) => r.start <= from && r.end > from);
+    return Math.min(this.size, run ? run.end : from);
+  }
+
   /** Bytes neither stored nor claimed by a request in flight. */
   unclaimed(claims: Iterable<ByteRange>): ByteRange[] {
     return missingRanges(normalizeRanges([...this.stored, ...claims]), this.size);

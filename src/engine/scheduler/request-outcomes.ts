@@ -45,7 +45,7 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
     accept: (request, ask, facts) => discovery.accept(request, ask, facts),
     finishProbe: (request, exchange, size) => discovery.finishProbe(request, exchange, size),
     received: (request, chunk, offset) => {
-      request.mirror.received(chunk.length);
+      request.mirror.received(chunk.length, host.options.clock.now());
       host.received(chunk.length);
       if (request.mirror.isPrimary) sources.offerReference(offset, chunk);
       sources.report(false);
@@ -57,7 +57,7 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
       host.stored(start, end);
     },
     completed: (request) => {
-      const elapsed = Date.now() - request.issuedAt;
+      const elapsed = host.options.clock.now() - request.issuedAt;
       if (request.expectedMs !== undefined && context.deadlines.observe(elapsed, request.expectedMs)) context.window().fastBlock();
       request.mirror.deadlineMisses = 0;
       for (const other of request.group.fetches) if (other !== request) other.controller.abort(LOST);

@@ -55,7 +55,7 @@ export class MirrorScheduler {
         running: () => this.failure === undefined && !signal.aborted,
         pieceGuard: () => this.pieceGuard(),
         fail: (error) => this.fail(error),
-        bench: (mirror) => this.carryOut(benchSilent(mirror, this.lateContext(Date.now()))),
+        bench: (mirror) => this.carryOut(benchSilent(mirror, this.lateContext(this.host.options.clock.now()))),
       },
       new WriteGate(host.store.writeConcurrency),
     );
@@ -128,7 +128,7 @@ export class MirrorScheduler {
   /** Hands out work until every usable mirror is busy or the window is full. */
   private pump(): void {
     if (this.failure !== undefined || this.trySettle()) return;
-    const now = Date.now();
+    const now = this.host.options.clock.now();
     const { plan, sources, host } = this;
     const playing = host.playback() !== undefined;
     const firstEnd = discoveryRequest(sources.primary, { now, size: plan?.size, known: !!plan && !sources.referencePending, playing });
@@ -138,11 +138,8 @@ export class MirrorScheduler {
     }
     if (!plan) return;
     const playback = host.playback();
-    if (playback) {
-      const streaming = streamingDecisions({ ...this.snapshot(now), plan, playback });
-      streaming.decisions.forEach((d) => this.carryOut(d));
-      if (streaming.holdOthers) return;
-    }
+    const streaming = playback ? streamingDecisions({ ...this.snapshot(now), plan, players: [playback] }) : undefined;
+    streaming?.decisions.forEach((d) => this.carryOut(d));
     const work = assignWork({
       ...this.snapshot(now),
       plan,
@@ -152,6 +149,7 @@ export class MirrorScheduler {
       maxMirrors: host.options.maxMirrors,
       fileKey: host.url,
       playback,
+      reserved: streaming?.reserved,
       sizes: host.options,
     });
     for (const decision of work) this.carryOut(decision);
@@ -160,7 +158,7 @@ export class MirrorScheduler {
   /** Deadlines, stalls and the end of backoffs. */
   private tick(): void {
     if (this.failure !== undefined) return;
-    const now = Date.now();
+    const now = this.host.options.clock.now();
     for (const request of this.active) {
       if (request.kind !== 'block' || now < request.deadline || request.group.missedDeadline) continue;
       request.group.missedDeadline = true;
@@ -190,6 +188,8 @@ export class MirrorScheduler {
         return this.issue(decision.mirror, decision.start, newGroup(decision.end, decision.urgent));
       case 'duplicate':
         return this.issue(decision.mirror, decision.of.pos, decision.of.group);
+      case 'split':
+        return decision.request.cutAt(decision.at);
       case 'cut':
         return decision.request.controller.abort(YIELDED);
       case 'stream':
@@ -201,7 +201,7 @@ export class MirrorScheduler {
   }
 
   private issue(mirror: MirrorState, start: number, group: Group, kind: 'block' | 'probe' = 'block'): void {
-    const now = Date.now();
+    const now = this.host.options.clock.now();
     const expected = expectedMs(mirror, group.end - start);
     const deadline = this.deadlines.deadline(now, expected, group.attempts, group.urgent === true);
     const request = new BlockRequest(kind, mirror, start, group, now, expected, deadline);

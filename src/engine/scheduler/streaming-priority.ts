@@ -1,19 +1,23 @@
 import type { ByteRange } from '../ranges';
 import type { Decision } from './decisions';
 import type { Plan } from './plan';
-import type { MirrorView, Playback, RequestView } from './views';
+import { Reference } from './reference';
+import { remainingMs, type MirrorView, type Playback, type RequestView } from './views';
 
 const URGENT_MIN_BLOCK = 64 * 1024;
-const URGENT_MAX_BLOCK = 512 * 1024;
-/** Requests with a player's bytes per mirror: more would slow the nearest one. */
-const URGENT_PER_MIRROR = 2;
+const URGENT_MAX_BLOCK = 4 * 1024 * 1024;
 /** Browsers open at most six connections per server. */
 const BROWSER_CONNECTIONS = 6;
+/** A fresh request must bring the needed byte this much sooner to be worth a new connection. */
+const SPLIT_GAIN_MS = 150;
+/** Round trip assumed for a mirror not measured yet. */
+const UNKNOWN_RTT_MS = 200;
 
 export interface StreamingContext<M extends MirrorView, R extends RequestView> {
   now: number;
-  plan: Pick<Plan, 'nextBlock' | 'size'>;
-  playback: Playback;
+  plan: Pick<Plan, 'nextBlock' | 'size' | 'firstMissing'>;
+  /** Every attached player (two players may watch one job). */
+  players: readonly Playback[];
   mirrors: readonly M[];
   requests: readonly R[];
   /** Ranges requested now (every block request's [start, end)). */
@@ -21,77 +25,112 @@ export interface StreamingContext<M extends MirrorView, R extends RequestView> {
   connections: (mirror: M) => number;
   /** How many more requests the block window allows. */
   windowRoom: number;
-  /** The primary's first bytes are not in yet: its requests are never cut. */
+  /** The primary's first bytes are not in yet: its requests there are never cut. */
   referencePending: boolean;
 }
 
 export interface StreamingPlan<M extends MirrorView, R extends RequestView> {
   decisions: Decision<M, R>[];
-  /** Some of the player's bytes are still unrequested: nothing else may start. */
-  holdOthers: boolean;
+  /** Mirrors that carry a player's bytes: they start no other block until the windows are stored. */
+  reserved: Set<M>;
 }
 
 /**
- * Streaming priority (CoBlitz's in-order delivery): the bytes just ahead of the playback
- * position go first, nearest first, in small blocks (a quarter second at the mirror's rate),
- * to the fastest mirrors, at most two per mirror so the nearest block is not slowed by the
- * ones after it. Inside the window the two nearest requests per mirror store every 128 KiB;
- * the others are cut. Until every byte of the window is requested, far blocks are cut where
- * they are (what they received is kept) and nothing else starts.
+ * How many bytes an urgent request asks: about a second of media (at the player's bitrate, or
+ * a quarter second at the mirror's rate when the bitrate is unknown), more as the player's
+ * buffer grows, so a needed byte never sits behind a large block.
+ */
+export function urgentBlockBytes(mirror: MirrorView, player: Playback, bufferedBytes: number): number {
+  const second = player.bytesPerSecond ?? mirror.rate() / 4;
+  const bytes = Math.max(second, bufferedBytes / 4);
+  return Math.min(URGENT_MAX_BLOCK, Math.max(URGENT_MIN_BLOCK, bytes));
+}
+
+/**
+ * Streaming priority by time to byte (CoBlitz's in-order delivery, issue "seek anywhere"). For
+ * each player, the first byte it lacks is brought by whichever is sooner: the request already
+ * on its way there (its position and rate say when), or a fresh request on the mirror whose
+ * round trip is shortest. When the fresh one wins, it starts at that byte and the older
+ * request is cut where the new one begins (what it received stays). Then the rest of each
+ * window is requested nearest first, in blocks sized by playback time, pipelined per mirror
+ * (the next request goes out when the last is two round trips from done); the window's
+ * mirrors take no far block until it is stored, and requests on them outside every window
+ * (a far block, a window left by a seek) are cut.
  */
 export function streamingDecisions<M extends MirrorView, R extends RequestView & { mirror: M }>(
   context: StreamingContext<M, R>,
 ): StreamingPlan<M, R> {
-  const { plan, playback, now } = context;
+  const { plan, now } = context;
   const decisions: Decision<M, R>[] = [];
-  const start = playback.position;
-  const end = Math.min(plan.size, playback.position + playback.aheadBytes);
-  const keep = (r: R) => r.group.urgent === true || (context.referencePending && r.mirror.isPrimary);
+  const reserved = new Set<M>();
+  const claims = context.claims.map((c) => ({ ...c }));
   const blocks = context.requests.filter((r) => r.kind === 'block');
-
-  const inWindow = new Map<M, R[]>();
-  for (const r of blocks) {
-    if (r.group.end <= start || r.start >= end) continue;
-    inWindow.set(r.mirror, [...(inWindow.get(r.mirror) ?? []), r]);
-  }
-  for (const requests of inWindow.values()) {
-    requests.sort((a, b) => a.pos - b.pos);
-    requests.forEach((r, i) => {
-      if (i < URGENT_PER_MIRROR) decisions.push({ kind: 'stream', request: r });
-      else if (!keep(r)) decisions.push({ kind: 'cut', request: r });
-    });
-  }
-
-  const claims = [...context.claims];
+  const windows = context.players.map((p) => ({ player: p, start: p.position, end: Math.min(plan.size, p.position + p.aheadBytes) }));
+  /** Where requests end once this plan's splits are carried out. */
+  const endOf = new Map<R, number>();
+  const inAnyWindow = (r: R) => windows.some((w) => r.start < w.end && (endOf.get(r) ?? r.group.end) > w.start);
   const inFlight = new Map<M, number>(context.mirrors.map((m) => [m, m.inFlight]));
-  const urgent = new Map<M, number>();
-  for (const r of blocks) if (r.group.urgent) urgent.set(r.mirror, (urgent.get(r.mirror) ?? 0) + 1);
+  // A mirror's requests for the players' bytes that will not be done within two round trips:
+  // a new one would only share its bandwidth, so it waits (pipelining, not parallel requests).
+  const pending = new Set<M | R>(blocks.filter((r) => inAnyWindow(r) && remainingMs(r, now) > 2 * rtt(r.mirror) + 50));
+  const busy = (m: M, except?: R) => [...pending].some((p) => p === m || (p !== except && (p as R).mirror === m));
   let room = context.windowRoom;
-  const nextInWindow = (bytes: number) => {
-    const block = plan.nextBlock(claims, bytes, start);
-    return block && block.start >= start && block.start < end ? block : undefined;
+  const canTake = (m: M, except?: R) =>
+    m.usable(now) && room > 0 && !busy(m, except) && inFlight.get(m)! < Math.min(BROWSER_CONNECTIONS, context.connections(m) + 2);
+  const issue = (mirror: M, block: ByteRange) => {
+    decisions.push({ kind: 'issue', mirror, start: block.start, end: block.end, urgent: true });
+    claims.push(block);
+    inFlight.set(mirror, inFlight.get(mirror)! + 1);
+    pending.add(mirror);
+    reserved.add(mirror);
+    room--;
   };
-  for (let assigned = true; assigned; ) {
-    assigned = false;
-    const fastest = context.mirrors
-      .filter((m) => m.usable(now) && inFlight.get(m)! < Math.min(BROWSER_CONNECTIONS, context.connections(m) + 2))
-      .sort((a, b) => b.rate() - a.rate());
-    for (const mirror of fastest) {
-      if ((urgent.get(mirror) ?? 0) >= URGENT_PER_MIRROR || room <= 0) continue;
-      const block = nextInWindow(Math.min(URGENT_MAX_BLOCK, Math.max(URGENT_MIN_BLOCK, mirror.rate() / 4)));
-      if (!block) return { decisions, holdOthers: false };
-      decisions.push({ kind: 'issue', mirror, start: block.start, end: block.end, urgent: true });
-      claims.push(block);
-      inFlight.set(mirror, inFlight.get(mirror)! + 1);
-      urgent.set(mirror, (urgent.get(mirror) ?? 0) + 1);
-      room--;
-      assigned = true;
+
+  for (const { player, start, end } of windows) {
+    const cursor = plan.firstMissing(start);
+    if (cursor >= end) continue;
+    const buffered = cursor - start;
+    // When the request already on its way brings byte `cursor`; unknown (0) before its mirror's rate is measured.
+    const arrival = (r: R) => (r.pos > cursor || !(r.mirror.rate() > 0) ? 0 : remainingMs({ ...r, group: { ...r.group, end: cursor + 1 } }, now));
+    const carrier = blocks.filter((r) => r.start <= cursor && r.group.end > cursor).sort((a, b) => arrival(a) - arrival(b))[0];
+    const fresh = context.mirrors.filter((m) => canTake(m, carrier)).sort((a, b) => rtt(a) - rtt(b))[0];
+    const protectedReference = carrier && context.referencePending && carrier.mirror.isPrimary && cursor < Reference.PROBE_BYTES;
+    if (fresh && carrier && !protectedReference && arrival(carrier) > rtt(fresh) + SPLIT_GAIN_MS) {
+      decisions.push({ kind: 'split', request: carrier, at: cursor });
+      endOf.set(carrier, cursor);
+      pending.delete(carrier);
+      const claim = claims.find((c) => c.start === carrier.start && c.end === carrier.group.end);
+      if (claim) claim.end = cursor;
+      const block = plan.nextBlock(claims, urgentBlockBytes(fresh, player, buffered), cursor);
+      if (block && block.start === cursor) issue(fresh, block);
+    }
+    if (carrier) reserved.add(carrier.mirror);
+  }
+
+  // The rest of every window, nearest first, to the fastest mirrors.
+  for (const { player, start, end } of windows) {
+    const buffered = plan.firstMissing(start) - start;
+    for (let assigned = true; assigned; ) {
+      assigned = false;
+      for (const mirror of context.mirrors.filter((m) => canTake(m)).sort((a, b) => b.rate() - a.rate())) {
+        const block = plan.nextBlock(claims, urgentBlockBytes(mirror, player, buffered), start);
+        if (!block || block.start < start || block.start >= end) break;
+        issue(mirror, block);
+        assigned = true;
+      }
     }
   }
-  if (nextInWindow(1) === undefined) return { decisions, holdOthers: false };
+
+  const allStored = windows.every((w) => plan.firstMissing(w.start) >= w.end);
   for (const r of blocks) {
-    const far = r.group.end <= start || r.start >= end;
-    if (far && !keep(r)) decisions.push({ kind: 'cut', request: r });
+    if (allStored || !reserved.has(r.mirror) || inAnyWindow(r)) continue;
+    if (context.referencePending && r.mirror.isPrimary) continue;
+    decisions.push({ kind: 'cut', request: r });
   }
-  return { decisions, holdOthers: true };
+  for (const r of blocks) if (inAnyWindow(r)) decisions.push({ kind: 'stream', request: r });
+  return { decisions, reserved: allStored ? new Set() : reserved };
+}
+
+function rtt(mirror: MirrorView): number {
+  return mirror.rttMs ?? UNKNOWN_RTT_MS;
 }

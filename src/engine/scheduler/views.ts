@@ -46,6 +46,8 @@ export interface RequestView {
 export interface Playback {
   position: number;
   aheadBytes: number;
+  /** The media's mean bitrate in bytes/s, when known: urgent requests are sized by playback time. */
+  bytesPerSecond?: number;
 }
 
 /** What a request's remaining bytes would cost on `mirror` if it took one more request now. */

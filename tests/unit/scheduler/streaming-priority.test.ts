@@ -1,67 +1,123 @@
 import { describe, expect, it } from 'vitest';
 import { Plan } from '../../../src/engine/scheduler/plan';
-import { streamingDecisions } from '../../../src/engine/scheduler/streaming-priority';
+import { streamingDecisions, urgentBlockBytes } from '../../../src/engine/scheduler/streaming-priority';
+import type { Playback } from '../../../src/engine/scheduler/views';
 import { KiB, MiB, mirror, request, type TestMirror, type TestRequest } from './views';
 
-function context(mirrors: TestMirror[], requests: TestRequest[], position: number, stored: Array<{ start: number; end: number }> = []) {
+const NOW = 100_000;
+
+function context(mirrors: TestMirror[], requests: TestRequest[], players: Playback[], stored: Array<{ start: number; end: number }> = []) {
   return {
-    now: 0,
+    now: NOW,
     plan: new Plan(64 * MiB, stored),
-    playback: { position, aheadBytes: 2 * MiB },
+    players,
     mirrors,
     requests,
     claims: requests.filter((r) => r.kind === 'block').map((r) => ({ start: r.start, end: r.group.end })),
     connections: () => 2,
-    windowRoom: 10,
+    windowRoom: 20,
     referencePending: false,
   };
 }
+const at = (position: number, aheadBytes = 2 * MiB, bytesPerSecond?: number): Playback => ({ position, aheadBytes, bytesPerSecond });
+const issued = (decisions: ReturnType<typeof streamingDecisions>['decisions']) => decisions.filter((d) => d.kind === 'issue');
 
-describe('streaming priority', () => {
-  it('requests the bytes ahead of the player nearest first, in small blocks, on the fastest mirrors first', () => {
+describe('streaming priority: time to byte', () => {
+  it('a seek into a slow request far from its position starts a fresh request there and cuts the old one (the 22 s seek)', () => {
+    // One server at 72 kB/s; the block [1 MiB, 2 MiB) has reached 1.1 MB; the player seeks to 1.7 MB.
+    const server = mirror('s', { rate: 72_000, inFlight: 1, rttMs: 20 });
+    const old = request(server, 1 * MiB, 2 * MiB, { pos: 1_100_000, issuedAt: NOW - 5000, lastByteAt: NOW });
+    const { decisions, reserved } = streamingDecisions(context([server], [old], [at(1_700_000, 512 * KiB, 36_000)], [{ start: 0, end: 1_100_000 }]));
+    expect(decisions).toContainEqual({ kind: 'split', request: old, at: 1_700_000 });
+    expect(issued(decisions)[0]).toMatchObject({ mirror: server, start: 1_700_000, urgent: true });
+    // What the old request brings before the seek target is not needed now: it gives its bandwidth.
+    expect(decisions).toContainEqual({ kind: 'cut', request: old });
+    expect(reserved.has(server)).toBe(true);
+  });
+
+  it('keeps the request on its way when it brings the byte about as soon as a fresh one would', () => {
+    const server = mirror('s', { rate: 4 * MiB, inFlight: 1, rttMs: 50 });
+    const near = request(server, 0, 4 * MiB, { pos: 1 * MiB - 64 * KiB, lastByteAt: NOW });
+    const { decisions } = streamingDecisions(context([server], [near], [at(1 * MiB)], [{ start: 0, end: 1 * MiB - 64 * KiB }]));
+    expect(decisions.some((d) => d.kind === 'split')).toBe(false);
+    expect(decisions).toContainEqual({ kind: 'stream', request: near });
+  });
+
+  it('prefers the fresh request on the mirror with the shortest round trip', () => {
+    const slow = mirror('slow', { rate: 100 * KiB, inFlight: 1, rttMs: 30 });
+    const far = mirror('far', { rate: 8 * MiB, rttMs: 400 });
+    const near = mirror('near', { rate: 1 * MiB, rttMs: 10 });
+    const carrier = request(slow, 0, 8 * MiB, { pos: 1 * MiB, lastByteAt: NOW });
+    const { decisions } = streamingDecisions(context([slow, far, near], [carrier], [at(3 * MiB)], [{ start: 0, end: 1 * MiB }]));
+    expect(decisions).toContainEqual({ kind: 'split', request: carrier, at: 3 * MiB });
+    expect(issued(decisions)[0]).toMatchObject({ mirror: near, start: 3 * MiB });
+  });
+
+  it('does not split a request whose mirror has no measured rate yet', () => {
+    const fresh = mirror('fresh', { rate: 0, inFlight: 1, rttMs: 30 });
+    const carrier = request(fresh, 0, 8 * MiB, { issuedAt: NOW - 10 });
+    const { decisions } = streamingDecisions(context([fresh], [carrier], [at(2 * MiB)]));
+    expect(decisions.some((d) => d.kind === 'split')).toBe(false);
+  });
+
+  it('never cuts the primary inside its first bytes while they are the reference', () => {
+    const primary = mirror('p', { rate: 10 * KiB, inFlight: 1, primary: true, rttMs: 10 });
+    const first = request(primary, 0, 1 * MiB, { pos: 100, lastByteAt: NOW });
+    const { decisions } = streamingDecisions({ ...context([primary], [first], [at(8 * KiB)]), referencePending: true });
+    expect(decisions.some((d) => d.kind === 'split' || d.kind === 'cut')).toBe(false);
+  });
+
+  it('serves two players on one job: both windows are requested, nearest first', () => {
+    const a = mirror('a', { rate: 4 * MiB, rttMs: 10 });
+    const b = mirror('b', { rate: 4 * MiB, rttMs: 10 });
+    const { decisions } = streamingDecisions(context([a, b], [], [at(0, 1 * MiB), at(40 * MiB, 1 * MiB)]));
+    const starts = issued(decisions).map((d) => (d.kind === 'issue' ? d.start : -1));
+    expect(starts).toContain(0);
+    expect(starts).toContain(40 * MiB);
+  });
+
+  it('requests the rest of a window nearest first, one request at a time per mirror, and reserves those mirrors', () => {
     const slow = mirror('slow', { rate: 1 * MiB });
     const fast = mirror('fast', { rate: 4 * MiB });
-    const { decisions, holdOthers } = streamingDecisions(context([slow, fast], [], 10 * MiB));
-    const issued = decisions.filter((d) => d.kind === 'issue');
-    expect(issued[0]).toMatchObject({ mirror: fast, start: 10 * MiB, urgent: true });
-    // A quarter second at the mirror's rate, between 64 and 512 KiB.
-    expect(issued[0]!.kind === 'issue' && issued[0]!.end - issued[0]!.start).toBe(1 * MiB / 2);
-    expect(issued.every((d, i) => i === 0 || (d.kind === 'issue' && issued[i - 1]!.kind === 'issue' && d.start >= (issued[i - 1] as { end: number }).end))).toBe(true);
-    // At most two of the player's requests per mirror.
-    expect(issued.filter((d) => d.mirror === fast)).toHaveLength(2);
-    expect(issued.filter((d) => d.mirror === slow)).toHaveLength(2);
-    // Four requests cannot cover 2 MiB here: the rest waits, and nothing else starts.
-    expect(holdOthers).toBe(true);
+    const idle = mirror('idle', { rate: 4 * MiB, backoffUntil: NOW + 1000 });
+    const { decisions, reserved } = streamingDecisions(context([slow, fast, idle], [], [at(10 * MiB)]));
+    const blocks = issued(decisions);
+    expect(blocks[0]).toMatchObject({ mirror: fast, start: 10 * MiB });
+    // A quarter second at each mirror's rate (bitrate unknown): 1 MiB, then 256 KiB; the next
+    // goes out when these are nearly done, so it does not share their bandwidth.
+    expect(blocks.map((d) => d.mirror)).toEqual([fast, slow]);
+    for (let i = 1; i < blocks.length; i++) expect((blocks[i] as { start: number }).start).toBe((blocks[i - 1] as { end: number }).end);
+    expect(reserved).toEqual(new Set([slow, fast]));
   });
 
-  it('cuts far blocks while the window is not all requested, keeping what they received', () => {
-    const m = mirror('m', { rate: 1 * MiB, inFlight: 1 });
-    const far = request(m, 40 * MiB, 48 * MiB, { pos: 41 * MiB });
-    const { decisions } = streamingDecisions(context([m], [far], 0));
-    expect(decisions).toContainEqual({ kind: 'cut', request: far });
+  it('pipelines: the next request goes out when the last one is two round trips from done', () => {
+    const m = mirror('m', { rate: 1 * MiB, inFlight: 1, rttMs: 50 });
+    const working = request(m, 0, 256 * KiB, { pos: 64 * KiB, lastByteAt: NOW });
+    expect(issued(streamingDecisions(context([m], [working], [at(0)], [{ start: 0, end: 64 * KiB }])).decisions)).toEqual([]);
+    const finishing = request(m, 0, 256 * KiB, { pos: 200 * KiB, lastByteAt: NOW });
+    const next = issued(streamingDecisions(context([m], [finishing], [at(0)], [{ start: 0, end: 200 * KiB }])).decisions);
+    expect(next[0]).toMatchObject({ mirror: m, start: 256 * KiB });
   });
 
-  it('never cuts the primary request while its first bytes are the reference', () => {
-    const primary = mirror('p', { rate: 64 * KiB, inFlight: 1, primary: true });
-    const first = request(primary, 0, 1 * MiB, { pos: 1 });
-    const { decisions } = streamingDecisions({ ...context([primary], [first], 30 * MiB), referencePending: true });
-    expect(decisions).not.toContainEqual({ kind: 'cut', request: first });
+  it('cuts far requests only on the mirrors carrying the window, and none once the window is stored', () => {
+    const busy = mirror('busy', { rate: 1 * MiB, inFlight: 1 });
+    const other = mirror('other', { rate: 1 * MiB, inFlight: 1, backoffUntil: NOW + 1000 });
+    const far = request(busy, 40 * MiB, 48 * MiB, { pos: 41 * MiB });
+    const elsewhere = request(other, 50 * MiB, 52 * MiB, { pos: 51 * MiB });
+    const plan = streamingDecisions(context([busy, other], [far, elsewhere], [at(0)]));
+    expect(plan.decisions).toContainEqual({ kind: 'cut', request: far });
+    expect(plan.decisions).not.toContainEqual({ kind: 'cut', request: elsewhere });
+    const stored = streamingDecisions(context([busy, other], [far, elsewhere], [at(0)], [{ start: 0, end: 2 * MiB }]));
+    expect(stored.decisions.some((d) => d.kind === 'cut')).toBe(false);
+    expect(stored.reserved.size).toBe(0);
   });
 
-  it('lets the rest proceed once every byte of the window is stored or requested', () => {
-    const m = mirror('m', { rate: 8 * MiB });
-    const { holdOthers } = streamingDecisions(context([m], [], 10 * MiB, [{ start: 10 * MiB, end: 12 * MiB }]));
-    expect(holdOthers).toBe(false);
-  });
-
-  it('streams the two nearest requests in the window per mirror and cuts the others there', () => {
-    const m = mirror('m', { rate: 1 * MiB, inFlight: 3 });
-    const a = request(m, 0, 256 * KiB);
-    const b = request(m, 256 * KiB, 512 * KiB);
-    const c = request(m, 512 * KiB, 768 * KiB);
-    const { decisions } = streamingDecisions(context([m], [c, a, b], 0));
-    expect(decisions).toContainEqual({ kind: 'stream', request: a });
-    expect(decisions).toContainEqual({ kind: 'stream', request: b });
-    expect(decisions).toContainEqual({ kind: 'cut', request: c });
+  it('sizes urgent requests by playback time: a second of media, growing with the buffer', () => {
+    const m = mirror('m', { rate: 10 * MiB });
+    expect(urgentBlockBytes(m, at(0, 4 * MiB, 200 * KiB), 0)).toBe(200 * KiB);
+    expect(urgentBlockBytes(m, at(0, 4 * MiB, 200 * KiB), 2 * MiB)).toBe(512 * KiB);
+    // Unknown bitrate: a quarter second at the mirror's rate, within bounds.
+    expect(urgentBlockBytes(m, at(0), 0)).toBe(2.5 * MiB);
+    expect(urgentBlockBytes(mirror('slow', { rate: 10 * KiB }), at(0), 0)).toBe(64 * KiB);
   });
 });
