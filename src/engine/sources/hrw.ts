@@ -43,3 +43,28 @@ export function hrwOrder<T>(items: readonly T[], key: (t: T) => string, fileKey:
     .sort((a, b) => b.score - a.score || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
     .map((e) => e.item);
 }
+
+/** What a source says about a mirror's order: Link `pri`/`geo`, Metalink `priority`/`location`. */
+export interface SourceHint {
+  /** Lower comes first (1 = most preferred); missing after every given one. */
+  priority?: number;
+  /** ISO 3166-1 alpha-2 country code of the mirror, lower case. */
+  location?: string;
+}
+
+/**
+ * The HRW order refined by what the sources say (RFC 6249 `pri`/`geo`, RFC 5854
+ * `priority`/`location`): by priority first, then mirrors in the user's country, and within
+ * each tier by HRW score, so clients still agree on an order and spread evenly.
+ */
+export function rankedOrder<T>(items: readonly T[], key: (t: T) => string, fileKey: string, hint: (t: T) => SourceHint | undefined, userLocation?: string): T[] {
+  const tier = (t: T) => {
+    const h = hint(t);
+    const priority = h?.priority ?? 1_000_000;
+    const away = userLocation && h?.location === userLocation ? 0 : 1;
+    return priority * 2 + away;
+  };
+  const hrw = hrwOrder(items, key, fileKey);
+  const position = new Map(hrw.map((t, i) => [t, i]));
+  return hrw.sort((a, b) => tier(a) - tier(b) || position.get(a)! - position.get(b)!);
+}
