@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BlockWindow } from '../../src/engine/scheduler/block-window';
-import { DeadlineEstimator } from '../../src/engine/scheduler/deadlines';
-import { Plan } from '../../src/engine/scheduler/plan';
-import { Reference } from '../../src/engine/scheduler/reference';
-import { seededRandom } from './scheduler/views';
+import { Plan } from '../../../src/engine/scheduler/plan';
+import { Reference } from '../../../src/engine/scheduler/reference';
+import { seededRandom } from './views';
 
 const KiB = 1024;
 
@@ -60,41 +58,6 @@ describe('Plan', () => {
       for (const r of stored) storedOnly.fill(1, r.start, r.end);
       expect(plan.isComplete(), `trial ${trial}`).toBe(storedOnly.every(Boolean));
     }
-  });
-});
-
-describe('DeadlineEstimator', () => {
-  it('gives the first block 3 s, doubling per re-request', () => {
-    const d = new DeadlineEstimator();
-    expect(d.timeoutMs(undefined, 0)).toBe(3000);
-    expect(d.timeoutMs(500, 1)).toBe(6000);
-  });
-
-  it('bounds a block by its expected time times the EWMA plus deviations of lateness', () => {
-    const d = new DeadlineEstimator();
-    for (let i = 0; i < 20; i++) d.observe(1000, 1000);
-    expect(d.averageRatio()).toBeCloseTo(1, 1);
-    // Punctual blocks: the bound falls to its floor of 1.5 × expected.
-    expect(d.timeoutMs(1000, 0)).toBe(1500);
-    for (let i = 0; i < 20; i++) d.observe(3000, 1000);
-    expect(d.timeoutMs(1000, 0)).toBeGreaterThan(3000);
-    expect(d.timeoutMs(1000, 0)).toBeLessThanOrEqual(6000);
-  });
-});
-
-describe('BlockWindow', () => {
-  it('grows by 1/log(w) per fast block and shrinks by one per missed deadline, within bounds', () => {
-    const w = new BlockWindow(1, 4);
-    w.fastBlock();
-    expect(w.value).toBe(2);
-    w.fastBlock();
-    expect(w.value).toBeCloseTo(2 + 1 / Math.log(2));
-    for (let i = 0; i < 50; i++) w.fastBlock();
-    expect(w.value).toBe(4);
-    expect(w.allows(3)).toBe(true);
-    expect(w.allows(4)).toBe(false);
-    for (let i = 0; i < 10; i++) w.deadlineMissed();
-    expect(w.value).toBe(1);
   });
 });
 
