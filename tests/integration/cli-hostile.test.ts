@@ -2,19 +2,23 @@
  * The CLI against hostile servers and planted files: each case ends within seconds, under
  * 200 MB of memory, with the exact file or a clear message, and creates nothing outside its folder.
  */
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runStitch, type CliResult } from '../support/cli';
+import { runStitch, startStitch, type CliResult } from '../support/cli';
+import { contentSha256 } from '../support/content';
 import { sendForever, startHostile, type HostileServer } from '../support/hostile-server';
+import { startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
 
 const MB = 1e6;
 /** The test's own folder: `dir` (where the CLI runs) and a sibling the CLI must never touch. */
 let root: string;
 let dir: string;
 let outside: string;
-let servers: HostileServer[] = [];
+let servers: Array<HostileServer | Mirror> = [];
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'stitch-hostile-'));
@@ -28,6 +32,23 @@ afterEach(async () => {
   servers = [];
   await rm(root, { recursive: true, force: true });
 });
+
+async function mirror(options: MirrorOptions): Promise<Mirror> {
+  const m = await startMirror(options);
+  servers.push(m);
+  return m;
+}
+
+const sha256 = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 async function hostile(handler: Parameters<typeof startHostile>[0]): Promise<HostileServer> {
   const server = await startHostile(handler);
@@ -55,5 +76,48 @@ describe('stitch get against hostile servers', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`stitch: the Metalink file ${server.origin}/endless.meta4 is larger than 4.19 MB`);
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it.each<[string, () => Promise<string>, RegExp]>([
+    ['refused', async () => `http://127.0.0.1:${await closedPort()}/f.bin`, /last: the connection was refused \(connect ECONNREFUSED/],
+    [
+      'reset before the headers',
+      async () => (await hostile((req) => req.socket.destroy())).origin + '/f.bin',
+      /last: the server closed the connection \(other side closed\)/,
+    ],
+    ['not in the DNS', async () => 'http://stitch-test.invalid/f.bin', /last: the host name could not be resolved \(DNS\)/],
+  ])('says what happened when the connection is %s', async (_, url, message) => {
+    const result = await stitch(['get', await url(), '--retries', '2']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toContain('Symbol');
+  });
+
+  it('saves to -o a:b.bin, keeping its partial files under a name safe on every OS', async () => {
+    const m = await mirror({ size: 100_000, seed: 81 });
+    const result = await stitch(['get', m.url, '-o', 'a:b.bin']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readdir(dir)).toEqual(['a:b.bin']);
+    expect(await sha256(join(dir, 'a:b.bin'))).toBe(await contentSha256(81, 100_000));
+  });
+
+  it('after a digest mismatch says the bytes were discarded, and nothing else about them', async () => {
+    const m = await mirror({ size: 100_000, seed: 82 });
+    const result = await stitch(['get', m.url, '-o', 'f.bin', '--checksum', `sha-256=${'0'.repeat(64)}`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('the downloaded bytes were discarded and nothing was saved');
+    expect(result.stderr).not.toContain('kept');
+    expect(result.stderr).toMatch(/stitch: run the same command again to retry\n$/);
+  });
+
+  it('keeps the bytes a failed download received, and says so', async () => {
+    const m = await mirror({ size: 8_000_000, seed: 83, rate: 2_000_000 });
+    const run = startStitch(['get', m.url, '-o', 'f.bin'], dir, { timeoutMs: 15_000 });
+    while (m.stats.bytesSent < 1_500_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    m.setFaults({ errorStatus: { status: 404 } });
+    m.dropConnections();
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/stitch: failed: .*404.*\nstitch: the [\d.]+ MB received are kept; run the same command again to retry\n$/);
   });
 });
