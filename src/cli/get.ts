@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { DownloadJob, formatBytes, RateLimiter, rangesLength, sanitizeFilename, type JobSnapshot } from '../engine';
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
@@ -34,6 +34,7 @@ async function download(command: GetCommand, target: Target): Promise<number> {
   // The partial download is named after where it goes, so running again finds it.
   const wanted = command.output ? resolve(command.output) : target.name ? resolve(target.name) : undefined;
   const dir = wanted ? dirname(wanted) : process.cwd();
+  if (!command.output && target.name) await refuseLinkedFolders(process.cwd(), target.name);
   // The partial files' names must be safe on every OS even when the output's is not (`-o a:b.bin`).
   const id = wanted ? sanitizeFilename(basename(wanted)) : targetId(target);
   const store = new FileStore(dir);
@@ -98,14 +99,26 @@ async function finish(command: GetCommand, store: FileStore, job: DownloadJob, r
   return 1;
 }
 
-/** "name.ext", else "name (1).ext", … so an existing file is never overwritten unasked. */
+/** "name.ext", else "name (1).ext", … so an existing file (or link) is never overwritten unasked. */
 function unusedPath(path: string): string {
-  if (!existsSync(path)) return path;
+  const taken = (p: string) => lstatSync(p, { throwIfNoEntry: false }) !== undefined;
+  if (!taken(path)) return path;
   const ext = extname(path);
   const stem = path.slice(0, path.length - ext.length);
   for (let i = 1; ; i++) {
     const candidate = `${stem} (${i})${ext}`;
-    if (!existsSync(candidate)) return candidate;
+    if (!taken(candidate)) return candidate;
+  }
+}
+
+/** A Metalink file's folders are made by Stitch: an existing link among them would lead elsewhere. */
+async function refuseLinkedFolders(base: string, name: string): Promise<void> {
+  let path = base;
+  for (const folder of name.split('/').slice(0, -1)) {
+    path += sep + folder;
+    const stats = await lstat(path).catch(() => undefined);
+    if (!stats) return;
+    if (!stats.isDirectory()) throw new Error(`${path} is a link or a file, not a folder: the Metalink file's ${name} cannot go there`);
   }
 }
 

@@ -3,13 +3,14 @@
  * 200 MB of memory, with the exact file or a clear message, and creates nothing outside its folder.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { link, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runStitch, startStitch, type CliResult } from '../support/cli';
 import { contentSha256 } from '../support/content';
+import { metalinkXml } from '../support/metalink-doc';
 import { sendForever, startHostile, type HostileServer } from '../support/hostile-server';
 import { startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
 
@@ -119,5 +120,48 @@ describe('stitch get against hostile servers', () => {
     const result = await run.done;
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/stitch: failed: .*404.*\nstitch: the [\d.]+ MB received are kept; run the same command again to retry\n$/);
+  });
+});
+
+describe('stitch get with links planted in the output folder', () => {
+  const precious = 'precious\n';
+
+  it.each([
+    ['a symbolic link', 'out.bin.stitch-part', /out\.bin\.stitch-part is a symbolic link, which Stitch did not make: remove it and try again/],
+    ['a symbolic link', 'out.bin.stitch-state', /out\.bin\.stitch-state is a symbolic link, which Stitch did not make: remove it and try again/],
+    ['a hard link', 'out.bin.stitch-part', /out\.bin\.stitch-part has other names \(a hard link\), which Stitch did not make/],
+    ['a hard link', 'out.bin.stitch-state', /out\.bin\.stitch-state has other names \(a hard link\), which Stitch did not make/],
+  ])('never writes through %s named %s', async (kind, name, message) => {
+    const target = join(outside, 'target');
+    await writeFile(target, precious);
+    if (kind === 'a hard link') await link(target, join(dir, name));
+    else await symlink(target, join(dir, name));
+    const m = await mirror({ size: 3_000_000, seed: 84 });
+    const result = await runStitch(['get', m.url, '-o', 'out.bin'], dir, { timeoutMs: 15_000 });
+    expect(result.timedOut).toBe(false);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(await readFile(target, 'utf8')).toBe(precious);
+    expect(await readdir(outside)).toEqual(['target']);
+    await expect(lstat(join(dir, 'out.bin'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('saves beside a dangling link that has the file\'s name instead of replacing it', async () => {
+    await symlink(join(outside, 'new'), join(dir, 'data.bin'));
+    const m = await mirror({ size: 100_000, seed: 85, filename: 'data.bin' });
+    const result = await stitch(['get', m.url]);
+    expect(result.code, result.stderr).toBe(0);
+    expect((await lstat(join(dir, 'data.bin'))).isSymbolicLink()).toBe(true);
+    expect(await sha256(join(dir, 'data (1).bin'))).toBe(await contentSha256(85, 100_000));
+  });
+
+  it('refuses a Metalink path through a linked folder', async () => {
+    await symlink(outside, join(dir, 'sub'));
+    const m = await mirror({ size: 100_000, seed: 86 });
+    await writeFile(join(dir, 'f.meta4'), metalinkXml([{ name: 'sub/f.bin', urls: [m.url] }]));
+    const result = await stitch(['get', 'f.meta4']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/sub is a link or a file, not a folder: the Metalink file's sub\/f\.bin cannot go there/);
+    expect(m.stats.requests).toHaveLength(0);
   });
 });
