@@ -123,6 +123,21 @@ describe('stitch get against hostile servers', () => {
   });
 });
 
+describe('stitch get FILE.meta4 with hostile names', () => {
+  it('saves every file under its sanitized name inside the folder', async () => {
+    const m = await mirror({ size: 50_000, seed: 87 });
+    const long = `${'n'.repeat(300)}.bin`;
+    const names = ['.ssh/authorized_keys', '.profile', 'CON', 'sub/trail. ', 'bidi\u202egpj.exe', long];
+    await writeFile(join(dir, 'f.meta4'), metalinkXml(names.map((name) => ({ name, urls: [m.url] }))));
+    const result = await stitch(['get', 'f.meta4']);
+    expect(result.code, result.stderr).toBe(0);
+    const saved = ['ssh/authorized_keys', 'profile', '_CON', 'sub/trail', 'bidigpj.exe', `${'n'.repeat(196)}.bin`];
+    const sha = await contentSha256(87, 50_000);
+    for (const name of saved) expect(await sha256(join(dir, name)), name).toBe(sha);
+    expect((await readdir(dir)).sort()).toEqual(['_CON', 'bidigpj.exe', 'f.meta4', 'profile', 'ssh', 'sub', `${'n'.repeat(196)}.bin`].sort());
+  });
+});
+
 describe('stitch get with links planted in the output folder', () => {
   const precious = 'precious\n';
 
