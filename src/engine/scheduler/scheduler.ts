@@ -19,6 +19,7 @@ import { firstDifference, readAll } from './probe-bytes';
 import { Provenance } from './provenance';
 import { vetResponse } from './vet-response';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
+import { MAX_SOURCES } from '../options';
 import { hexDigestsContradict, toHexDigests, type HexDigest, type PieceHashes } from '../integrity/expected';
 import type { Segment } from '../integrity/reverify';
 import type { ExpectedIntegrity } from '../job-state';
@@ -28,8 +29,8 @@ export interface SchedulerHost extends TransferHost {
   /** The file's URLs, primary (the one the user asked for) first. */
   readonly sources: readonly string[];
   mirrorsChanged(reports: MirrorReport[]): void;
-  /** Remembers more URLs of the file (from Link headers or a Metalink file). */
-  addSources(urls: string[]): Promise<void>;
+  /** Remembers more URLs of the file (from Link headers or a Metalink file); resolves with those kept (at most MAX_SOURCES in all). */
+  addSources(urls: string[]): Promise<string[]>;
   /** Adds digests or piece hashes learned during the download. */
   addExpected(expected: ExpectedIntegrity): Promise<void>;
   /** Every digest known for the file so far. */
@@ -537,9 +538,11 @@ export class MirrorScheduler {
   private async addMirrors(urls: string[], from: string): Promise<void> {
     const fresh = urls.filter((url) => !this.mirrors.some((m) => m.url === url));
     if (fresh.length === 0) return;
-    await this.host.addSources(fresh);
-    for (const url of fresh) this.mirrors.push(new MirrorState(this.mirrors.length, url, false));
-    this.host.notice(`${from} named ${fresh.length} more mirror${fresh.length > 1 ? 's' : ''}`);
+    const kept = await this.host.addSources(fresh);
+    for (const url of kept) this.mirrors.push(new MirrorState(this.mirrors.length, url, false));
+    const also = kept.length < fresh.length ? `; ${kept.length} of them kept (at most ${MAX_SOURCES} URLs per file)` : '';
+    this.host.notice(`${from} named ${fresh.length} more mirror${fresh.length > 1 ? 's' : ''}${also}`);
+    if (kept.length === 0) return;
     this.reportMirrors(true);
     this.pump();
   }

@@ -16,10 +16,13 @@ export function advertisedSources(facts: ResponseFacts, link: string | null, url
   const found = duplicatesFromLink([link], facts.url || url);
   const metalinks = found.describedBy.filter((d) => !d.type || d.type === METALINK_MEDIA_TYPE).map((d) => d.url);
   const mirrors = facts.digests.length > 0 ? found.mirrors.map((m) => m.url) : [];
-  return { mirrors, metalinks };
+  return { mirrors, metalinks: metalinks.slice(0, MAX_METALINKS) };
 }
 
-/** Sources and expected integrity of one Metalink file entry. */
+/** A response may point to a few Metalink descriptions; each is a request. */
+const MAX_METALINKS = 2;
+
+/** Sources and expected integrity of one Metalink file entry (the job keeps the first MAX_SOURCES URLs). */
 export function fromMetalinkFile(file: MetalinkFile, source = 'the Metalink file'): { urls: string[]; expected: ExpectedIntegrity } {
   return {
     urls: file.urls.map((u) => u.url),
