@@ -94,6 +94,17 @@ describe('stitch get against hostile servers', () => {
     expect(result.stderr).not.toContain('Symbol');
   });
 
+  it('uses at most 32 of the 3,000 URLs of a Metalink file', async () => {
+    const dead = await hostile((_req, res) => void res.writeHead(404).end());
+    const m = await mirror({ size: 2_000_000, seed: 88, rate: 2_000_000 });
+    const urls = [m.url, ...Array.from({ length: 3000 }, (_, i) => `${dead.origin}/m${i}/f.bin`)];
+    await writeFile(join(dir, 'f.meta4'), metalinkXml([{ name: 'f.bin', size: 2_000_000, urls }]));
+    const result = await stitch(['get', 'f.meta4']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await sha256(join(dir, 'f.bin'))).toBe(await contentSha256(88, 2_000_000));
+    expect(new Set(dead.requests).size).toBeLessThanOrEqual(31);
+  });
+
   it('saves to -o a:b.bin, keeping its partial files under a name safe on every OS', async () => {
     const m = await mirror({ size: 100_000, seed: 81 });
     const result = await stitch(['get', m.url, '-o', 'a:b.bin']);
