@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join, resolve } from 'node:path';
-import { DownloadJob, formatBytes, RateLimiter, type JobSnapshot } from '../engine';
+import { lstatSync } from 'node:fs';
+import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
+import { DownloadJob, formatBytes, RateLimiter, rangesLength, sanitizeFilename, type JobSnapshot } from '../engine';
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
 import { createNodeHasher } from './node-hasher';
@@ -19,7 +19,12 @@ export async function runGet(command: GetCommand): Promise<number> {
   }
   let code = 0;
   for (const target of targets) {
-    code = Math.max(code, await download(command, target));
+    // A file system refusal (a bad -o, a planted link, no space for the folder) is a plain failure.
+    const result = await download(command, target).catch((error: unknown) => {
+      console.error(`stitch: failed: ${(error as Error).message}`);
+      return 1;
+    });
+    code = Math.max(code, result);
     if (code === 130) break;
   }
   return code;
@@ -29,7 +34,9 @@ async function download(command: GetCommand, target: Target): Promise<number> {
   // The partial download is named after where it goes, so running again finds it.
   const wanted = command.output ? resolve(command.output) : target.name ? resolve(target.name) : undefined;
   const dir = wanted ? dirname(wanted) : process.cwd();
-  const id = wanted ? basename(wanted) : targetId(target);
+  if (!command.output && target.name) await refuseLinkedFolders(process.cwd(), target.name);
+  // The partial files' names must be safe on every OS even when the output's is not (`-o a:b.bin`).
+  const id = wanted ? sanitizeFilename(basename(wanted)) : targetId(target);
   const store = new FileStore(dir);
   const options = {
     connectionsPerServer: command.connectionsPerServer,
@@ -86,18 +93,32 @@ async function finish(command: GetCommand, store: FileStore, job: DownloadJob, r
     return result.error ? 1 : 130;
   }
   console.error(`stitch: failed: ${result.error?.message ?? result.status}`);
-  console.error('stitch: what was received is kept; run the same command again to retry');
+  // After a digest mismatch nothing is kept (the bytes were wrong): say only what is true.
+  const kept = rangesLength(await store.storedRanges(job.id));
+  console.error(`stitch: ${kept > 0 ? `the ${formatBytes(kept)} received are kept; ` : ''}run the same command again to retry`);
   return 1;
 }
 
-/** "name.ext", else "name (1).ext", … so an existing file is never overwritten unasked. */
+/** "name.ext", else "name (1).ext", … so an existing file (or link) is never overwritten unasked. */
 function unusedPath(path: string): string {
-  if (!existsSync(path)) return path;
+  const taken = (p: string) => lstatSync(p, { throwIfNoEntry: false }) !== undefined;
+  if (!taken(path)) return path;
   const ext = extname(path);
   const stem = path.slice(0, path.length - ext.length);
   for (let i = 1; ; i++) {
     const candidate = `${stem} (${i})${ext}`;
-    if (!existsSync(candidate)) return candidate;
+    if (!taken(candidate)) return candidate;
+  }
+}
+
+/** A Metalink file's folders are made by Stitch: an existing link among them would lead elsewhere. */
+async function refuseLinkedFolders(base: string, name: string): Promise<void> {
+  let path = base;
+  for (const folder of name.split('/').slice(0, -1)) {
+    path += sep + folder;
+    const stats = await lstat(path).catch(() => undefined);
+    if (!stats) return;
+    if (!stats.isDirectory()) throw new Error(`${path} is a link or a file, not a folder: the Metalink file's ${name} cannot go there`);
   }
 }
 

@@ -1,5 +1,17 @@
-import { fetchMetalink, filenameFromUrl, fromMetalinkFile, isSafeMetalinkName, parseChecksumArgument, parseMetalink, sanitizeFilename, type ExpectedIntegrity, type MetalinkFile } from '../engine';
-import { readFile } from 'node:fs/promises';
+import {
+  fetchMetalink,
+  filenameFromUrl,
+  formatBytes,
+  fromMetalinkFile,
+  isSafeMetalinkName,
+  METALINK_LIMITS,
+  parseChecksumArgument,
+  parseMetalink,
+  sanitizeFilename,
+  type ExpectedIntegrity,
+  type MetalinkFile,
+} from '../engine';
+import { readFile, stat } from 'node:fs/promises';
 import type { GetCommand } from './args';
 
 /** One file to download: its URLs, what it must hash to, and where it goes. */
@@ -48,6 +60,7 @@ export function targetId(target: Target): string {
 
 async function readMetalink(source: string): Promise<MetalinkFile[]> {
   if (/^https?:\/\//i.test(source)) return fetchMetalink(source, fetch);
+  if ((await stat(source)).size > METALINK_LIMITS.maxBytes) throw new Error(`${source} is larger than ${formatBytes(METALINK_LIMITS.maxBytes)}`);
   const parsed = parseMetalink(await readFile(source, 'utf8'));
   if ('error' in parsed) throw new Error(`${source} is not a valid Metalink file: ${parsed.error}`);
   return parsed.files;

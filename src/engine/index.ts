@@ -14,5 +14,5 @@ export { filenameFromUrl, parseContentLength, parseContentRange, sanitizeFilenam
 export { parseChecksumArgument } from './integrity/expected';
 export type { DigestAlgorithm } from './integrity/digests';
 export type { Hasher } from './integrity/hasher';
-export { fetchMetalink, fromMetalinkFile } from './sources/advertised';
+export { fetchMetalink, fromMetalinkFile, METALINK_LIMITS } from './sources/advertised';
 export { isSafeMetalinkName, parseMetalink, type MetalinkFile } from './sources/metalink';

@@ -7,7 +7,7 @@ import { digestMismatch, verificationAlgorithm, type HexDigest } from './integri
 import { PrefixHasher } from './integrity/prefix-hasher';
 import { reverifySegments } from './integrity/reverify';
 import { ifRangeValidator } from './remote-file';
-import { withDefaults, type EngineOptions } from './options';
+import { MAX_SOURCES, withDefaults, type EngineOptions } from './options';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
 import { MirrorScheduler } from './scheduler/scheduler';
@@ -60,6 +60,8 @@ export class DownloadJob extends Emitter<JobEvents> {
   private receivedBytes = 0;
   private lastProgressAt = 0;
   private saving: Promise<void> = Promise.resolve();
+  /** The state changed since the last save began. */
+  private unsaved = false;
   /** Cancelled: nothing may be saved for this job any more. */
   private deleted = false;
   private mirrorReports: MirrorReport[] = [];
@@ -83,7 +85,7 @@ export class DownloadJob extends Emitter<JobEvents> {
     options?: Partial<EngineOptions>,
   ): Promise<DownloadJob> {
     const now = (options?.clock ?? Date).now();
-    const mirrors = (init.mirrors ?? []).filter((m) => m !== init.url);
+    const mirrors = newSources([init.url], init.mirrors ?? []);
     const state: JobState = {
       version: 1,
       id: init.id,
@@ -318,9 +320,11 @@ export class DownloadJob extends Emitter<JobEvents> {
         this.mirrorReports = reports;
       },
       addSources: async (urls) => {
-        const known = new Set([this.jobState.url, ...this.jobState.mirrors]);
-        this.jobState = { ...this.jobState, mirrors: [...this.jobState.mirrors, ...urls.filter((u) => !known.has(u))] };
+        const added = newSources([this.jobState.url, ...this.jobState.mirrors], urls);
+        if (added.length === 0) return added;
+        this.jobState = { ...this.jobState, mirrors: [...this.jobState.mirrors, ...added] };
         await this.persist();
+        return added;
       },
       addExpected: async (expected) => {
         const current = this.jobState.expected;
@@ -391,12 +395,38 @@ export class DownloadJob extends Emitter<JobEvents> {
     this.emit('status', this.snapshot());
   }
 
-  /** Saves the current state; saves run one after another so the newest one lands last. */
+  /**
+   * Saves the current state; saves run one after another so the newest one lands last. Changes
+   * made while a save is under way are saved once, together, after it: a burst of notices costs
+   * two writes, not one each.
+   */
   private persist(): Promise<void> {
     if (this.deleted) return Promise.resolve();
     this.jobState = { ...this.jobState, updatedAt: this.options.clock.now() };
-    const state = this.jobState;
-    this.saving = this.saving.catch(() => {}).then(() => this.store.saveState(this.id, state as unknown as JobStateRecord));
+    this.unsaved = true;
+    this.saving = this.saving
+      .catch(() => {})
+      .then(() => {
+        if (!this.unsaved) return; // an earlier save in the queue already wrote this state
+        this.unsaved = false;
+        return this.store.saveState(this.id, this.jobState as unknown as JobStateRecord).catch((error: unknown) => {
+          this.unsaved = true; // the next save in the queue tries again
+          throw error;
+        });
+      });
     return this.saving;
   }
+}
+
+/** The URLs of `urls` not in `known`, without repeats, up to MAX_SOURCES in all. */
+function newSources(known: readonly string[], urls: readonly string[]): string[] {
+  const seen = new Set(known);
+  const added: string[] = [];
+  for (const url of urls) {
+    if (seen.size >= MAX_SOURCES) break;
+    if (seen.has(url)) continue;
+    seen.add(url);
+    added.push(url);
+  }
+  return added;
 }

@@ -55,6 +55,13 @@ export interface EngineDependencies {
 
 export type EngineOptions = EngineTunables & RequestContext & EngineDependencies;
 
+/**
+ * At most this many URLs of one file (the primary included) are kept, however many a user, a
+ * server or a Metalink file names: a hostile list of thousands would cost a request each and
+ * bloat every saved state. `maxMirrors` of them are in use at once.
+ */
+export const MAX_SOURCES = 32;
+
 export const DEFAULT_OPTIONS: EngineOptions = {
   stallTimeoutMs: 20_000,
   maxAttemptsWithoutProgress: 8,

@@ -33,8 +33,8 @@ export interface SchedulerHost extends TransferHost {
   /** The file's URLs, primary (the one the user asked for) first. */
   readonly sources: readonly string[];
   mirrorsChanged(reports: MirrorReport[]): void;
-  /** Remembers more URLs of the file (from Link headers or a Metalink file). */
-  addSources(urls: string[]): Promise<void>;
+  /** Remembers more URLs of the file (from Link headers or a Metalink file); resolves with those kept (at most MAX_SOURCES in all). */
+  addSources(urls: string[]): Promise<string[]>;
   /** Adds digests or piece hashes learned during the download. */
   addExpected(expected: ExpectedIntegrity): Promise<void>;
   /** Every digest known for the file so far. */
@@ -66,12 +66,28 @@ export function describeFile(host: TransferHost, facts: ResponseFacts, size: num
   };
 }
 
+/** Plain words for the network failures fetch reports only as a code on its error's cause (Node's fetch). */
+const NETWORK_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  UND_ERR_SOCKET: 'the server closed the connection',
+  EPIPE: 'the server closed the connection',
+  ENOTFOUND: 'the host name could not be resolved (DNS)',
+  EAI_AGAIN: 'the host name could not be resolved (DNS)',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+};
+
 /** An error in plain words, with its cause when that adds something. */
 export function describe(error: unknown): string {
   if (error instanceof Error) {
     const cause = (error as { cause?: unknown }).cause;
+    const code = (cause as { code?: unknown } | undefined)?.code;
+    const plain = typeof code === 'string' ? NETWORK_FAILURES[code] : undefined;
     const detail = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';
-    return `${error.message}${detail}`;
+    return `${plain ?? error.message}${detail}`;
   }
   return String(error);
 }

@@ -167,7 +167,9 @@ export class FileStore implements DownloadStore {
         await fs.copyFile(dataPath, finalPath);
         await fs.rm(dataPath);
       } else if (code === 'ENOENT' && job.ranges.length === 0) {
-        await fs.writeFile(finalPath, new Uint8Array(0)); // an empty file never got a data file
+        // An empty file never got a data file; a link in its place is replaced, not followed.
+        await fs.rm(finalPath, { force: true });
+        await fs.writeFile(finalPath, new Uint8Array(0), { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW });
       } else {
         throw error;
       }
@@ -199,8 +201,8 @@ export class FileStore implements DownloadStore {
 
   private dataHandle(id: string, job: Job): Promise<FileHandle> {
     if (!job.data) {
-      // O_CREAT without O_TRUNC: opens an existing partial file as is.
-      job.data = this.ensureDir().then(() => fs.open(this.dataPath(id), constants.O_RDWR | constants.O_CREAT));
+      // Without O_TRUNC: an existing partial file is opened as is.
+      job.data = this.ensureDir().then(() => openOwnFile(this.dataPath(id), constants.O_RDWR));
       job.data.catch(() => (job.data = undefined));
     }
     return job.data;
@@ -241,7 +243,7 @@ export class FileStore implements DownloadStore {
     }
     try {
       await this.ensureDir();
-      job.journal ??= await fs.open(this.statePath(id), 'a');
+      job.journal ??= await openOwnFile(this.statePath(id), constants.O_WRONLY | constants.O_APPEND);
       await job.journal.appendFile(line);
     } catch (error) {
       job.broken = true;
@@ -261,8 +263,15 @@ export class FileStore implements DownloadStore {
     await job.journal?.close();
     job.journal = undefined;
     await this.ensureDir();
-    // Write-then-rename: a crash leaves either the old journal or the new one, never half.
-    await fs.writeFile(`${path}.tmp`, text);
+    // Write-then-rename: a crash leaves either the old journal or the new one, never half. A
+    // leftover temporary file (or a link planted in its place) is removed, not written through.
+    await fs.rm(`${path}.tmp`, { force: true });
+    const tmp = await fs.open(`${path}.tmp`, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW);
+    try {
+      await tmp.writeFile(text);
+    } finally {
+      await tmp.close();
+    }
     await fs.rename(`${path}.tmp`, path);
     Object.assign(job, contents, { lines: entries.length, bytes: text.length, broken: false });
   }
@@ -281,24 +290,29 @@ async function replay(path: string): Promise<Job> {
     data: undefined,
     queue: Promise.resolve(),
   };
-  let file: Buffer;
+  let handle: FileHandle;
   try {
-    file = await fs.readFile(path);
+    handle = await openOwnFile(path, constants.O_RDWR, false);
   } catch (error) {
     if (codeOf(error) === 'ENOENT') return job;
     throw error;
   }
-  const whole = file.lastIndexOf(0x0a) + 1;
-  const lines = file.subarray(0, whole).toString('utf8').split('\n').slice(0, -1);
-  lines.forEach((line, i) => {
-    const entry = parseEntry(line);
-    if (!entry) throw new Error(`${path}:${i + 1}: corrupt journal line`);
-    apply(job, entry, line + '\n');
-  });
-  job.lines = lines.length;
-  job.bytes = whole;
-  // Truncating keeps the next append from gluing onto the fragment.
-  if (whole < file.length) await fs.truncate(path, whole);
+  try {
+    const file = await handle.readFile();
+    const whole = file.lastIndexOf(0x0a) + 1;
+    const lines = file.subarray(0, whole).toString('utf8').split('\n').slice(0, -1);
+    lines.forEach((line, i) => {
+      const entry = parseEntry(line);
+      if (!entry) throw new Error(`${path}:${i + 1}: corrupt journal line`);
+      apply(job, entry, line + '\n');
+    });
+    job.lines = lines.length;
+    job.bytes = whole;
+    // Truncating keeps the next append from gluing onto the fragment.
+    if (whole < file.length) await handle.truncate(whole);
+  } finally {
+    await handle.close();
+  }
   return job;
 }
 
@@ -371,6 +385,28 @@ async function closeJob(job: Job | undefined): Promise<void> {
   await closeData(job);
   await job.journal?.close();
   job.journal = undefined;
+}
+
+/**
+ * Opens a file of the store, creating it unless `create` is false, and never through a link: a
+ * symbolic link (O_NOFOLLOW) or a hard link (a second name for someone else's file) planted
+ * under the store's name would make Stitch write into its target, so they are refused.
+ */
+async function openOwnFile(path: string, flags: number, create = true): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(path, flags | constants.O_NOFOLLOW | (create ? constants.O_CREAT : 0));
+  } catch (error) {
+    if (codeOf(error) === 'ELOOP') throw new Error(`${path} is a symbolic link, which Stitch did not make: remove it and try again`);
+    throw error;
+  }
+  const stats = await handle.stat();
+  if (!stats.isFile() || stats.nlink !== 1) {
+    await handle.close();
+    const what = stats.isFile() ? 'has other names (a hard link)' : 'is not a regular file';
+    throw new Error(`${path} ${what}, which Stitch did not make: remove it and try again`);
+  }
+  return handle;
 }
 
 /** Job ids become file names: no separators, no parent references, no NUL (nor ':' for Windows streams). */

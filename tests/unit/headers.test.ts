@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   type ContentRange,
@@ -10,7 +11,16 @@ import {
   parseETag,
   parseRetryAfter,
   sanitizeFilename,
+  sanitizeRelativePath,
 } from '../../src/engine/http/headers';
+
+/**
+ * Runs `task` and returns its result, or throws when it has not returned after `ms`. A vm timeout
+ * interrupts even a regular expression that backtracks for minutes, which a test timeout cannot.
+ */
+function endsWithin<T>(ms: number, task: () => T): T {
+  return runInNewContext('task()', { task }, { timeout: ms }) as T;
+}
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -326,8 +336,20 @@ describe('sanitizeFilename', () => {
     ['icon.png', 'icon.png'],
     ['bad\ud800surrogate.txt', 'badsurrogate.txt'],
     ['emoji 😀.txt', 'emoji 😀.txt'],
+    ['photo\u202egpj.exe', 'photogpj.exe'],
+    ['\u2067name\u2069\u200e.txt', 'name.txt'],
   ])('%j → %j', (name, expected) => {
     expect(sanitizeFilename(name)).toBe(expected);
+  });
+
+  it('ends at once on hostile names of 200,000 characters, keeping their ends', () => {
+    const dots = '.'.repeat(200_000);
+    const spaces = ' '.repeat(200_000);
+    expect(endsWithin(2000, () => sanitizeFilename(`a${dots}b`))).toBe('a.b');
+    expect(endsWithin(2000, () => sanitizeFilename(`a${spaces}.iso`))).toBe('a.iso');
+    expect(endsWithin(2000, () => sanitizeFilename(`${dots}x`))).toBe('x');
+    const header = `attachment; filename="a${dots}b.bin"`;
+    expect(endsWithin(2000, () => parseContentDisposition(header))).toBeUndefined();
   });
 
   it.each(['', '.', '..', '...', '   ', 'a/', 'a/..', '<>:"|?*', '\x00\x01', 'x\\.'])(
@@ -376,6 +398,29 @@ describe('sanitizeFilename', () => {
       const once = sanitizeFilename(name);
       expect(sanitizeFilename(once)).toBe(once);
     }
+  });
+});
+
+describe('sanitizeRelativePath', () => {
+  it.each<[string, string]>([
+    ['.ssh/authorized_keys', 'ssh/authorized_keys'],
+    ['.profile', 'profile'],
+    ['CON', '_CON'],
+    ['sub/trail. ', 'sub/trail'],
+    ['dir/nul.txt/.git/config', 'dir/_nul.txt/git/config'],
+    ['a/.../b', 'a/_/b'],
+    ['over/\u202eexe.txt', 'over/exe.txt'],
+    ['plain/path/file.iso', 'plain/path/file.iso'],
+  ])('%j → %j', (path, expected) => {
+    expect(sanitizeRelativePath(path)).toBe(expected);
+  });
+
+  it('keeps every segment within 200 UTF-8 bytes', () => {
+    const out = sanitizeRelativePath(`${'d'.repeat(300)}/${'é'.repeat(300)}.bin`);
+    const [dir, file] = out.split('/');
+    expect(new TextEncoder().encode(dir).length).toBe(200);
+    expect(new TextEncoder().encode(file).length).toBeLessThanOrEqual(200);
+    expect(file!.endsWith('.bin')).toBe(true);
   });
 });
 

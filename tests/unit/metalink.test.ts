@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { Digest, DigestAlgorithm } from '../../src/engine/integrity/digests';
 import {
@@ -164,7 +165,7 @@ describe('parseMetalink: realistic documents', () => {
       <description>tab&#9;here &#x1F600; </description>
       <url location='d&#101;'>http://x/a?q=&quot;1&quot;&amp;r=&#60;</url></file></metalink>`;
     const [f] = files(xml);
-    expect(f!.name).toBe('café & crème <1> "x\'.txt');
+    expect(f!.name).toBe("café & crème 1 x'.txt"); // then sanitized: < > " cannot be in a file name
     expect(f!.description).toBe('tab\there 😀');
     expect(f!.urls).toEqual([{ url: 'http://x/a?q=%221%22&r=%3C', location: 'de' }]);
   });
@@ -329,18 +330,50 @@ describe('parseMetalink: invalid documents', () => {
     }
   });
 
+  it('reads an element with 200,000 attributes in linear time', () => {
+    const attrs = Array.from({ length: 200_000 }, (_, i) => `x${i}="v"`).join(' ');
+    const xml = `<metalink><file name="a" ${attrs}><url>http://x/a</url></file></metalink>`;
+    // A vm timeout interrupts a pairwise check, which a test timeout cannot.
+    const result = runInNewContext('parse(xml)', { parse: parseMetalink, xml }, { timeout: 3000 }) as MetalinkResult;
+    expect('files' in result && result.files[0]!.name).toBe('a');
+  });
+
   it('rejects an unsafe name even when other files are fine', () => {
     const xml = `<metalink><file name="ok"><url>http://x/ok</url></file><file name="../../.bashrc"><url>http://x/b</url></file></metalink>`;
     expect(error(xml)).toBe('unsafe file name "../../.bashrc": it contains a ".." segment');
   });
 
-  it.each(['a', 'a.iso', 'dir/sub/file.tar.gz', '.hidden', 'a..b', '...', 'a/.b', 'ab:c', 'über/файл 1.txt', ' spaced '])(
-    'accepts the safe name %j',
-    (name) => {
-      expect(isSafeMetalinkName(name)).toBe(true);
-      expect(files(`<metalink><file name="${name}"><url>http://x/</url></file></metalink>`)[0]!.name).toBe(name);
-    },
-  );
+  it.each(['a', 'a.iso', 'dir/sub/file.tar.gz', 'a..b', 'über/файл 1.txt'])('accepts the safe name %j', (name) => {
+    expect(isSafeMetalinkName(name)).toBe(true);
+    expect(files(`<metalink><file name="${name}"><url>http://x/</url></file></metalink>`)[0]!.name).toBe(name);
+  });
+
+  it.each<[string, string]>([
+    ['.ssh/authorized_keys', 'ssh/authorized_keys'],
+    ['.profile', 'profile'],
+    ['.hidden', 'hidden'],
+    ['a/.b', 'a/b'],
+    ['CON', '_CON'],
+    ['sub/aux.txt', 'sub/_aux.txt'],
+    ['sub/trail. ', 'sub/trail'],
+    [' spaced ', 'spaced'],
+    ['ab:c', 'abc'],
+    ['...', '_'],
+    ['doc\u202etxt.exe', 'doctxt.exe'],
+    [`${'n'.repeat(300)}.iso`, `${'n'.repeat(196)}.iso`],
+  ])('sanitizes every segment of %j like a server-given name', (name, expected) => {
+    expect(files(`<metalink><file name="${name}"><url>http://x/</url></file></metalink>`)[0]!.name).toBe(expected);
+  });
+
+  it('refuses paths nested deeper than 16 levels', () => {
+    expect(isSafeMetalinkName(`${'d/'.repeat(15)}f`)).toBe(true);
+    expect(metalinkNameProblem(`${'d/'.repeat(16)}f`)).toBe('it is nested deeper than 16 levels');
+  });
+
+  it('refuses two names that sanitize to the same path', () => {
+    const xml = `<metalink><file name=".x"><url>http://x/1</url></file><file name="x"><url>http://x/2</url></file></metalink>`;
+    expect(error(xml)).toBe('file name "x" appears twice');
+  });
 });
 
 describe('parseMetalink: malformed XML', () => {
@@ -376,6 +409,11 @@ describe('parseMetalink: malformed XML', () => {
     ['an unquoted attribute', `<metalink><file name=a/></metalink>`, 'attribute "name" is not quoted'],
     ['an attribute without value', `<metalink><file name/></metalink>`, 'attribute "name" has no value'],
     ['a duplicate attribute', `<metalink><file name="a" name="b"/></metalink>`, 'duplicate attribute "name"'],
+    [
+      'a duplicate among 2,000 attributes',
+      `<metalink><file ${Array.from({ length: 2_000 }, (_, i) => `a${i}="v"`).join(' ')} a7="w" name="a"/></metalink>`,
+      'duplicate attribute "a7"',
+    ],
     ['attributes without space', `<metalink><file name="a"x="b"/></metalink>`, 'malformed start tag'],
     ['"<" in an attribute', `<metalink><file name="a<b"/></metalink>`, '"<" in attribute "name"'],
     ['an unterminated attribute', `<metalink><file name="a/></metalink>`, 'unterminated attribute'],

@@ -81,8 +81,10 @@ export async function openExchange(
       signal: controller.signal,
     };
   } catch (error) {
+    // Read before close(), which aborts with CLOSED: the caller needs the real failure.
+    const failure: unknown = controller.signal.aborted ? controller.signal.reason : error;
     await close();
-    throw controller.signal.aborted ? controller.signal.reason : error;
+    throw failure;
   }
 }
 

@@ -163,8 +163,14 @@ function decodeExtValue(value: string): string | undefined {
   return charset === 'iso-8859-1' ? bytes : fatalUtf8(latin1Bytes(bytes));
 }
 
+/**
+ * Longer Content-Disposition values are refused unread: no real file name needs more, and the
+ * parsing stays cheap whatever a server sends.
+ */
+const MAX_DISPOSITION_CHARS = 8192;
+
 export function parseContentDisposition(value: string | null): string | undefined {
-  if (value === null) return undefined;
+  if (value === null || value.length > MAX_DISPOSITION_CHARS) return undefined;
   const params = dispositionParams(value);
   const ext = params.get('filename*');
   const extName = ext === undefined ? undefined : decodeExtValue(ext);
@@ -199,6 +205,14 @@ export function filenameFromUrl(url: string): string | undefined {
 
 const MAX_FILENAME_BYTES = 200;
 const MAX_EXTENSION_BYTES = 32;
+/**
+ * What of a name is looked at: its start (a kept name has at most 200 bytes, so 200 characters)
+ * and its end (the extension). Cutting first keeps every step below linear in a bounded length.
+ */
+const HEAD_CHARS = 256;
+const TAIL_CHARS = 64;
+/** A relative path (a Metalink name) has at most this many segments. */
+export const MAX_PATH_DEPTH = 16;
 
 const charBytes = (ch: string) => {
   const c = ch.codePointAt(0)!;
@@ -223,13 +237,31 @@ function truncateUtf8(s: string, max: number): string {
   return out;
 }
 
+const isDotOrSpace = (ch: string) => ch === '.' || /\s/.test(ch);
+
+/** `s` without leading (when `leading`) and trailing dots and white space; a loop, not a backtracking pattern. */
+function trimDotsAndSpaces(s: string, leading: boolean): string {
+  let start = 0;
+  let end = s.length;
+  if (leading) while (start < end && isDotOrSpace(s.charAt(start))) start++;
+  while (end > start && isDotOrSpace(s.charAt(end - 1))) end--;
+  return s.slice(start, end);
+}
+
+/**
+ * One path segment safe on every OS: no separators, control, bidi-override or reserved
+ * characters, no leading dots (hidden files), no trailing dots or spaces (Windows drops them),
+ * no device names, at most 200 UTF-8 bytes (the extension kept); `fallback` when nothing is left.
+ */
 export function sanitizeFilename(name: string, fallback = 'download'): string {
-  let s = name.split(/[/\\]/).pop() ?? '';
+  let s = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
+  if (s.length > HEAD_CHARS + TAIL_CHARS) s = s.slice(0, HEAD_CHARS) + s.slice(-TAIL_CHARS);
   s = s
-    .replace(/[\x00-\x1f\x7f-\x9f<>:"|?*]/g, '')
+    // Bidi controls make "gpj.exe" look like "exe.jpg".
+    .replace(/[\x00-\x1f\x7f-\x9f<>:"|?*\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     // Lone surrogates cannot be encoded in a file name on any OS.
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
-    .replace(/^[.\s]+|[.\s]+$/g, ''); // Windows drops trailing dots/spaces; leading ones hide files
+    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '');
+  s = trimDotsAndSpaces(s, true);
   if (s === '') return fallback;
   if (utf8Length(s) > MAX_FILENAME_BYTES) {
     const dot = s.lastIndexOf('.');
@@ -237,11 +269,22 @@ export function sanitizeFilename(name: string, fallback = 'download'): string {
     const keepExt = ext !== '' && utf8Length(ext) <= MAX_EXTENSION_BYTES;
     const base = keepExt ? s.slice(0, dot) : s;
     const room = MAX_FILENAME_BYTES - (keepExt ? utf8Length(ext) : 0);
-    s = truncateUtf8(base, room).replace(/[.\s]+$/, '') + (keepExt ? ext : '');
+    s = trimDotsAndSpaces(truncateUtf8(base, room), false) + (keepExt ? ext : '');
   }
   // Windows reserves these device names even with an extension (NUL.txt is still NUL).
   if (/^(?:con|prn|aux|nul|com[1-9]|lpt[1-9])(?:\..*)?$/i.test(s)) s = `_${s}`;
   return s;
+}
+
+/**
+ * A relative path (`dir/sub/name`) whose every segment went through `sanitizeFilename`. The
+ * caller has refused absolute paths, `..`, empty segments and more than MAX_PATH_DEPTH of them.
+ */
+export function sanitizeRelativePath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => sanitizeFilename(segment, '_'))
+    .join('/');
 }
 
 export function isIdentityEncoding(value: string | null): boolean {

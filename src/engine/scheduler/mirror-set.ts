@@ -1,6 +1,7 @@
 import { DownloadError } from '../errors';
 import type { ResponseFacts } from '../http/response-facts';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
+import { MAX_SOURCES } from '../options';
 import { describe } from '../transfer-host';
 import { MirrorState, type MirrorReport } from './mirror-state';
 import { firstDifference } from './probe-bytes';
@@ -134,9 +135,11 @@ export class MirrorSet {
   private async add(urls: string[], from: string): Promise<void> {
     const fresh = urls.filter((url) => !this.mirrors.some((m) => m.url === url));
     if (fresh.length === 0) return;
-    await this.host.addSources(fresh);
-    for (const url of fresh) this.mirrors.push(new MirrorState(this.mirrors.length, url, false));
-    this.host.notice(`${from} named ${fresh.length} more mirror${fresh.length > 1 ? 's' : ''}`);
+    const kept = await this.host.addSources(fresh);
+    for (const url of kept) this.mirrors.push(new MirrorState(this.mirrors.length, url, false));
+    const also = kept.length < fresh.length ? `; ${kept.length} of them kept (at most ${MAX_SOURCES} URLs per file)` : '';
+    this.host.notice(`${from} named ${fresh.length} more mirror${fresh.length > 1 ? 's' : ''}${also}`);
+    if (kept.length === 0) return;
     this.report(true);
     this.events.grew();
   }

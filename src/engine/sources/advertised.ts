@@ -2,6 +2,7 @@ import type { ExpectedIntegrity } from '../job-state';
 import { toHexDigests } from '../integrity/expected';
 import { bytesToHex } from '../integrity/digests';
 import type { ResponseFacts } from '../http/response-facts';
+import { fetchBoundedText, type TextLimits } from '../http/bounded-text';
 import { duplicatesFromLink, METALINK_MEDIA_TYPE } from './link-header';
 import { parseMetalink, type MetalinkFile } from './metalink';
 
@@ -15,10 +16,13 @@ export function advertisedSources(facts: ResponseFacts, link: string | null, url
   const found = duplicatesFromLink([link], facts.url || url);
   const metalinks = found.describedBy.filter((d) => !d.type || d.type === METALINK_MEDIA_TYPE).map((d) => d.url);
   const mirrors = facts.digests.length > 0 ? found.mirrors.map((m) => m.url) : [];
-  return { mirrors, metalinks };
+  return { mirrors, metalinks: metalinks.slice(0, MAX_METALINKS) };
 }
 
-/** Sources and expected integrity of one Metalink file entry. */
+/** A response may point to a few Metalink descriptions; each is a request. */
+const MAX_METALINKS = 2;
+
+/** Sources and expected integrity of one Metalink file entry (the job keeps the first MAX_SOURCES URLs). */
 export function fromMetalinkFile(file: MetalinkFile, source = 'the Metalink file'): { urls: string[]; expected: ExpectedIntegrity } {
   return {
     urls: file.urls.map((u) => u.url),
@@ -34,13 +38,13 @@ export function fromMetalinkFile(file: MetalinkFile, source = 'the Metalink file
   };
 }
 
-/** Fetches and parses a Metalink description (at most 4 MiB); throws with a readable reason. */
-export async function fetchMetalink(url: string, fetcher: typeof fetch, signal?: AbortSignal): Promise<MetalinkFile[]> {
-  const response = await fetcher(url, { signal, cache: 'no-store' });
-  if (!response.ok) throw new Error(`the Metalink file ${url} answered ${response.status}`);
-  const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > 4 * 1024 * 1024) throw new Error(`the Metalink file ${url} is too large (${length} bytes)`);
-  const parsed = parseMetalink(await response.text(), response.url || url);
+/** A Metalink description is read up to this size and for this long. */
+export const METALINK_LIMITS: TextLimits = { maxBytes: 4 * 1024 * 1024, timeoutMs: 30_000 };
+
+/** Fetches and parses a Metalink description; throws with a readable reason. */
+export async function fetchMetalink(url: string, fetcher: typeof fetch, signal?: AbortSignal, limits = METALINK_LIMITS): Promise<MetalinkFile[]> {
+  const { text, url: from } = await fetchBoundedText(url, `the Metalink file ${url}`, fetcher, limits, signal);
+  const parsed = parseMetalink(text, from);
   if ('error' in parsed) throw new Error(`the Metalink file ${url} is invalid: ${parsed.error}`);
   return parsed.files;
 }

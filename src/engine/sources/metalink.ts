@@ -13,6 +13,7 @@ import {
   normalizeDigestAlgorithm,
   sameDigest,
 } from '../integrity/digests';
+import { MAX_PATH_DEPTH, sanitizeRelativePath } from '../http/headers';
 
 export const METALINK_NS = 'urn:ietf:params:xml:ns:metalink';
 
@@ -41,7 +42,10 @@ export interface MetalinkPieces {
 }
 
 export interface MetalinkFile {
-  /** Relative path, checked by `isSafeMetalinkName`; may contain `/` subdirectories. */
+  /**
+   * Relative path, checked by `isSafeMetalinkName`, every segment sanitized like a server's file
+   * name (no hidden files, device names, bidi controls…); may contain `/` subdirectories.
+   */
   name: string;
   size?: number;
   hashes: Digest[];
@@ -190,6 +194,7 @@ function parseXml(input: string): XmlElement {
       if (root && stack.length === 0) throw err('a second root element');
       const qname = name();
       const raw: Array<[string, string]> = [];
+      const seenAttrs = new Set<string>();
       for (;;) {
         const before = i;
         ws();
@@ -206,7 +211,8 @@ function parseXml(input: string): XmlElement {
         if (close < 0) throw err(`unterminated attribute "${attr}"`);
         const value = s.slice(i + 1, close);
         if (value.includes('<')) throw err(`"<" in attribute "${attr}"`);
-        if (raw.some(([n]) => n === attr)) throw err(`duplicate attribute "${attr}"`);
+        if (seenAttrs.has(attr)) throw err(`duplicate attribute "${attr}"`);
+        seenAttrs.add(attr);
         // Attribute-value normalization: literal whitespace becomes a space, references do not.
         raw.push([attr, decodeEntities(value.replace(/[\t\n]/g, ' '))]);
         i = close + 1;
@@ -250,7 +256,9 @@ export function metalinkNameProblem(name: string): string | undefined {
   if (/[\x00-\x1f\x7f]/.test(name)) return 'it contains control characters';
   if (name.startsWith('/')) return 'it is an absolute path';
   if (/^[a-z]:/i.test(name)) return 'it starts with a drive letter';
-  for (const segment of name.split('/')) {
+  const segments = name.split('/');
+  if (segments.length > MAX_PATH_DEPTH) return `it is nested deeper than ${MAX_PATH_DEPTH} levels`;
+  for (const segment of segments) {
     if (segment === '..') return 'it contains a ".." segment';
     if (segment === '.') return 'it contains a "." segment';
     if (segment === '') return 'it contains an empty path segment';
@@ -291,8 +299,8 @@ function httpUrl(text: string, baseUrl: string | undefined): string | undefined 
 function checkedName(name: string | undefined, what: string): string {
   if (name === undefined) throw new MetalinkError(`${what} has no name`);
   const problem = metalinkNameProblem(name);
-  if (problem) throw new MetalinkError(`unsafe file name ${JSON.stringify(name)}: ${problem}`);
-  return name;
+  if (problem) throw new MetalinkError(`unsafe file name ${JSON.stringify(name.length > 200 ? `${name.slice(0, 200)}…` : name)}: ${problem}`);
+  return sanitizeRelativePath(name);
 }
 
 const STRENGTH: readonly DigestAlgorithm[] = ['sha-512', 'sha-256', 'sha-1', 'md5'];
