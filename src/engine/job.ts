@@ -8,7 +8,7 @@ import { PrefixHasher } from './integrity/prefix-hasher';
 import { reverifySegments } from './integrity/reverify';
 import { ifRangeValidator } from './remote-file';
 import { sleep } from './retry';
-import { withDefaults, type EngineOptions } from './options';
+import { jobOptions, type EngineOptions } from './options';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
 import { MirrorScheduler, type Playback, type SchedulerHost } from './scheduler/scheduler';
@@ -95,7 +95,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       createdAt: now,
       updatedAt: now,
     };
-    const job = new DownloadJob(store, state, withDefaults(options));
+    const job = new DownloadJob(store, state, jobOptions(options, state.url));
     await job.persist();
     return job;
   }
@@ -103,7 +103,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   /** Reopens a job from the store, or undefined if none (or an unreadable one) is stored. */
   static async open(store: DownloadStore, id: string, options?: Partial<EngineOptions>): Promise<DownloadJob | undefined> {
     const state = parseJobState(await store.loadState(id));
-    return state && new DownloadJob(store, state, withDefaults(options));
+    return state && new DownloadJob(store, state, jobOptions(options, state.url));
   }
 
   get id(): string {

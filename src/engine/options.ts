@@ -1,5 +1,6 @@
 import type { DigestAlgorithm } from './integrity/digests';
 import { createHasher, type Hasher } from './integrity/hasher';
+import { trustedFetch } from './http/request-trust';
 import type { RateLimiter } from './rate-limiter';
 
 /** Tunables of one download; every field has a default suited to real networks. */
@@ -30,8 +31,13 @@ export interface EngineOptions {
   maxBufferBytes: number;
   /** Extra request headers (e.g. Referer is set through `referrer`). */
   headers: Record<string, string>;
+  /** The page the download came from: sent to the origin of the job's URL only. */
   referrer?: string;
+  /** Credentials for the origin of the job's URL and `credentialOrigins`; every other URL gets none. */
   credentials: RequestCredentials;
+  /** Origins (e.g. mirrors in a user's rule) that may receive credentials too. */
+  credentialOrigins: string[];
+  /** A job sends every request through `trustedFetch` around this (see jobOptions). */
   fetch: typeof fetch;
   /** A speed limit to share with other downloads, if any. */
   rateLimiter?: RateLimiter;
@@ -56,6 +62,7 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   maxBufferBytes: 96 * 1024 * 1024,
   headers: {},
   credentials: 'same-origin',
+  credentialOrigins: [],
   // Late-bound so tests and the extension can patch the global.
   fetch: (input, init) => fetch(input, init),
   createHasher,
@@ -63,4 +70,11 @@ export const DEFAULT_OPTIONS: EngineOptions = {
 
 export function withDefaults(options: Partial<EngineOptions> = {}): EngineOptions {
   return { ...DEFAULT_OPTIONS, ...options };
+}
+
+/** A job's options: each request and redirect it makes gets the policy of its own URL (request-trust.ts). */
+export function jobOptions(options: Partial<EngineOptions> | undefined, primaryUrl: string): EngineOptions {
+  const all = withDefaults(options);
+  const scope = { primaryUrl, credentials: all.credentials, credentialOrigins: all.credentialOrigins, referrer: all.referrer };
+  return { ...all, fetch: trustedFetch(all.fetch, scope) };
 }
