@@ -19,6 +19,8 @@ export interface BrowserDownload {
   /** -1 or 0 when unknown. */
   totalBytes?: number;
   byExtensionId?: string;
+  /** Started in a private (incognito) window. */
+  incognito?: boolean;
   state?: 'in_progress' | 'interrupted' | 'complete';
   filename?: string;
   error?: string;

@@ -13,16 +13,16 @@ export interface ProbeResult {
 const PROBE_TIMEOUT_MS = 15_000;
 
 /**
- * Asks for the first byte of `url` as Stitch would download it (the site's cookies, no cache):
- * tells whether a re-request works and how large the file is. The body is not read.
+ * Asks for the first byte of `url` as Stitch would download it (with the job's credentials, no
+ * cache): tells whether a re-request works and how large the file is. The body is not read.
  */
-export async function probeUrl(url: string, init: { referrer?: string; fetch?: typeof fetch } = {}): Promise<ProbeResult> {
+export async function probeUrl(url: string, init: { referrer?: string; credentials: RequestCredentials; fetch?: typeof fetch }): Promise<ProbeResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('no answer within 15 s')), PROBE_TIMEOUT_MS);
   try {
     const response = await (init.fetch ?? fetch)(url, {
       headers: { Range: 'bytes=0-0' },
-      credentials: 'include',
+      credentials: init.credentials,
       cache: 'no-store',
       referrer: init.referrer,
       signal: controller.signal,
