@@ -80,8 +80,10 @@ export async function openExchange(
       signal: controller.signal,
     };
   } catch (error) {
+    // Read before close(), which aborts with CLOSED and would hide why the request failed.
+    const reason = controller.signal.aborted ? controller.signal.reason : error;
     await close();
-    throw controller.signal.aborted ? controller.signal.reason : error;
+    throw reason;
   }
 }
 
