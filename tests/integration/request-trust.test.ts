@@ -56,6 +56,16 @@ describe('where servers may send Stitch', () => {
     expect(inside.stats.requests).toEqual([]);
   });
 
+  it.each([
+    ['file:///etc/passwd', 'redirected to file:///etc/passwd is not an http:// or https:// address'],
+    ['http://[', 'redirected to "http://[", which is not a URL'],
+  ])('a redirect to %s is refused, saying where it led', async (location, reason) => {
+    const primary = await mirror({ size: MiB, seed: 85, redirect: { location } });
+    const run = await download(primary.url);
+    expect(run.result.status).toBe('failed');
+    expect(run.result.error?.message).toContain(`${primary.url} ${reason}`);
+  });
+
   it('a mirror in the local network advertised for a public file is ignored, with a notice', async () => {
     const size = 2 * MiB;
     const sha = await contentSha256(83, size);

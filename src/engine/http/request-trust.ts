@@ -81,7 +81,8 @@ export function trustedFetch(fetcher: typeof fetch, scope: TrustScope): typeof f
       if (location === null) return response;
       await response.body?.cancel().catch(() => {});
       if (hop >= MAX_REDIRECTS) throw new MirrorProblem(`${url} redirected more than ${MAX_REDIRECTS} times`, 'http-status');
-      const next = new URL(location, url).href;
+      const next = resolve(location, url);
+      if (next === undefined) throw new MirrorProblem(`${url} redirected to "${location}", which is not a URL`, 'http-status');
       refuseRedirect(url, next, scope);
       url = next;
     }
@@ -108,6 +109,15 @@ function refuseRedirect(from: string, to: string, scope: TrustScope): void {
 
 function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+}
+
+/** `location` against `base`, or undefined when it is not a URL (URL.parse needs Chrome 126). */
+function resolve(location: string, base: string): string | undefined {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return undefined;
+  }
 }
 
 function originOf(url: string): string | undefined {
