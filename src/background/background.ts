@@ -18,6 +18,7 @@ import type { EstimateStorage } from './storage-space';
 import { installStreamRoute, type StreamScope } from './stream-route';
 import { takeOver } from './takeover';
 import { UiNotices } from './ui-notices';
+import { isOwnPage } from './sender';
 import { UiPorts } from './ui-ports';
 
 export interface BackgroundDeps {
@@ -72,12 +73,14 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   })();
   const restore = () => void manager.then((m) => m.restore()).catch((error: unknown) => console.error('Stitch: restore failed', error));
 
-  api.runtime.onMessage.addListener((message) => {
+  api.runtime.onMessage.addListener((message, sender) => {
     // Messages for the offscreen document are not ours: leave them unanswered here.
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
+    if (!isOwnPage(sender, api)) return undefined;
     return manager.then((m) => handleRequest(message, { api, manager: m, settings, notices, mirrorsFor }));
   });
   api.runtime.onConnect.addListener((port) => {
+    if (!isOwnPage(port.sender, api)) return;
     ports.connect(port);
     playback.connect(port);
   });

@@ -4,6 +4,8 @@
  * unit tests pass a fake. Nothing else in src/background touches `browser.*`.
  */
 
+import type { Sender } from './sender';
+
 export interface ApiEvent<L extends (...args: never[]) => unknown> {
   addListener(listener: L): void;
   removeListener(listener: L): void;
@@ -19,6 +21,8 @@ export interface BrowserDownload {
   /** -1 or 0 when unknown. */
   totalBytes?: number;
   byExtensionId?: string;
+  /** Started in a private (incognito) window. */
+  incognito?: boolean;
   state?: 'in_progress' | 'interrupted' | 'complete';
   filename?: string;
   error?: string;
@@ -48,6 +52,8 @@ export interface MenuClick {
 /** A connected page (the UI port). */
 export interface UiPort {
   readonly name: string;
+  /** Who opened the port. */
+  readonly sender?: Sender;
   postMessage(message: unknown): void;
   onDisconnect: ApiEvent<() => void>;
   /** What the page posts (the player port's position reports). */
@@ -86,6 +92,8 @@ export interface SessionRule {
 export interface BrowserApi {
   /** The extension's own id (to ignore our own downloads). */
   readonly extensionId: string;
+  /** The origin of the extension's own pages, with a trailing slash: `chrome-extension://<id>/`. */
+  readonly extensionOrigin: string;
   downloads: {
     download(request: DownloadRequest): Promise<number>;
     cancel(id: number): Promise<void>;
@@ -119,7 +127,7 @@ export interface BrowserApi {
     onStartup: ApiEvent<() => void>;
     onInstalled: ApiEvent<() => void>;
     /** Return a promise to answer; undefined to leave the message to another listener. */
-    onMessage: ApiEvent<(message: unknown, sender: { url?: string; id?: string }) => Promise<unknown> | undefined>;
+    onMessage: ApiEvent<(message: unknown, sender: Sender) => Promise<unknown> | undefined>;
     onConnect: ApiEvent<(port: UiPort) => void>;
   };
   /** Opens an extension page (the player) in a new tab. */

@@ -1,12 +1,18 @@
 import { DownloadJob, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
 import type { Settings } from '../settings/schema';
 
+/** Whether a job's requests to the origin of its URL carry the browser's cookies. */
+export type JobCredentials = 'include' | 'omit';
+
 /** What the background knows when it starts a download. */
 export interface JobSource {
   url: string;
   /** Further URLs of the same file (from the mirror rules). */
   mirrors: readonly string[];
   referrer?: string;
+  credentials: JobCredentials;
+  /** Mirror origins a rule allowed cookies for. */
+  cookieOrigins: readonly string[];
 }
 
 /**
@@ -25,14 +31,17 @@ export function openJob(store: DownloadStore, id: string, source: Omit<JobSource
 export const speedLimit = new RateLimiter();
 
 /**
- * Requests carry the site's cookies (a taken-over download must be fetched as the browser
- * would). The page's `referrer` is passed on by Firefox's background page but dropped by
- * Chrome's worker (it is not same-origin with it): the Referer is set in both by a session rule
- * while the job runs (referrer-rules.ts, held by JobManager).
+ * Requests to the URL's origin carry the site's cookies when the job says so (a taken-over
+ * download must carry no more than the browser's own request); other origins get none unless a
+ * mirror rule allowed them (the engine decides per request: request-trust.ts). The page's
+ * `referrer` is passed on by Firefox's background page but dropped by Chrome's worker (it is not
+ * same-origin with it): the Referer is set in both by a session rule while the job runs
+ * (referrer-rules.ts, held by JobManager).
  */
 function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Partial<EngineOptions> {
   return {
-    credentials: 'include',
+    credentials: source.credentials,
+    credentialOrigins: [...source.cookieOrigins],
     referrer: safeReferrer(source.referrer),
     connectionsPerServer: settings.connectionsPerServer,
     minBlockBytes: settings.minBlockBytes,

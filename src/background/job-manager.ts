@@ -1,8 +1,9 @@
 import { normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type Playback } from '../engine';
 import type { JobAction, JobView } from '../messages';
 import { mediaTypeOf } from '../media-type';
+import { cookieOriginsFor } from '../settings/mirror-rules';
 import type { Settings } from '../settings/schema';
-import { createJob, openJob, type JobSource } from './create-job';
+import { createJob, openJob, type JobCredentials, type JobSource } from './create-job';
 import type { JobMeta, JobMetaStore } from './job-meta';
 import type { JobSaver } from './job-saver';
 import type { ReferrerRules } from './referrer-rules';
@@ -28,6 +29,8 @@ export interface JobManagerDeps {
 
 export interface NewDownload {
   url: string;
+  /** 'omit' when the browser's own request carried no cookies (a take-over); default 'include': the user chose the URL. */
+  credentials?: JobCredentials;
   referrer?: string;
   filename?: string;
   saveAs?: boolean;
@@ -74,10 +77,15 @@ export class JobManager {
   async add(download: NewDownload): Promise<JobView> {
     await this.restore();
     const id = this.deps.newId?.() ?? crypto.randomUUID();
-    const source: JobSource = { url: download.url, mirrors: download.mirrors ?? [], referrer: download.referrer };
+    const settings = this.deps.settings();
+    const credentials = download.credentials ?? 'include';
+    const cookieOrigins = credentials === 'include' ? cookieOriginsFor(download.url, settings.mirrorRules) : [];
+    const source: JobSource = { url: download.url, mirrors: download.mirrors ?? [], referrer: download.referrer, credentials, cookieOrigins };
     const meta: JobMeta = {
       id,
       referrer: download.referrer,
+      credentials,
+      cookieOrigins,
       mirrors: [...source.mirrors],
       filename: download.filename,
       saveAs: download.saveAs === true,
@@ -85,7 +93,7 @@ export class JobManager {
       createdAt: Date.now(),
     };
     await this.deps.meta.save(meta);
-    const job = await createJob(this.deps.store, id, source, this.deps.settings());
+    const job = await createJob(this.deps.store, id, source, settings);
     const entry = this.track(job, meta, 0);
     this.enqueue(entry);
     this.pump();
@@ -201,7 +209,8 @@ export class JobManager {
     for (const id of await this.deps.store.listJobs()) {
       if (this.entries.has(id)) continue;
       const meta = await this.deps.meta.load(id);
-      const job = await openJob(this.deps.store, id, { mirrors: meta.mirrors, referrer: meta.referrer }, settings).catch(() => undefined);
+      const source = { mirrors: meta.mirrors, referrer: meta.referrer, credentials: meta.credentials, cookieOrigins: meta.cookieOrigins };
+      const job = await openJob(this.deps.store, id, source, settings).catch(() => undefined);
       if (!job) continue; // unreadable state: leave it, never crash the worker
       if (meta.createdAt === 0) meta.createdAt = job.state.createdAt;
       const stored = job.state.status === 'complete' ? 0 : rangesLength(normalizeRanges(await this.deps.store.storedRanges(id)));

@@ -1,4 +1,5 @@
 import type { BrowserApi } from './browser-api';
+import type { JobCredentials } from './create-job';
 
 /**
  * What the background remembers about a job beyond the engine's state (which the engine owns
@@ -9,6 +10,10 @@ export interface JobMeta {
   id: string;
   /** The page the download came from. */
   referrer?: string;
+  /** Whether the job's requests to the URL's origin carry the browser's cookies. */
+  credentials: JobCredentials;
+  /** Mirror origins a rule allowed cookies for when the job was created. */
+  cookieOrigins: string[];
   /** Mirror URLs from the rules when the job was created (the engine may not use them yet). */
   mirrors: string[];
   /** The user's name for the file (add-url); otherwise the server's. */
@@ -56,7 +61,10 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
   return {
     id,
     referrer: typeof r.referrer === 'string' ? r.referrer : undefined,
-    mirrors: Array.isArray(r.mirrors) ? r.mirrors.filter((m): m is string => typeof m === 'string') : [],
+    // Jobs stored before this field was kept were started with cookies.
+    credentials: r.credentials === 'omit' ? 'omit' : 'include',
+    cookieOrigins: strings(r.cookieOrigins),
+    mirrors: strings(r.mirrors),
     filename: typeof r.filename === 'string' ? r.filename : undefined,
     saveAs: r.saveAs === true,
     pausedByUser: r.pausedByUser === true,
@@ -71,4 +79,8 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
     heldFor: typeof r.heldFor === 'string' ? r.heldFor : undefined,
     createdAt: typeof r.createdAt === 'number' ? r.createdAt : 0,
   };
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }

@@ -3,22 +3,24 @@ import { mirrorUrlsFor } from '../settings/mirror-rules';
 import { normalizeMirrorRule, type MirrorRule } from '../settings/schema';
 import { probeUrl, type ProbeResult } from './probe';
 
-type Probe = (url: string) => Promise<ProbeResult>;
+type Probe = (url: string, credentials: RequestCredentials) => Promise<ProbeResult>;
 
 /**
  * The options page's "test" button: asks the sample URL and each mirror's rewrite of it for the
- * first byte and compares sizes. A mirror passes when it serves the same size.
+ * first byte and compares sizes. A mirror passes when it serves the same size. The mirrors are
+ * asked as downloads will ask them: with cookies only if the rule sends them.
  */
 export async function testMirrorRule(
   rule: MirrorRule,
   sampleUrl: string,
-  probe: Probe = (url) => probeUrl(url),
+  probe: Probe = (url, credentials) => probeUrl(url, { credentials }),
 ): Promise<{ original: MirrorTestResult; mirrors: MirrorTestResult[] }> {
   const normal = normalizeMirrorRule(rule);
   if (!normal) throw new Error('the rule is not valid; fix the pattern and mirror prefixes first');
   const mirrorUrls = mirrorUrlsFor(sampleUrl, [normal]);
   if (mirrorUrls.length === 0) throw new Error(`the sample URL does not match the pattern ${normal.pattern}`);
-  const [original, ...answers] = await Promise.all([sampleUrl, ...mirrorUrls].map((url) => probe(url)));
+  const mirrorCredentials = normal.sendCookies ? 'include' : 'omit';
+  const [original, ...answers] = await Promise.all([probe(sampleUrl, 'include'), ...mirrorUrls.map((url) => probe(url, mirrorCredentials))]);
   const originalResult = describe(sampleUrl, original!, undefined);
   return {
     original: originalResult,

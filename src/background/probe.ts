@@ -1,3 +1,4 @@
+import { parseContentLength, parseContentRange, trustedFetch } from '../engine';
 
 export interface ProbeResult {
   /** HTTP status; 0 when the request failed before any answer. */
@@ -13,20 +14,16 @@ export interface ProbeResult {
 const PROBE_TIMEOUT_MS = 15_000;
 
 /**
- * Asks for the first byte of `url` as Stitch would download it (the site's cookies, no cache):
- * tells whether a re-request works and how large the file is. The body is not read.
+ * Asks for the first byte of `url` as Stitch would download it (with the job's credentials, no
+ * cache, redirects checked as the job checks them): tells whether a re-request works and how
+ * large the file is. The body is not read.
  */
-export async function probeUrl(url: string, init: { referrer?: string; fetch?: typeof fetch } = {}): Promise<ProbeResult> {
+export async function probeUrl(url: string, init: { referrer?: string; credentials: RequestCredentials; fetch?: typeof fetch }): Promise<ProbeResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('no answer within 15 s')), PROBE_TIMEOUT_MS);
   try {
-    const response = await (init.fetch ?? fetch)(url, {
-      headers: { Range: 'bytes=0-0' },
-      credentials: 'include',
-      cache: 'no-store',
-      referrer: init.referrer,
-      signal: controller.signal,
-    });
+    const fetcher = trustedFetch(init.fetch ?? fetch, { primaryUrl: url, credentials: init.credentials, credentialOrigins: [], referrer: init.referrer });
+    const response = await fetcher(url, { headers: { Range: 'bytes=0-0' }, cache: 'no-store', signal: controller.signal });
     await response.body?.cancel().catch(() => {});
     const range = response.status === 206 ? parseContentRange(response.headers.get('content-range')) : undefined;
     const size =
@@ -42,5 +39,4 @@ export async function probeUrl(url: string, init: { referrer?: string; fetch?: t
   } finally {
     clearTimeout(timer);
   }
-}import { parseContentLength, parseContentRange } from '../engine';
-
+}

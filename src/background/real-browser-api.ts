@@ -6,6 +6,7 @@ export function realBrowserApi(): BrowserApi {
   const downloads = browser.downloads;
   return {
     extensionId: browser.runtime.id,
+    extensionOrigin: browser.runtime.getURL(''),
     downloads: {
       download: (request) => downloads.download(request),
       cancel: (id) => downloads.cancel(id),
@@ -50,7 +51,7 @@ export function realBrowserApi(): BrowserApi {
       onBeforeRequest: {
         // Observation only (no 'blocking'): which top-level and frame requests were POSTs.
         addListener: (listener) =>
-          browser.webRequest.onBeforeRequest.addListener(listener, { urls: ['<all_urls>'], types: ['main_frame', 'sub_frame'] }),
+          browser.webRequest.onBeforeRequest.addListener(listener, { urls: ['http://*/*', 'https://*/*'], types: ['main_frame', 'sub_frame'] }),
         removeListener: (listener) => browser.webRequest.onBeforeRequest.removeListener(listener),
       },
     },

@@ -1,5 +1,6 @@
 import type { Settings } from '../settings/schema';
 import type { BrowserDownload } from './browser-api';
+import type { JobCredentials } from './create-job';
 import type { ProbeResult } from './probe';
 
 /** take: Stitch runs it. leave: the browser keeps it; `notice` is shown to the user, if any. */
@@ -10,7 +11,8 @@ const LEAVE: Leave = { take: false };
 
 /** First look, from what the browser tells at onCreated, before any network request. */
 export function firstLook(item: BrowserDownload, settings: Settings, extensionId: string, wasPosted: boolean): Leave | 'probe' {
-  if (!settings.takeover || item.byExtensionId === extensionId) return LEAVE;
+  // Private windows: Stitch would keep the file and its URL in storage that outlives the window.
+  if (!settings.takeover || item.byExtensionId === extensionId || item.incognito === true) return LEAVE;
   if (item.state !== undefined && item.state !== 'in_progress') return LEAVE;
   const url = item.finalUrl || item.url;
   const size = item.totalBytes !== undefined && item.totalBytes > 0 ? item.totalBytes : undefined;
@@ -26,8 +28,33 @@ export function firstLook(item: BrowserDownload, settings: Settings, extensionId
   return 'probe';
 }
 
-/** Second look, after asking the server for the first byte again. */
-export function afterProbe(item: BrowserDownload, probe: ProbeResult, settings: Settings): Decision {
+/**
+ * Whether Stitch's requests for a taken-over download may carry the site's cookies: never more
+ * than the browser's own request did. An extension's fetch sends all of a site's cookies
+ * (SameSite=Strict ones too) or none, while the browser withholds Strict ones (and Lax ones from
+ * a subresource) when the page is on another site. So cookies go only when the page (the
+ * download's referrer) is on the file's very host and scheme, a site the browser surely treats
+ * as the same; anything else, a missing referrer included (a page may hide it), gets none. A
+ * server that needs them then refuses the probe, and the browser keeps the download.
+ */
+export function takeoverCredentials(url: string, referrer: string | undefined): JobCredentials {
+  try {
+    const file = new URL(url);
+    const page = new URL(referrer ?? '');
+    return page.protocol === file.protocol && page.hostname === file.hostname ? 'include' : 'omit';
+  } catch {
+    return 'omit';
+  }
+}
+
+/** Second look, after asking the server for the first byte again (with `credentials`). */
+export function afterProbe(item: BrowserDownload, probe: ProbeResult, settings: Settings, credentials: JobCredentials = 'include'): Decision {
+  if ((probe.status === 401 || probe.status === 403) && credentials === 'omit') {
+    return {
+      take: false,
+      notice: `Left to the browser: the server refused a request without cookies (${probe.status}), and the browser sent none it could repeat: the link came from another site`,
+    };
+  }
   if (probe.status === 401 || probe.status === 403 || probe.status === 410) {
     return {
       take: false,

@@ -1,10 +1,11 @@
 import type { Settings } from '../settings/schema';
 import type { BrowserApi, BrowserDownload } from './browser-api';
+import type { JobCredentials } from './create-job';
 import type { NewDownload } from './job-manager';
 import type { PostTracker } from './post-tracker';
 import { probeUrl, type ProbeResult } from './probe';
 import type { ReferrerRules } from './referrer-rules';
-import { afterProbe, firstLook } from './takeover-rules';
+import { afterProbe, firstLook, takeoverCredentials } from './takeover-rules';
 
 export interface TakeoverDeps {
   api: BrowserApi;
@@ -13,7 +14,7 @@ export interface TakeoverDeps {
   add: (download: NewDownload) => Promise<unknown>;
   notice: (message: string, url?: string) => Promise<unknown>;
   mirrorsFor: (url: string) => string[];
-  probe?: (url: string, referrer?: string) => Promise<ProbeResult>;
+  probe?: (url: string, init: { referrer?: string; credentials: JobCredentials }) => Promise<ProbeResult>;
   /** Sets the page's Referer on Stitch's requests (fetch cannot): the probe must be asked as the job will. */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
 }
@@ -31,10 +32,11 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
   if (first !== 'probe') return leave(first.notice, url, deps);
   // The probe carries the Referer the job will send; the job holds the rule itself once added.
   const owner = `takeover:${item.id}`;
+  const credentials = takeoverCredentials(url, item.referrer);
   await deps.referrers?.hold(owner, url, item.referrer);
   try {
-    const probe = await (deps.probe ?? ((u, r) => probeUrl(u, { referrer: r })))(url, item.referrer);
-    const second = afterProbe(item, probe, settings);
+    const probe = await (deps.probe ?? probeUrl)(url, { referrer: item.referrer, credentials });
+    const second = afterProbe(item, probe, settings, credentials);
     if (!second.take) return await leave('notice' in second ? second.notice : undefined, url, deps);
     try {
       await deps.api.downloads.cancel(item.id);
@@ -44,7 +46,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
     const after = await deps.api.downloads.search(item.id).catch(() => undefined);
     if (after?.state === 'complete') return 'left';
     await deps.api.downloads.erase(item.id).catch(() => {});
-    await deps.add({ url, referrer: item.referrer || undefined, mirrors: deps.mirrorsFor(url) });
+    await deps.add({ url, referrer: item.referrer || undefined, credentials, mirrors: deps.mirrorsFor(url) });
     return 'taken';
   } finally {
     await deps.referrers?.release(owner);

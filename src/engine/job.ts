@@ -7,7 +7,7 @@ import { digestMismatch, verificationAlgorithm, type HexDigest } from './integri
 import { PrefixHasher } from './integrity/prefix-hasher';
 import { reverifySegments } from './integrity/reverify';
 import { ifRangeValidator } from './remote-file';
-import { MAX_SOURCES, withDefaults, type EngineOptions } from './options';
+import { jobOptions, MAX_SOURCES, type EngineOptions } from './options';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
 import { MirrorScheduler } from './scheduler/scheduler';
@@ -98,7 +98,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       createdAt: now,
       updatedAt: now,
     };
-    const job = new DownloadJob(store, state, withDefaults(options));
+    const job = new DownloadJob(store, state, jobOptions(options, state.url));
     await job.persist();
     return job;
   }
@@ -106,7 +106,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   /** Reopens a job from the store, or undefined if none (or an unreadable one) is stored. */
   static async open(store: DownloadStore, id: string, options?: Partial<EngineOptions>): Promise<DownloadJob | undefined> {
     const state = parseJobState(await store.loadState(id));
-    return state && new DownloadJob(store, state, withDefaults(options));
+    return state && new DownloadJob(store, state, jobOptions(options, state.url));
   }
 
   get id(): string {

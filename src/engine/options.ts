@@ -1,5 +1,6 @@
 import type { DigestAlgorithm } from './integrity/digests';
 import { createHasher, type Hasher } from './integrity/hasher';
+import { trustedFetch } from './http/request-trust';
 import type { RateLimiter } from './rate-limiter';
 
 /** The engine's sense of time: injected so tests and benchmarks can control it. */
@@ -39,12 +40,17 @@ export interface EngineTunables {
 export interface RequestContext {
   /** Extra request headers (e.g. Referer is set through `referrer`). */
   headers: Record<string, string>;
+  /** The page the download came from: sent to the origin of the job's URL only. */
   referrer?: string;
+  /** Credentials for the origin of the job's URL and `credentialOrigins`; every other URL gets none. */
   credentials: RequestCredentials;
+  /** Origins (e.g. mirrors in a user's rule) that may receive credentials too. */
+  credentialOrigins: string[];
 }
 
 /** The ports the engine is given by its platform (the extension, the CLI, tests). */
 export interface EngineDependencies {
+  /** A job sends every request through `trustedFetch` around this (see jobOptions). */
   fetch: typeof fetch;
   /** Streaming hash factory; Node passes node:crypto, the browser its fastest one. */
   createHasher: (algorithm: DigestAlgorithm) => Hasher;
@@ -79,6 +85,7 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   maxBufferBytes: 96 * 1024 * 1024,
   headers: {},
   credentials: 'same-origin',
+  credentialOrigins: [],
   // Late-bound so tests and the extension can patch the global.
   fetch: (input, init) => fetch(input, init),
   createHasher,
@@ -87,4 +94,11 @@ export const DEFAULT_OPTIONS: EngineOptions = {
 
 export function withDefaults(options: Partial<EngineOptions> = {}): EngineOptions {
   return { ...DEFAULT_OPTIONS, ...options };
+}
+
+/** A job's options: each request and redirect it makes gets the policy of its own URL (request-trust.ts). */
+export function jobOptions(options: Partial<EngineOptions> | undefined, primaryUrl: string): EngineOptions {
+  const all = withDefaults(options);
+  const scope = { primaryUrl, credentials: all.credentials, credentialOrigins: all.credentialOrigins, referrer: all.referrer };
+  return { ...all, fetch: trustedFetch(all.fetch, scope) };
 }

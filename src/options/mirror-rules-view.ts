@@ -8,7 +8,7 @@ import { ruleFromValues, type RuleValues } from './settings-form';
 /** Asks the background to check each mirror of a rule against a sample URL. */
 export type TestRule = (rule: MirrorRule, sampleUrl: string) => Promise<{ original: MirrorTestResult; mirrors: MirrorTestResult[] }>;
 
-const EMPTY_RULE: RuleValues = { pattern: '', mirrors: '', sampleUrl: '' };
+const EMPTY_RULE: RuleValues = { pattern: '', mirrors: '', passQuery: false, sendCookies: false, sampleUrl: '' };
 
 /** The list of mirror rules with "Add rule"; each rule has its own test button. */
 export class MirrorRulesEditor {
@@ -77,6 +77,8 @@ class RuleRow {
   readonly element: HTMLElement;
   readonly pattern: Field<HTMLInputElement>;
   readonly mirrors: Field<HTMLTextAreaElement>;
+  private readonly passQuery: Field<HTMLInputElement>;
+  private readonly sendCookies: Field<HTMLInputElement>;
   private readonly sample: Field<HTMLInputElement>;
   private readonly legend = h('legend');
   private readonly result = h('div', { class: 'test-result', 'data-testid': 'mirror-rule-test-result', 'aria-live': 'polite' });
@@ -99,6 +101,16 @@ class RuleRow {
       { hint: 'One URL prefix per line; the rest of the URL after the pattern is appended to each.' },
     );
     this.mirrors.control.value = values.mirrors;
+    this.passQuery = new Field(h('input', { type: 'checkbox', 'data-testid': 'mirror-rule-pass-query' }), 'Pass the query to the mirrors', {
+      checkbox: true,
+      hint: 'The part after "?" often holds a signed token or session meant for the original site only.',
+    });
+    this.sendCookies = new Field(h('input', { type: 'checkbox', 'data-testid': 'mirror-rule-send-cookies' }), 'Send my cookies for the mirrors’ sites', {
+      checkbox: true,
+      hint: 'Otherwise mirrors are asked without cookies or referrer, as a stranger would ask.',
+    });
+    this.passQuery.control.checked = values.passQuery;
+    this.sendCookies.control.checked = values.sendCookies;
     this.sample = new Field(
       h('input', { type: 'url', spellcheck: 'false', 'data-testid': 'mirror-rule-sample-url', placeholder: 'https://example.com/releases/file.iso', value: values.sampleUrl }),
       'Sample URL for the test',
@@ -114,6 +126,8 @@ class RuleRow {
         this.legend,
         this.pattern.element,
         this.mirrors.element,
+        this.passQuery.element,
+        this.sendCookies.element,
         h('div', { class: 'rule-test' }, this.sample.element, this.testButton),
         this.result,
         h('div', { class: 'rule-actions' }, this.removeButton),
@@ -128,12 +142,20 @@ class RuleRow {
   }
 
   read(): RuleValues {
-    return { pattern: this.pattern.control.value, mirrors: this.mirrors.control.value, sampleUrl: this.sample.control.value };
+    return {
+      pattern: this.pattern.control.value,
+      mirrors: this.mirrors.control.value,
+      passQuery: this.passQuery.control.checked,
+      sendCookies: this.sendCookies.control.checked,
+      sampleUrl: this.sample.control.value,
+    };
   }
 
   write(values: RuleValues): void {
     this.pattern.control.value = values.pattern;
     this.mirrors.control.value = values.mirrors;
+    this.passQuery.control.checked = values.passQuery;
+    this.sendCookies.control.checked = values.sendCookies;
     this.sample.control.value = values.sampleUrl;
   }
 

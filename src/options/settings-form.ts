@@ -9,6 +9,8 @@ export interface RuleValues {
   pattern: string;
   /** One mirror prefix per line. */
   mirrors: string;
+  passQuery: boolean;
+  sendCookies: boolean;
   /** Only for the "test" button; not part of the settings. */
   sampleUrl: string;
 }
@@ -45,6 +47,8 @@ export function settingsToForm(settings: Settings, sampleUrls: readonly string[]
     rules: settings.mirrorRules.map((rule, i) => ({
       pattern: rule.pattern,
       mirrors: rule.mirrors.join('\n'),
+      passQuery: rule.passQuery,
+      sendCookies: rule.sendCookies,
       sampleUrl: sampleUrls[i] ?? '',
     })),
   };
@@ -93,7 +97,7 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
 }
 
 export function ruleFromValues(rule: RuleValues): MirrorRule {
-  return { pattern: rule.pattern.trim(), mirrors: lines(rule.mirrors) };
+  return { pattern: rule.pattern.trim(), mirrors: lines(rule.mirrors), passQuery: rule.passQuery, sendCookies: rule.sendCookies };
 }
 
 /** Non-empty trimmed lines. */

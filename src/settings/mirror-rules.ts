@@ -2,25 +2,37 @@ import { parsePattern, type MirrorRule } from './schema';
 
 /**
  * The mirror URLs for `url` under the first matching rule: the part of the URL after the
- * rule's path prefix (plus its query) appended to each mirror prefix. The URL itself is not
- * included. Empty when no rule matches.
+ * rule's path prefix (plus its query, if the rule passes it) appended to each mirror prefix. The
+ * URL itself is not included. Empty when no rule matches.
  */
 export function mirrorUrlsFor(url: string, rules: readonly MirrorRule[]): string[] {
+  const match = matchRule(url, rules);
+  if (!match) return [];
+  const { rule, parsed, pathPrefix } = match;
+  const rest = parsed.pathname.slice(pathPrefix.length) + (rule.passQuery ? parsed.search : '');
+  const slash = pathPrefix.endsWith('/') || rest.startsWith('/');
+  return rule.mirrors.map((prefix) => joinPrefix(prefix, rest, slash)).filter((mirror) => mirror !== parsed.href);
+}
+
+/** The mirrors' origins that may get the user's cookies for `url`: those of a matching rule that says so. */
+export function cookieOriginsFor(url: string, rules: readonly MirrorRule[]): string[] {
+  const rule = matchRule(url, rules)?.rule;
+  return rule?.sendCookies ? [...new Set(rule.mirrors.map((prefix) => new URL(prefix).origin))] : [];
+}
+
+function matchRule(url: string, rules: readonly MirrorRule[]): { rule: MirrorRule; parsed: URL; pathPrefix: string } | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return [];
+    return undefined;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return [];
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
   for (const rule of rules) {
     const pattern = parsePattern(rule.pattern);
-    if (!pattern || pattern.host !== parsed.host || !parsed.pathname.startsWith(pattern.pathPrefix)) continue;
-    const rest = parsed.pathname.slice(pattern.pathPrefix.length) + parsed.search;
-    const slash = pattern.pathPrefix.endsWith('/') || rest.startsWith('/');
-    return rule.mirrors.map((prefix) => joinPrefix(prefix, rest, slash)).filter((mirror) => mirror !== parsed.href);
+    if (pattern && pattern.host === parsed.host && parsed.pathname.startsWith(pattern.pathPrefix)) return { rule, parsed, pathPrefix: pattern.pathPrefix };
   }
-  return [];
+  return undefined;
 }
 
 /** Appends `rest` to `prefix`, with exactly one '/' between them at a path boundary. */

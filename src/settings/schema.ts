@@ -14,6 +14,10 @@ export interface MirrorRule {
   pattern: string;
   /** Absolute http(s) URL prefixes; the part of the URL after the pattern is appended. */
   mirrors: string[];
+  /** Append the URL's query too (it often holds a signed token meant for the original site only). */
+  passQuery: boolean;
+  /** Send the browser's cookies for the mirrors' sites with their requests. */
+  sendCookies: boolean;
 }
 
 export interface Settings {
@@ -175,6 +179,9 @@ export function validateMirrorRule(rule: unknown, field = 'mirrorRule'): Setting
       }
     });
   }
+  for (const flag of ['passQuery', 'sendCookies'] as const) {
+    if (rule[flag] !== undefined && typeof rule[flag] !== 'boolean') errors.push({ field: `${field}.${flag}`, message: `${flag} must be true or false` });
+  }
   return errors;
 }
 
@@ -184,7 +191,13 @@ export function normalizeMirrorRule(rule: unknown): MirrorRule | undefined {
   const pattern = parsePattern(rule.pattern);
   const mirrors = rule.mirrors.flatMap((m) => (typeof m === 'string' ? (normalizeMirrorPrefix(m) ?? []) : []));
   if (!pattern || mirrors.length === 0) return undefined;
-  return { pattern: `${pattern.host}${pattern.pathPrefix}`, mirrors: [...new Set(mirrors)].slice(0, LIMITS.mirrorsPerRule.max) };
+  return {
+    pattern: `${pattern.host}${pattern.pathPrefix}`,
+    mirrors: [...new Set(mirrors)].slice(0, LIMITS.mirrorsPerRule.max),
+    // Both off unless the user turned them on: a query or cookies reach the mirrors only by choice.
+    passQuery: rule.passQuery === true,
+    sendCookies: rule.sendCookies === true,
+  };
 }
 
 /**

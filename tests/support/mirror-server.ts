@@ -77,6 +77,10 @@ export interface MirrorOptions {
    * answered 403 with an empty body.
    */
   requireReferer?: string | RegExp;
+  /** Every request for the file is answered with this redirect (302 unless said). */
+  redirect?: { location: string; status?: number };
+  /** `GET /set-cookie` answers a small page with this Set-Cookie header (a site's session). */
+  setCookie?: string;
 }
 
 export interface MirrorRequest {
@@ -86,6 +90,8 @@ export interface MirrorRequest {
   ifRange: string | undefined;
   /** The Referer header, if any. */
   referer: string | undefined;
+  /** The Cookie header, if any. */
+  cookie: string | undefined;
   /** 0 while no header was sent (or never, e.g. `refuse`). */
   status: number;
   /** Body bytes written for this response (compressed ones when gzip). */
@@ -265,6 +271,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
       range: req.headers.range,
       ifRange: single(req.headers['if-range']),
       referer: req.headers.referer,
+      cookie: req.headers.cookie,
       status: 0,
       bytesSent: 0,
       startedAt: Date.now(),
@@ -301,7 +308,14 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     if (options.latencyMs) await sleep(options.latencyMs);
     if (closed) return;
 
+    if (options.setCookie !== undefined && record.path === '/set-cookie') {
+      record.status = 200;
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Set-Cookie': options.setCookie });
+      res.end('<!doctype html><title>signed in</title><p>signed in');
+      return;
+    }
     if (record.path !== filePath) return sendEmpty(res, record, 404, {});
+    if (options.redirect) return sendEmpty(res, record, options.redirect.status ?? 302, { Location: options.redirect.location });
     if (record.method !== 'GET' && record.method !== 'HEAD') {
       return sendEmpty(res, record, 405, { Allow: 'GET, HEAD' });
     }

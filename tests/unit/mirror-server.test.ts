@@ -387,3 +387,18 @@ describe('mirror faults', () => {
     expect(m.stats).toEqual({ requests: [], bytesSent: 0, connections: 0 });
   });
 });
+
+describe('sessions and redirects', () => {
+  it('sets its session cookie at /set-cookie, records the Cookie of each request, and redirects when told', async () => {
+    const m = await mirror({ size: 10, setCookie: 'session=1; Path=/; SameSite=Strict; HttpOnly', redirect: { location: 'http://127.0.0.1:9/elsewhere' } });
+    const signIn = await get(`${m.origin}/set-cookie`);
+    expect(signIn.res.headers.get('set-cookie')).toBe('session=1; Path=/; SameSite=Strict; HttpOnly');
+    const moved = await get(m.url, { Cookie: 'session=1' }, { redirect: 'manual' });
+    expect(moved.res.status).toBe(302);
+    expect(moved.res.headers.get('location')).toBe('http://127.0.0.1:9/elsewhere');
+    expect(m.stats.requests.map((r) => [r.path, r.cookie, r.status])).toEqual([
+      ['/set-cookie', undefined, 200],
+      ['/file.bin', 'session=1', 302],
+    ]);
+  });
+});

@@ -66,8 +66,7 @@ export async function openExchange(
     const response = await options.fetch(url, {
       headers: requestHeaders(ask, validator, options.headers),
       signal: controller.signal,
-      credentials: options.credentials,
-      referrer: options.referrer,
+      // Credentials and referrer are the job's per-URL policy (request-trust.ts, around options.fetch).
       cache: 'no-store',
     });
     watchdog.kick();

@@ -115,6 +115,7 @@ export class MirrorSet {
   /** Adds the mirrors the primary advertises, and reads any Metalink file it points to. */
   async followAdvertised(facts: ResponseFacts, url: string): Promise<void> {
     const advertised = advertisedSources(facts, facts.link ?? null, url);
+    if (advertised.refused.length > 0) this.host.notice(`ignored ${advertised.refused.length} advertised source(s): ${advertised.refused[0]}`);
     if (advertised.mirrors.length > 0) await this.add(advertised.mirrors, 'the server');
     for (const metalink of advertised.metalinks) {
       fetchMetalink(metalink, this.host.options.fetch, this.signal)
@@ -122,7 +123,7 @@ export class MirrorSet {
           const name = this.host.file?.filename;
           const file = files.length === 1 ? files[0] : files.find((f) => f.name.split('/').pop() === name);
           if (!file) throw new Error(`the Metalink file ${metalink} does not describe ${name}`);
-          const { urls, expected } = fromMetalinkFile(file, `the Metalink file ${metalink}`);
+          const { urls, expected } = fromMetalinkFile(file, `the Metalink file ${metalink}`, url);
           await this.host.addExpected(expected);
           await this.add(urls, 'the Metalink file');
         })

@@ -1,31 +1,40 @@
 import type { ExpectedIntegrity } from '../job-state';
 import { toHexDigests } from '../integrity/expected';
 import { bytesToHex } from '../integrity/digests';
+import { advertisedRefusal } from '../http/request-trust';
 import type { ResponseFacts } from '../http/response-facts';
 import { fetchBoundedText, type TextLimits } from '../http/bounded-text';
 import { duplicatesFromLink, METALINK_MEDIA_TYPE } from './link-header';
 import { parseMetalink, type MetalinkFile } from './metalink';
 
 /**
- * Mirrors and Metalink descriptions a primary response advertises in `Link` headers (RFC 6249).
- * As the RFC requires, duplicates count only when the response carries a whole-file digest:
- * without one, nothing ties the mirrors' bytes to this file.
+ * Mirrors and Metalink descriptions the response to the user's `url` advertises in `Link` headers
+ * (RFC 6249). As the RFC requires, duplicates count only when the response carries a whole-file
+ * digest: without one, nothing ties the mirrors' bytes to this file. URLs the server may not
+ * steer Stitch to (request-trust.ts) are left out, in `refused` with the reason.
  */
-export function advertisedSources(facts: ResponseFacts, link: string | null, url: string): { mirrors: string[]; metalinks: string[] } {
-  if (!link) return { mirrors: [], metalinks: [] };
+export function advertisedSources(facts: ResponseFacts, link: string | null, url: string): { mirrors: string[]; metalinks: string[]; refused: string[] } {
+  if (!link) return { mirrors: [], metalinks: [], refused: [] };
   const found = duplicatesFromLink([link], facts.url || url);
   const metalinks = found.describedBy.filter((d) => !d.type || d.type === METALINK_MEDIA_TYPE).map((d) => d.url);
   const mirrors = facts.digests.length > 0 ? found.mirrors.map((m) => m.url) : [];
-  return { mirrors, metalinks: metalinks.slice(0, MAX_METALINKS) };
+  const refused = [...mirrors, ...metalinks].flatMap((u) => advertisedRefusal(u, url) ?? []);
+  const allowed = (u: string) => advertisedRefusal(u, url) === undefined;
+  return { mirrors: mirrors.filter(allowed), metalinks: metalinks.filter(allowed).slice(0, MAX_METALINKS), refused };
 }
 
 /** A response may point to a few Metalink descriptions; each is a request. */
 const MAX_METALINKS = 2;
 
-/** Sources and expected integrity of one Metalink file entry (the job keeps the first MAX_SOURCES URLs). */
-export function fromMetalinkFile(file: MetalinkFile, source = 'the Metalink file'): { urls: string[]; expected: ExpectedIntegrity } {
+/**
+ * Sources and expected integrity of one Metalink file entry (the job keeps the first
+ * MAX_SOURCES URLs). With the URL the user chose, the sources a server may not steer Stitch
+ * to (request-trust.ts) are left out.
+ */
+export function fromMetalinkFile(file: MetalinkFile, source = 'the Metalink file', primaryUrl?: string): { urls: string[]; expected: ExpectedIntegrity } {
+  const urls = file.urls.map((u) => u.url);
   return {
-    urls: file.urls.map((u) => u.url),
+    urls: primaryUrl === undefined ? urls : urls.filter((u) => advertisedRefusal(u, primaryUrl) === undefined),
     expected: {
       size: file.size,
       digests: toHexDigests(file.hashes, source),

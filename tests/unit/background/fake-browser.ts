@@ -20,6 +20,7 @@ export class FakeEvent<L extends (...args: never[]) => unknown> implements ApiEv
  */
 export class FakeBrowser implements BrowserApi {
   readonly extensionId = 'stitch-test';
+  readonly extensionOrigin = 'chrome-extension://stitch-test/';
   readonly calls: string[] = [];
   readonly items = new Map<number, BrowserDownload & { request?: DownloadRequest }>();
   readonly stored = new Map<string, unknown>();
@@ -70,7 +71,7 @@ export class FakeBrowser implements BrowserApi {
     ping: async () => void this.pings++,
     onStartup: new FakeEvent<() => void>(),
     onInstalled: new FakeEvent<() => void>(),
-    onMessage: new FakeEvent<(message: unknown, sender: { url?: string }) => Promise<unknown> | undefined>(),
+    onMessage: new FakeEvent<(message: unknown, sender: { id?: string; url?: string }) => Promise<unknown> | undefined>(),
     onConnect: new FakeEvent<(port: UiPort) => void>(),
   };
   readonly webRequest = { onBeforeRequest: new FakeEvent<(details: SeenRequest) => void>() };

@@ -152,6 +152,24 @@ describe('JobManager', () => {
     expect(after.manager.get(paused.id)?.state).toBe('paused');
   });
 
+  test("a job keeps whether it may send cookies, and to which mirrors' origins, across a restart", async () => {
+    const file = await server(MiB, MiB / 2);
+    const s = await store();
+    const browser = new FakeBrowser();
+    const host = new URL(file.url).host;
+    const rule = { pattern: `${host}/`, mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: false, sendCookies: true };
+    const before = harness({ store: s, browser, settings: { mirrorRules: [rule] } });
+    const taken = await before.manager.add({ url: file.url, credentials: 'omit' });
+    const chosen = await before.manager.add({ url: file.url });
+    await before.manager.act(taken.id, 'pause');
+    await before.manager.act(chosen.id, 'pause');
+
+    const after = harness({ store: s, browser });
+    await after.manager.restore();
+    expect(after.manager.meta(taken.id)).toMatchObject({ credentials: 'omit', cookieOrigins: [] });
+    expect(after.manager.meta(chosen.id)).toMatchObject({ credentials: 'include', cookieOrigins: ['https://m1.example.org', 'https://m2.example.org'] });
+  });
+
   test('pauses a running job when storage runs low, keeps its bytes, and will not restart it without space', async () => {
     const m = await server(4 * MiB, 1 * MiB);
     const h = harness({ store: await store(), free: 1 * MiB });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { mirrorUrlsFor } from '../../../src/settings/mirror-rules';
+import { cookieOriginsFor, mirrorUrlsFor } from '../../../src/settings/mirror-rules';
 import { DEFAULT_SETTINGS, parseSettings, validateSettings } from '../../../src/settings/schema';
 
 describe('settings schema', () => {
@@ -38,12 +38,35 @@ describe('settings schema', () => {
 });
 
 describe('mirror rules', () => {
-  const rules = [{ pattern: 'example.com:8080/releases/', mirrors: ['https://a.example.org/mirror/', 'https://b.example.org'] }];
+  const rules = [{ pattern: 'example.com:8080/releases/', mirrors: ['https://a.example.org/mirror/', 'https://b.example.org'], passQuery: false, sendCookies: false }];
 
-  test('rewrite the rest of the path (and query) under each mirror prefix', () => {
+  test('rewrite the rest of the path under each mirror prefix, without the query (it may be a signed token)', () => {
     expect(mirrorUrlsFor('http://example.com:8080/releases/v1/x.iso?sig=1', rules)).toEqual([
+      'https://a.example.org/mirror/v1/x.iso',
+      'https://b.example.org/v1/x.iso',
+    ]);
+  });
+
+  test('pass the query only when the rule says so', () => {
+    const passing = [{ ...rules[0]!, passQuery: true }];
+    expect(mirrorUrlsFor('http://example.com:8080/releases/v1/x.iso?sig=1', passing)).toEqual([
       'https://a.example.org/mirror/v1/x.iso?sig=1',
       'https://b.example.org/v1/x.iso?sig=1',
+    ]);
+  });
+
+  test("allow the user's cookies for the mirrors' origins only when the rule says so", () => {
+    expect(cookieOriginsFor('http://example.com:8080/releases/x.iso', rules)).toEqual([]);
+    const trusting = [{ ...rules[0]!, mirrors: [...rules[0]!.mirrors, 'https://a.example.org/other/'], sendCookies: true }];
+    expect(cookieOriginsFor('http://example.com:8080/releases/x.iso', trusting)).toEqual(['https://a.example.org', 'https://b.example.org']);
+    expect(cookieOriginsFor('http://example.com:8080/elsewhere/x.iso', trusting)).toEqual([]);
+  });
+
+  test('rules saved before the choices existed load with both off', () => {
+    const parsed = parseSettings({ mirrorRules: [{ pattern: 'example.com/', mirrors: ['https://m.example.org/'] }] });
+    expect(parsed.mirrorRules).toEqual([{ pattern: 'example.com/', mirrors: ['https://m.example.org/'], passQuery: false, sendCookies: false }]);
+    expect(validateSettings({ mirrorRules: [{ pattern: 'example.com/', mirrors: ['https://m.example.org/'], sendCookies: 'yes' }] })).toEqual([
+      { field: 'mirrorRules.0.sendCookies', message: 'sendCookies must be true or false' },
     ]);
   });
 

@@ -4,7 +4,7 @@ import { PostTracker } from '../../../src/background/post-tracker';
 import type { ProbeResult } from '../../../src/background/probe';
 import { ReferrerRules } from '../../../src/background/referrer-rules';
 import { takeOver } from '../../../src/background/takeover';
-import { afterProbe, firstLook } from '../../../src/background/takeover-rules';
+import { afterProbe, firstLook, takeoverCredentials } from '../../../src/background/takeover-rules';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
 import { FakeBrowser } from './fake-browser';
 
@@ -31,6 +31,21 @@ describe('take-over rules', () => {
     expect(firstLook(big(), settings({ takeover: false }), 'me', false)).toEqual({ take: false });
     expect(firstLook(big({ mime: 'video/mp4' }), settings({ excludedTypes: ['video/*'] }), 'me', false)).toEqual({ take: false });
     expect(firstLook(big({ url: 'https://dl.example.com/x' }), settings({ excludedSites: ['example.com'] }), 'me', false)).toEqual({ take: false });
+  });
+
+  test('downloads of private windows are left to the browser', () => {
+    expect(firstLook(big({ incognito: true }), settings(), 'me', false)).toEqual({ take: false });
+    expect(firstLook(big({ incognito: false }), settings(), 'me', false)).toBe('probe');
+  });
+
+  test("cookies only when the page is on the file's own host and scheme; none when unsure", () => {
+    expect(takeoverCredentials('https://example.com/big.iso', 'https://example.com/downloads/')).toBe('include');
+    expect(takeoverCredentials('http://127.0.0.1:8080/big.iso', 'http://127.0.0.1:9090/')).toBe('include');
+    expect(takeoverCredentials('http://127.0.0.1:8080/big.iso', 'http://localhost:8080/')).toBe('omit');
+    expect(takeoverCredentials('https://dl.example.com/big.iso', 'https://www.example.com/')).toBe('omit');
+    expect(takeoverCredentials('https://example.com/big.iso', 'http://example.com/')).toBe('omit');
+    expect(takeoverCredentials('https://example.com/big.iso', undefined)).toBe('omit');
+    expect(takeoverCredentials('https://example.com/big.iso', '')).toBe('omit');
   });
 
   test('blob:, data: and POST downloads stay with the browser, with a notice', () => {
@@ -81,12 +96,34 @@ describe('takeOver', () => {
     const { deps: d, added } = deps(browser, ok());
     expect(await takeOver(item, d)).toBe('taken');
     expect(browser.calls).toEqual([`cancel ${item.id}`, `erase ${item.id}`]);
-    expect(added).toEqual([{ url: 'https://example.com/big.iso', referrer: 'https://example.com/page', mirrors: ['https://mirror.example.org/big.iso'] }]);
+    expect(added).toEqual([
+      { url: 'https://example.com/big.iso', referrer: 'https://example.com/page', credentials: 'include', mirrors: ['https://mirror.example.org/big.iso'] },
+    ]);
+  });
+
+  test('a link from another site is probed and fetched without cookies, as the browser withheld its strict ones', async () => {
+    const browser = new FakeBrowser();
+    const item = browser.startBrowserDownload({ url: 'https://files.example.net/big.iso', referrer: 'https://example.com/', totalBytes: 100_000_000 });
+    const { deps: d, added } = deps(browser, ok());
+    const probed: unknown[] = [];
+    expect(await takeOver(item, { ...d, probe: async (url, init) => (probed.push({ url, ...init }), ok()) })).toBe('taken');
+    expect(probed).toEqual([{ url: 'https://files.example.net/big.iso', referrer: 'https://example.com/', credentials: 'omit' }]);
+    expect(added).toMatchObject([{ url: 'https://files.example.net/big.iso', credentials: 'omit' }]);
+  });
+
+  test('a link from another site to a file that needs cookies stays with the browser, saying why', async () => {
+    const browser = new FakeBrowser();
+    const item = browser.startBrowserDownload({ url: 'https://files.example.net/big.iso', referrer: 'https://example.com/', totalBytes: 100_000_000 });
+    const { deps: d, added, notices } = deps(browser, { status: 403, statusText: 'Forbidden' });
+    expect(await takeOver(item, d)).toBe('left');
+    expect(browser.calls).toEqual([]);
+    expect(added).toEqual([]);
+    expect(notices[0]).toMatch(/without cookies \(403\).*another site/);
   });
 
   test('a refused re-request leaves the browser download running and records a notice', async () => {
     const browser = new FakeBrowser();
-    const item = browser.startBrowserDownload({ url: 'https://example.com/signed?sig=1', totalBytes: 100_000_000 });
+    const item = browser.startBrowserDownload({ url: 'https://example.com/signed?sig=1', referrer: 'https://example.com/page', totalBytes: 100_000_000 });
     const { deps: d, added, notices } = deps(browser, { status: 403, statusText: 'Forbidden' });
     expect(await takeOver(item, d)).toBe('left');
     expect(browser.calls).toEqual([]);

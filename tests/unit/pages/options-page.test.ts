@@ -11,7 +11,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 const stored: Settings = {
   ...parseSettings(DEFAULT_SETTINGS),
   thresholdBytes: 50_000_000,
-  mirrorRules: [{ pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'] }],
+  mirrorRules: [{ pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: false, sendCookies: false }],
 };
 
 /** The one seam: `send` answering like the background would, recording what it was asked. */
@@ -58,6 +58,24 @@ describe('OptionsPage', () => {
     expect(rules).toHaveLength(1);
     expect(input('mirror-rule-pattern', rules[0]).value).toBe('example.com/pub/');
     expect(byTestId<HTMLTextAreaElement>('mirror-rule-mirrors', rules[0]).value).toBe('https://m1.example.org/pub/\nhttps://m2.example.org/');
+    expect(input('mirror-rule-pass-query', rules[0]).checked).toBe(false);
+    expect(input('mirror-rule-send-cookies', rules[0]).checked).toBe(false);
+  });
+
+  it("saves a rule's choices to pass the query and send cookies, each off until ticked", async () => {
+    const { sent } = await openPage();
+    byTestId('mirror-rule-add').click();
+    const rules = document.querySelectorAll('[data-testid="mirror-rule"]');
+    input('mirror-rule-pattern', rules[1]).value = 'example.net/';
+    byTestId<HTMLTextAreaElement>('mirror-rule-mirrors', rules[1]).value = 'https://m.example.org/';
+    input('mirror-rule-pass-query', rules[0]).click();
+    input('mirror-rule-send-cookies', rules[1]).click();
+    byTestId('settings-save').click();
+    await settle();
+    expect(sent.find((r) => r.type === 'set-settings').settings.mirrorRules).toEqual([
+      { ...stored.mirrorRules[0], passQuery: true, sendCookies: false },
+      { pattern: 'example.net/', mirrors: ['https://m.example.org/'], passQuery: false, sendCookies: true },
+    ]);
   });
 
   it('saves valid settings and says "Saved"', async () => {
@@ -134,7 +152,7 @@ describe('OptionsPage', () => {
     await settle();
     expect(sent.at(-1)).toEqual({
       type: 'test-mirror-rule',
-      rule: { pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'] },
+      rule: { pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: false, sendCookies: false },
       sampleUrl: 'https://example.com/pub/a.iso',
     });
     const result = byTestId('mirror-rule-test-result');

@@ -32,13 +32,19 @@ describe('settingsToForm / formToSettings', () => {
       minBlockBytes: 64 * 1024,
       maxBlockBytes: 64 * 1024 * 1024,
       speedLimitBytesPerSec: 2_500_000,
-      mirrorRules: [{ pattern: 'example.com/releases/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'] }],
+      mirrorRules: [{ pattern: 'example.com/releases/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: true, sendCookies: false }],
     };
     const form = settingsToForm(settings, ['https://example.com/releases/a.iso']);
     expect(form.thresholdMb).toBe('0.5');
     expect(form.speedLimitKbps).toBe('2500');
     expect(form.rules).toEqual([
-      { pattern: 'example.com/releases/', mirrors: 'https://m1.example.org/pub/\nhttps://m2.example.org/', sampleUrl: 'https://example.com/releases/a.iso' },
+      {
+        pattern: 'example.com/releases/',
+        mirrors: 'https://m1.example.org/pub/\nhttps://m2.example.org/',
+        passQuery: true,
+        sendCookies: false,
+        sampleUrl: 'https://example.com/releases/a.iso',
+      },
     ]);
     expect(formToSettings(form)).toEqual({ settings, errors: [] });
   });
@@ -78,8 +84,8 @@ describe('formToSettings errors', () => {
   it('checks mirror rules field by field', () => {
     const errors = withForm({
       rules: [
-        { pattern: '', mirrors: '', sampleUrl: '' },
-        { pattern: 'example.com/pub/', mirrors: 'https://ok.example.org/\nftp://old.example.org/', sampleUrl: '' },
+        { pattern: '', mirrors: '', passQuery: false, sendCookies: false, sampleUrl: '' },
+        { pattern: 'example.com/pub/', mirrors: 'https://ok.example.org/\nftp://old.example.org/', passQuery: false, sendCookies: false, sampleUrl: '' },
       ],
     });
     expect(errors).toEqual([

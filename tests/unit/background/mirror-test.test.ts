@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'vitest';
+import { testMirrorRule } from '../../../src/background/mirror-test';
+import type { ProbeResult } from '../../../src/background/probe';
+
+const rule = { pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: false, sendCookies: false };
+
+/** Answers every URL with the same size, recording how each was asked. */
+function recordingProbe() {
+  const asked: [string, RequestCredentials][] = [];
+  const probe = async (url: string, credentials: RequestCredentials): Promise<ProbeResult> => {
+    asked.push([url, credentials]);
+    return { status: 206, statusText: 'Partial Content', size: 1000 };
+  };
+  return { asked, probe };
+}
+
+describe('testing a mirror rule', () => {
+  test('asks the mirrors as downloads will: without cookies and without the query, unless the rule says so', async () => {
+    const { asked, probe } = recordingProbe();
+    const reply = await testMirrorRule(rule, 'https://example.com/pub/a.iso?token=secret', probe);
+    expect(reply.mirrors.every((m) => m.ok)).toBe(true);
+    expect(asked).toEqual([
+      ['https://example.com/pub/a.iso?token=secret', 'include'],
+      ['https://m1.example.org/pub/a.iso', 'omit'],
+      ['https://m2.example.org/a.iso', 'omit'],
+    ]);
+  });
+
+  test('with cookies and the query when the rule passes them', async () => {
+    const { asked, probe } = recordingProbe();
+    await testMirrorRule({ ...rule, passQuery: true, sendCookies: true }, 'https://example.com/pub/a.iso?token=secret', probe);
+    expect(asked.slice(1)).toEqual([
+      ['https://m1.example.org/pub/a.iso?token=secret', 'include'],
+      ['https://m2.example.org/a.iso?token=secret', 'include'],
+    ]);
+  });
+});

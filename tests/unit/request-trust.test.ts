@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { readResponseFacts } from '../../src/engine/http/response-facts';
+import { advertisedRefusal, isLocalHost, requestPolicy, type TrustScope } from '../../src/engine/http/request-trust';
+import { advertisedSources, fromMetalinkFile } from '../../src/engine/sources/advertised';
+import type { MetalinkFile } from '../../src/engine/sources/metalink';
+
+const scope: TrustScope = {
+  primaryUrl: 'https://example.com/pub/file.iso',
+  credentials: 'include',
+  credentialOrigins: ['https://trusted.example.org'],
+  referrer: 'https://example.com/downloads/',
+};
+
+describe('requestPolicy', () => {
+  it('gives cookies and the referrer to the origin the user chose', () => {
+    expect(requestPolicy('https://example.com/other/path?x=1', scope)).toEqual({ credentials: 'include', referrer: 'https://example.com/downloads/' });
+  });
+
+  it('gives neither to another origin, even of the same host on another port or scheme', () => {
+    for (const url of ['https://mirror.example.net/file.iso', 'https://example.com:8443/pub/file.iso', 'http://example.com/pub/file.iso', 'https://sub.example.com/f']) {
+      expect(requestPolicy(url, scope), url).toEqual({ credentials: 'omit', referrer: '' });
+    }
+  });
+
+  it("gives cookies but no referrer to an origin the user's rule allowed", () => {
+    expect(requestPolicy('https://trusted.example.org/pub/file.iso', scope)).toEqual({ credentials: 'include', referrer: '' });
+  });
+
+  it('passes on a credentials mode that sends nothing anyway', () => {
+    expect(requestPolicy('https://example.com/pub/file.iso', { ...scope, credentials: 'same-origin' }).credentials).toBe('same-origin');
+  });
+});
+
+describe('isLocalHost', () => {
+  const host = (url: string) => new URL(url).hostname;
+  it.each([
+    'http://localhost/',
+    'http://LOCALHOST./',
+    'http://app.localhost/',
+    'http://127.0.0.1/',
+    'http://127.1.2.3/',
+    'http://2130706433/', // 127.0.0.1 in decimal: the URL parser normalizes it
+    'http://0x7f.1/',
+    'http://0.0.0.0/',
+    'http://10.1.2.3/',
+    'http://172.16.0.1/',
+    'http://172.31.255.255/',
+    'http://192.168.1.1/',
+    'http://169.254.169.254/', // cloud metadata
+    'http://100.64.0.1/',
+    'http://[::1]/',
+    'http://[::]/',
+    'http://[fd00::1]/',
+    'http://[fc12:3456::1]/',
+    'http://[fe80::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::ffff:192.168.0.1]/',
+  ])('%s is local', (url) => expect(isLocalHost(host(url))).toBe(true));
+
+  it.each([
+    'http://example.com/',
+    'http://localhost.example.com/',
+    'http://8.8.8.8/',
+    'http://172.32.0.1/',
+    'http://172.15.0.1/',
+    'http://192.169.0.1/',
+    'http://100.128.0.1/',
+    'http://[2001:db8::1]/',
+    'http://[::ffff:8.8.8.8]/',
+    'http://[fec0::1]/',
+  ])('%s is not', (url) => expect(isLocalHost(host(url))).toBe(false));
+});
+
+describe('advertisedRefusal', () => {
+  it('refuses a local or private mirror of a public file, saying why', () => {
+    expect(advertisedRefusal('http://127.0.0.1:8080/file.iso', 'https://example.com/file.iso')).toBe(
+      'http://127.0.0.1:8080/file.iso is on a local or private network address, and the download is not',
+    );
+    expect(advertisedRefusal('http://192.168.1.1/admin', 'https://example.com/file.iso')).toMatch(/local or private/);
+    expect(advertisedRefusal('http://[::1]/x', 'https://example.com/file.iso')).toMatch(/local or private/);
+  });
+
+  it('accepts local mirrors of a local file, and public mirrors of anything', () => {
+    expect(advertisedRefusal('http://localhost:9000/file.iso', 'http://127.0.0.1:8080/file.iso')).toBeUndefined();
+    expect(advertisedRefusal('http://10.0.0.5/file.iso', 'http://192.168.1.2/file.iso')).toBeUndefined();
+    expect(advertisedRefusal('https://mirror.example.org/file.iso', 'http://127.0.0.1/file.iso')).toBeUndefined();
+  });
+
+  it('refuses anything but http(s)', () => {
+    expect(advertisedRefusal('file:///etc/passwd', 'http://127.0.0.1/f')).toBe('file:///etc/passwd is not an http:// or https:// address');
+    expect(advertisedRefusal('ftp://example.org/f', 'https://example.com/f')).toMatch(/not an http/);
+  });
+});
+
+describe('advertised sources of a public file', () => {
+  const response = (headers: Record<string, string>) => readResponseFacts(new Response(null, { headers }));
+  const primary = 'https://example.com/file.iso';
+
+  it('leave out local mirrors and Metalink descriptions, and say so', () => {
+    const link = [
+      '<https://mirror.example.org/file.iso>; rel=duplicate',
+      '<http://127.0.0.1:631/file.iso>; rel=duplicate',
+      '<http://intranet.localhost/file.meta4>; rel=describedby; type="application/metalink4+xml"',
+      '<https://example.com/file.meta4>; rel=describedby; type="application/metalink4+xml"',
+    ].join(', ');
+    const facts = response({ 'Repr-Digest': 'sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:', Link: link });
+    const found = advertisedSources(facts, link, primary);
+    expect(found.mirrors).toEqual(['https://mirror.example.org/file.iso']);
+    expect(found.metalinks).toEqual(['https://example.com/file.meta4']);
+    expect(found.refused).toHaveLength(2);
+    expect(found.refused[0]).toMatch(/127\.0\.0\.1:631.*local or private/);
+  });
+
+  it("leave out a Metalink file's local URLs when it describes a public file", () => {
+    const file: MetalinkFile = {
+      name: 'file.iso',
+      hashes: [],
+      urls: ['https://mirror.example.org/file.iso', 'http://10.0.0.1/file.iso', 'http://localhost/file.iso'].map((url) => ({ url })),
+      metaurls: [],
+    };
+    expect(fromMetalinkFile(file, 'the Metalink file', primary).urls).toEqual(['https://mirror.example.org/file.iso']);
+    expect(fromMetalinkFile(file, 'the Metalink file', 'http://127.0.0.1/file.iso').urls).toHaveLength(3);
+  });
+});
