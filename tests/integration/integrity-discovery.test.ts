@@ -95,7 +95,7 @@ describe('block-level re-verification', () => {
 
 describe('finding mirrors', () => {
   it('uses mirrors advertised with Link rel=duplicate when the response carries a digest', async () => {
-    const size = 8 * MiB;
+    const size = 16 * MiB; // long enough for both mirrors to pass their probe on a loaded machine
     const sha = await contentSha256(56, size);
     const a = await mirror({ size, seed: 56, rate: 4 * MiB });
     const b = await mirror({ size, seed: 56, rate: 4 * MiB });
