@@ -80,8 +80,11 @@ export function stitchClient(capabilities = stitchCapabilities()): Client {
 /** The configuration the issue fixes. */
 export const ARIA2_FLAGS = ['--no-conf', '-s16', '-x4', '-k1M', '--uri-selector=adaptive', '--max-tries=0', '--retry-wait=1'];
 
-export function aria2Client(name: string, extra: string[] = []): Client {
-  const flags = [...ARIA2_FLAGS, ...extra];
+/** Issue 12's reference for connection counts: aria2c -x16 -s16 -k1M (up to 16 connections per server). */
+export const ARIA2_X16_FLAGS = ARIA2_FLAGS.map((flag) => (flag === '-x4' ? '-x16' : flag));
+
+export function aria2Client(name: string, extra: string[] = [], base = ARIA2_FLAGS): Client {
+  const flags = [...base, ...extra];
   return {
     name,
     description: `aria2c ${flags.join(' ')}`,
@@ -99,6 +102,7 @@ export function allClients(): Client[] {
     aria2Client('aria2c'),
     // The fixed configuration keeps aria2's 60 s read timeout; this one is aria2 tuned for faults.
     aria2Client('aria2c-t5', ['--timeout=5', '--connect-timeout=5']),
+    aria2Client('aria2c-x16', [], ARIA2_X16_FLAGS),
   ];
 }
 

@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- --runs N --only 1,6 --size-scale 0.25]`: every scenario N times for every
- * client, each run on freshly started mirrors, the client in its own process. Prints the table,
+ * `npm run bench [-- --runs N --only 1,6,a --size-scale 0.25]`: every scenario N times for each of its
+ * clients, each run on freshly started mirrors, the client in its own process. Prints the table,
  * writes bench/results/latest.json and docs/bench.svg. See bench/README.md.
  */
 import { createHash } from 'node:crypto';
@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { contentSha256 } from '../tests/support/content';
 import { allClients, measure, stitchCapabilities, type Client } from './clients';
 import { chart, summarize, table, type Outcome, type Run } from './report';
-import { SCENARIOS, SEED, startMirrors, type Scenario } from './scenarios';
+import { DEFAULT_CLIENTS, SCENARIOS, SEED, startMirrors, type Scenario } from './scenarios';
 
 const root = new URL('..', import.meta.url);
 
@@ -62,7 +62,7 @@ async function runOnce(scenario: Scenario, client: Client, size: number, expecte
     });
     stop();
     await Promise.all(mirrors.map((m) => m.close()));
-    const perMirror = mirrors.map((m) => ({ bytes: m.stats.bytesSent, requests: m.stats.requests.length }));
+    const perMirror = mirrors.map((m) => ({ bytes: m.stats.bytesSent, requests: m.stats.requests.length, peakConnections: m.stats.peakConnections }));
     let outcome: Outcome;
     if (measured.timedOut) outcome = 'timeout';
     else if (measured.code !== 0) outcome = 'failed';
@@ -95,7 +95,8 @@ function describeRun(run: Run): string {
   const flag = run.outcome === 'wrong' ? '  <<< WRONG FILE >>>' : run.outcome === 'exact' ? '' : `  (${run.outcome})`;
   const dropped = run.stitchStats?.mirrors.filter((m) => m.dropped).map((m) => `dropped ${m.url}: ${m.dropped}`) ?? [];
   const why = run.message && run.outcome !== 'exact' ? `\n      ${run.message.split('\n').slice(-3).join('\n      ')}` : '';
-  return `  ${run.scenario.padEnd(3)} #${run.rep} ${run.client.padEnd(10)} ${run.seconds.toFixed(2).padStart(7)} s  over-fetch ${run.overFetch.toFixed(3)}  ${String(run.requests).padStart(4)} req  ${rss}${flag}${dropped.map((d) => `\n      ${d}`).join('')}${why}`;
+  const conns = `${run.mirrors.map((m) => m.peakConnections).join('/')} conn`;
+  return `  ${run.scenario.padEnd(3)} #${run.rep} ${run.client.padEnd(10)} ${run.seconds.toFixed(2).padStart(7)} s  over-fetch ${run.overFetch.toFixed(3)}  ${String(run.requests).padStart(4)} req  ${conns}  ${rss}${flag}${dropped.map((d) => `\n      ${d}`).join('')}${why}`;
 }
 
 async function main(): Promise<void> {
@@ -103,7 +104,8 @@ async function main(): Promise<void> {
   const aria2 = spawnSync('aria2c', ['--version'], { encoding: 'utf8' });
   if (aria2.status !== 0) throw new Error('aria2c is missing: run `bash scripts/install-system-deps.sh bench` (npm run bench does)');
   const capabilities = stitchCapabilities();
-  const clients = allClients();
+  const clientsOf = (s: Scenario) => s.clients ?? DEFAULT_CLIENTS;
+  const clients = allClients().filter((c) => scenarios.some((s) => clientsOf(s).includes(c.name)));
   const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));
   console.log(`stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}`);
   for (const c of clients) console.log(`  ${c.name.padEnd(10)} ${c.description}`);
@@ -116,7 +118,7 @@ async function main(): Promise<void> {
     console.log(`\n${scenario.id}. ${scenario.title}`);
     // Clients take turns within each repetition, so drift on the machine hits them alike.
     for (let rep = 1; rep <= runs; rep++) {
-      for (const client of clients) {
+      for (const client of clients.filter((c) => clientsOf(scenario).includes(c.name))) {
         const run = await runOnce(scenario, client, size, expected, rep);
         console.log(describeRun(run));
         all.push(run);
