@@ -1,6 +1,7 @@
 import type { DigestAlgorithm } from './integrity/digests';
 import { createHasher, type Hasher } from './integrity/hasher';
 import type { RateLimiter } from './rate-limiter';
+import { DEFAULT_CONNECTION_COUNT } from './scheduler/connection-count';
 
 /** Tunables of one download; every field has a default suited to real networks. */
 export interface EngineOptions {
@@ -20,6 +21,11 @@ export interface EngineOptions {
   progressIntervalMs: number;
   /** Requests in flight to one mirror at once: the second overlaps the first's end (≤ 6). */
   connectionsPerServer: number;
+  /**
+   * The most connections to one server (with HTTP/2: requests in flight on its connection) that the
+   * connection-count policy (scheduler/connection-count.ts) may open; it opens only as many as pay.
+   */
+  maxConnectionsPerServer: number;
   /** At most this many mirrors are used at once, chosen by HRW order, load and distance. */
   maxMirrors: number;
   /** A block should last about this long at its mirror's rate (and at least 4 round trips). */
@@ -49,6 +55,7 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   maxRestarts: 3,
   progressIntervalMs: 250,
   connectionsPerServer: 2,
+  maxConnectionsPerServer: DEFAULT_CONNECTION_COUNT.max,
   maxMirrors: 8,
   blockSeconds: 1,
   minBlockBytes: 128 * 1024,
