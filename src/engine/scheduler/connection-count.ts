@@ -27,7 +27,7 @@ export interface ConnectionCountOptions {
   minShare: number;
   /** After a doubling whose connections each brought this share, the next step quadruples. */
   linearShare: number;
-  /** Rates right after a change are not judged: slow start needs max(warmupMs, warmupRtts round trips). */
+  /** Rates right after a change are not judged: slow start needs max(warmupMs, warmupRtts round trips) (6: a window 64 × the initial one). */
   warmupMs: number;
   warmupRtts: number;
   /** Then the rate is averaged over max(measureMs, measureRtts round trips) and at least minMeasureBytes. */
@@ -52,7 +52,7 @@ export const DEFAULT_CONNECTION_COUNT: ConnectionCountOptions = {
   minShare: 0.5,
   linearShare: 0.8,
   warmupMs: 100,
-  warmupRtts: 4,
+  warmupRtts: 6,
   measureMs: 150,
   measureRtts: 2,
   minMeasureBytes: 256 * 1024,
