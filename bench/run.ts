@@ -23,6 +23,8 @@ function options() {
       runs: { type: 'string', default: '3' },
       only: { type: 'string' },
       'size-scale': { type: 'string', default: '1' },
+      // To measure what slow start costs: the same scenarios without it.
+      'no-slow-start': { type: 'boolean', default: false },
     },
   });
   const runs = Number(values.runs);
@@ -34,7 +36,7 @@ function options() {
   const ids = new Set(wanted?.flatMap((id) => [id, ...SCENARIOS.filter((s) => s.id === id && s.baseline).map((s) => s.baseline!)]));
   const scenarios = wanted ? SCENARIOS.filter((s) => ids.has(s.id)) : SCENARIOS;
   if (scenarios.length === 0) throw new Error(`--only ${values.only}: no such scenario (${SCENARIOS.map((s) => s.id).join(', ')})`);
-  return { runs, scale, scenarios };
+  return { runs, scale, scenarios, slowStart: !values['no-slow-start'] };
 }
 
 async function fileSha256(path: string): Promise<string | undefined> {
@@ -50,8 +52,8 @@ function timeoutMs(scenario: Scenario, size: number): number {
   return Math.max(60, 20 * nominal) * 1000;
 }
 
-async function runOnce(scenario: Scenario, client: Client, size: number, expected: string, rep: number): Promise<Run> {
-  const mirrors = await startMirrors(scenario, size);
+async function runOnce(scenario: Scenario, client: Client, size: number, expected: string, rep: number, slowStart: boolean): Promise<Run> {
+  const mirrors = await startMirrors(scenario, size, slowStart);
   const dir = await mkdtemp(join(tmpdir(), 'stitch-bench-'));
   try {
     const output = join(dir, 'file.bin');
@@ -100,14 +102,14 @@ function describeRun(run: Run): string {
 }
 
 async function main(): Promise<void> {
-  const { runs, scale, scenarios } = options();
+  const { runs, scale, scenarios, slowStart } = options();
   const aria2 = spawnSync('aria2c', ['--version'], { encoding: 'utf8' });
   if (aria2.status !== 0) throw new Error('aria2c is missing: run `bash scripts/install-system-deps.sh bench` (npm run bench does)');
   const capabilities = stitchCapabilities();
   const clientsOf = (s: Scenario) => s.clients ?? DEFAULT_CLIENTS;
   const clients = allClients().filter((c) => scenarios.some((s) => clientsOf(s).includes(c.name)));
   const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));
-  console.log(`stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}`);
+  console.log(`stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}${slowStart ? '' : ', no slow start'}`);
   for (const c of clients) console.log(`  ${c.name.padEnd(10)} ${c.description}`);
 
   const started = Date.now();
@@ -119,7 +121,7 @@ async function main(): Promise<void> {
     // Clients take turns within each repetition, so drift on the machine hits them alike.
     for (let rep = 1; rep <= runs; rep++) {
       for (const client of clients.filter((c) => clientsOf(scenario).includes(c.name))) {
-        const run = await runOnce(scenario, client, size, expected, rep);
+        const run = await runOnce(scenario, client, size, expected, rep, slowStart);
         console.log(describeRun(run));
         all.push(run);
       }
@@ -142,7 +144,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     minutes: Number(minutes),
     machine,
-    options: { runs, sizeScale: scale },
+    options: { runs, sizeScale: scale, slowStart },
     stitchCapabilities: capabilities,
     clients: clients.map((c) => ({ name: c.name, description: c.description })),
     scenarios: scenarios.map((s) => ({ id: s.id, title: s.title, size: sizeOf(s), optimum: s.optimumNote, target: s.target })),

@@ -229,8 +229,8 @@ export const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** Starts the scenario's mirrors for a file of `size` bytes. */
-export function startMirrors(scenario: Scenario, size: number): Promise<Mirror[]> {
+/** Starts the scenario's mirrors for a file of `size` bytes (slowStart false: to measure what it costs). */
+export function startMirrors(scenario: Scenario, size: number, slowStart = true): Promise<Mirror[]> {
   return Promise.all(
     scenario.mirrors.map((spec) => {
       const options: MirrorOptions = {
@@ -238,7 +238,7 @@ export function startMirrors(scenario: Scenario, size: number): Promise<Mirror[]
         seed: spec.lieSeed ?? SEED,
         rate: spec.rate,
         latencyMs: spec.latencyMs,
-        slowStart: true,
+        slowStart,
         connectionRate: spec.connectionRate,
         windowBytes: spec.windowBytes,
         connectionLimit: spec.maxConnections === undefined ? undefined : { max: spec.maxConnections },
