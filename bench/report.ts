@@ -19,8 +19,8 @@ export interface Run {
   overFetch: number;
   requests: number;
   connections: number;
-  /** peakConnections: the most connections the client had open to that mirror at once. */
-  mirrors: { bytes: number; requests: number; peakConnections: number }[];
+  /** peakConnections: the most connections the client had open to that mirror at once; refused: its 503/429 answers. */
+  mirrors: { bytes: number; requests: number; peakConnections: number; refused: number }[];
   stitchStats?: StitchStats;
   /** Output tail of a run that did not produce the exact file. */
   message?: string;

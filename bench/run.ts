@@ -64,7 +64,12 @@ async function runOnce(scenario: Scenario, client: Client, size: number, expecte
     });
     stop();
     await Promise.all(mirrors.map((m) => m.close()));
-    const perMirror = mirrors.map((m) => ({ bytes: m.stats.bytesSent, requests: m.stats.requests.length, peakConnections: m.stats.peakConnections }));
+    const perMirror = mirrors.map((m) => ({
+      bytes: m.stats.bytesSent,
+      requests: m.stats.requests.length,
+      peakConnections: m.stats.peakConnections,
+      refused: m.stats.requests.filter((r) => r.status === 503 || r.status === 429).length,
+    }));
     let outcome: Outcome;
     if (measured.timedOut) outcome = 'timeout';
     else if (measured.code !== 0) outcome = 'failed';
@@ -97,7 +102,8 @@ function describeRun(run: Run): string {
   const flag = run.outcome === 'wrong' ? '  <<< WRONG FILE >>>' : run.outcome === 'exact' ? '' : `  (${run.outcome})`;
   const dropped = run.stitchStats?.mirrors.filter((m) => m.dropped).map((m) => `dropped ${m.url}: ${m.dropped}`) ?? [];
   const why = run.message && run.outcome !== 'exact' ? `\n      ${run.message.split('\n').slice(-3).join('\n      ')}` : '';
-  const conns = `${run.mirrors.map((m) => m.peakConnections).join('/')} conn`;
+  const refused = run.mirrors.reduce((total, m) => total + m.refused, 0);
+  const conns = `${run.mirrors.map((m) => m.peakConnections).join('/')} conn${refused ? ` (${refused} × 503/429)` : ''}`;
   return `  ${run.scenario.padEnd(3)} #${run.rep} ${run.client.padEnd(10)} ${run.seconds.toFixed(2).padStart(7)} s  over-fetch ${run.overFetch.toFixed(3)}  ${String(run.requests).padStart(4)} req  ${conns}  ${rss}${flag}${dropped.map((d) => `\n      ${d}`).join('')}${why}`;
 }
 
