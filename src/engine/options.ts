@@ -26,6 +26,8 @@ export interface EngineOptions {
    * connection-count policy (scheduler/connection-count.ts) may open; it opens only as many as pay.
    */
   maxConnectionsPerServer: number;
+  /** Per-site overrides of that maximum, by host name or parent domain (see maxConnectionsFor). */
+  maxConnectionsPerSite: Record<string, number>;
   /** At most this many mirrors are used at once, chosen by HRW order, load and distance. */
   maxMirrors: number;
   /** A block should last about this long at its mirror's rate (and at least 4 round trips). */
@@ -56,6 +58,7 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   progressIntervalMs: 250,
   connectionsPerServer: 2,
   maxConnectionsPerServer: DEFAULT_CONNECTION_COUNT.max,
+  maxConnectionsPerSite: {},
   maxMirrors: 8,
   blockSeconds: 1,
   minBlockBytes: 128 * 1024,
