@@ -117,9 +117,10 @@ function vmHwmBytes(pid: number): number | undefined {
 
 /**
  * Runs one command in `cwd`; `onStart` is called right after the spawn (for the scenario's timed
- * actions). Past `timeoutMs` the child gets SIGTERM, then SIGKILL two seconds later.
+ * actions). Past `timeoutMs`, `onTimeout` is called (to see what was still going on), then the child gets
+ * SIGTERM, and SIGKILL two seconds later.
  */
-export function measure(command: Command, cwd: string, timeoutMs: number, onStart: () => void): Promise<Measured> {
+export function measure(command: Command, cwd: string, timeoutMs: number, onStart: () => void, onTimeout = () => {}): Promise<Measured> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command.file, command.args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -137,6 +138,7 @@ export function measure(command: Command, cwd: string, timeoutMs: number, onStar
     let killer: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
+      onTimeout();
       child.kill('SIGTERM');
       killer = setTimeout(() => child.kill('SIGKILL'), 2000);
     }, timeoutMs);

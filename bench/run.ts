@@ -59,9 +59,16 @@ async function runOnce(scenario: Scenario, client: Client, size: number, expecte
     const output = join(dir, 'file.bin');
     const statsFile = join(dir, 'stats.json');
     let stop = () => {};
-    const measured = await measure(client.command(mirrors.map((m) => m.url), output, statsFile), dir, timeoutMs(scenario, size), () => {
-      stop = scenario.during?.(mirrors, size) ?? stop;
-    });
+    // On a timeout: whether the mirrors were still sending (a server stuck) or idle (a client stuck).
+    let stuck: string[] = [];
+    const openRequests = () => {
+      const open = mirrors.flatMap((m, i) =>
+        m.stats.requests.filter((r) => r.endedAt === undefined).map((r) => `mirror ${i + 1} ${r.range ?? 'whole file'}: ${r.bytesSent} B sent, still open`),
+      );
+      stuck = open.length > 0 ? open : ['no request open on any mirror'];
+    };
+    const command = client.command(mirrors.map((m) => m.url), output, statsFile);
+    const measured = await measure(command, dir, timeoutMs(scenario, size), () => (stop = scenario.during?.(mirrors, size) ?? stop), openRequests);
     stop();
     await Promise.all(mirrors.map((m) => m.close()));
     const perMirror = mirrors.map((m) => ({
@@ -89,7 +96,7 @@ async function runOnce(scenario: Scenario, client: Client, size: number, expecte
       connections: mirrors.reduce((total, m) => total + m.stats.connections, 0),
       mirrors: perMirror,
       stitchStats: await client.readStats?.(statsFile),
-      message: outcome === 'exact' ? undefined : measured.outputTail || undefined,
+      message: outcome === 'exact' ? undefined : [measured.outputTail, ...stuck].filter(Boolean).join('\n') || undefined,
     };
   } finally {
     await Promise.all(mirrors.map((m) => m.close()));
