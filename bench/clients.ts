@@ -80,8 +80,11 @@ export function stitchClient(capabilities = stitchCapabilities()): Client {
 /** The configuration the issue fixes. */
 export const ARIA2_FLAGS = ['--no-conf', '-s16', '-x4', '-k1M', '--uri-selector=adaptive', '--max-tries=0', '--retry-wait=1'];
 
-export function aria2Client(name: string, extra: string[] = []): Client {
-  const flags = [...ARIA2_FLAGS, ...extra];
+/** Issue 12's reference for connection counts: aria2c -x16 -s16 -k1M (up to 16 connections per server). */
+export const ARIA2_X16_FLAGS = ARIA2_FLAGS.map((flag) => (flag === '-x4' ? '-x16' : flag));
+
+export function aria2Client(name: string, extra: string[] = [], base = ARIA2_FLAGS): Client {
+  const flags = [...base, ...extra];
   return {
     name,
     description: `aria2c ${flags.join(' ')}`,
@@ -99,6 +102,7 @@ export function allClients(): Client[] {
     aria2Client('aria2c'),
     // The fixed configuration keeps aria2's 60 s read timeout; this one is aria2 tuned for faults.
     aria2Client('aria2c-t5', ['--timeout=5', '--connect-timeout=5']),
+    aria2Client('aria2c-x16', [], ARIA2_X16_FLAGS),
   ];
 }
 
@@ -113,9 +117,10 @@ function vmHwmBytes(pid: number): number | undefined {
 
 /**
  * Runs one command in `cwd`; `onStart` is called right after the spawn (for the scenario's timed
- * actions). Past `timeoutMs` the child gets SIGTERM, then SIGKILL two seconds later.
+ * actions). Past `timeoutMs`, `onTimeout` is called (to see what was still going on), then the child gets
+ * SIGTERM, and SIGKILL two seconds later.
  */
-export function measure(command: Command, cwd: string, timeoutMs: number, onStart: () => void): Promise<Measured> {
+export function measure(command: Command, cwd: string, timeoutMs: number, onStart: () => void, onTimeout = () => {}): Promise<Measured> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command.file, command.args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -133,6 +138,7 @@ export function measure(command: Command, cwd: string, timeoutMs: number, onStar
     let killer: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
+      onTimeout();
       child.kill('SIGTERM');
       killer = setTimeout(() => child.kill('SIGKILL'), 2000);
     }, timeoutMs);

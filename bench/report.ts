@@ -19,7 +19,8 @@ export interface Run {
   overFetch: number;
   requests: number;
   connections: number;
-  mirrors: { bytes: number; requests: number }[];
+  /** peakConnections: the most connections the client had open to that mirror at once; refused: its 503/429 answers. */
+  mirrors: { bytes: number; requests: number; peakConnections: number; refused: number }[];
   stitchStats?: StitchStats;
   /** Output tail of a run that did not produce the exact file. */
   message?: string;
@@ -47,6 +48,8 @@ export interface Summary {
   peakRssBytes?: Spread;
   /** This client's median time ÷ each other client's (Stitch's row only). */
   timeRatio: Record<string, number>;
+  /** Per mirror, the most connections open at once in any run. */
+  peakConnections: number[];
 }
 
 function spread(values: number[]): Spread | undefined {
@@ -85,6 +88,7 @@ export function summarize(scenarios: Scenario[], clients: string[], runs: Run[],
         requests: spread(mine.map((r) => r.requests))!,
         peakRssBytes: spread(rss),
         timeRatio: {},
+        peakConnections: scenario.mirrors.map((_, i) => Math.max(...mine.map((r) => r.mirrors[i]?.peakConnections ?? 0))),
       });
     }
     const [first, ...others] = clients.map((c) => find(scenario.id, c));
@@ -117,7 +121,7 @@ function verdict(s: Summary): string {
 
 /** The terminal table: one block per scenario, one row per client. */
 export function table(scenarios: Scenario[], summaries: Summary[], sizeOf: (s: Scenario) => number): string {
-  const head = ['client', 'files', 'time s (min–max)', 'efficiency (min–max)', 'over-fetch', 'requests', 'peak RSS', 'time ÷'];
+  const head = ['client', 'files', 'time s (min–max)', 'efficiency (min–max)', 'over-fetch', 'requests', 'most conns', 'peak RSS', 'time ÷'];
   const lines: string[] = [];
   for (const scenario of scenarios) {
     const rows = summaries.filter((s) => s.scenario === scenario.id);
@@ -133,6 +137,7 @@ export function table(scenarios: Scenario[], summaries: Summary[], sizeOf: (s: S
       withSpread(s.efficiency, 2) + verdict(s),
       fixed(s.overFetch.median, 3),
       fixed(s.requests.median, 0),
+      s.peakConnections.join('/'),
       s.peakRssBytes ? mib(s.peakRssBytes.median) : '—',
       Object.entries(s.timeRatio)
         .map(([other, ratio]) => `${other} ${ratio.toFixed(2)}`)

@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- --runs N --only 1,6 --size-scale 0.25]`: every scenario N times for every
- * client, each run on freshly started mirrors, the client in its own process. Prints the table,
+ * `npm run bench [-- --runs N --only 1,6,a --size-scale 0.25]`: every scenario N times for each of its
+ * clients, each run on freshly started mirrors, the client in its own process. Prints the table,
  * writes bench/results/latest.json and docs/bench.svg. See bench/README.md.
  */
 import { createHash } from 'node:crypto';
@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { contentSha256 } from '../tests/support/content';
 import { allClients, measure, stitchCapabilities, type Client } from './clients';
 import { chart, summarize, table, type Outcome, type Run } from './report';
-import { SCENARIOS, SEED, startMirrors, type Scenario } from './scenarios';
+import { DEFAULT_CLIENTS, SCENARIOS, SEED, startMirrors, type Scenario } from './scenarios';
 
 const root = new URL('..', import.meta.url);
 
@@ -23,6 +23,8 @@ function options() {
       runs: { type: 'string', default: '3' },
       only: { type: 'string' },
       'size-scale': { type: 'string', default: '1' },
+      // To measure what slow start costs: the same scenarios without it.
+      'no-slow-start': { type: 'boolean', default: false },
     },
   });
   const runs = Number(values.runs);
@@ -34,7 +36,7 @@ function options() {
   const ids = new Set(wanted?.flatMap((id) => [id, ...SCENARIOS.filter((s) => s.id === id && s.baseline).map((s) => s.baseline!)]));
   const scenarios = wanted ? SCENARIOS.filter((s) => ids.has(s.id)) : SCENARIOS;
   if (scenarios.length === 0) throw new Error(`--only ${values.only}: no such scenario (${SCENARIOS.map((s) => s.id).join(', ')})`);
-  return { runs, scale, scenarios };
+  return { runs, scale, scenarios, slowStart: !values['no-slow-start'] };
 }
 
 async function fileSha256(path: string): Promise<string | undefined> {
@@ -50,19 +52,31 @@ function timeoutMs(scenario: Scenario, size: number): number {
   return Math.max(60, 20 * nominal) * 1000;
 }
 
-async function runOnce(scenario: Scenario, client: Client, size: number, expected: string, rep: number): Promise<Run> {
-  const mirrors = await startMirrors(scenario, size);
+async function runOnce(scenario: Scenario, client: Client, size: number, expected: string, rep: number, slowStart: boolean): Promise<Run> {
+  const mirrors = await startMirrors(scenario, size, slowStart);
   const dir = await mkdtemp(join(tmpdir(), 'stitch-bench-'));
   try {
     const output = join(dir, 'file.bin');
     const statsFile = join(dir, 'stats.json');
     let stop = () => {};
-    const measured = await measure(client.command(mirrors.map((m) => m.url), output, statsFile), dir, timeoutMs(scenario, size), () => {
-      stop = scenario.during?.(mirrors, size) ?? stop;
-    });
+    // On a timeout: whether the mirrors were still sending (a server stuck) or idle (a client stuck).
+    let stuck: string[] = [];
+    const openRequests = () => {
+      const open = mirrors.flatMap((m, i) =>
+        m.stats.requests.filter((r) => r.endedAt === undefined).map((r) => `mirror ${i + 1} ${r.range ?? 'whole file'}: ${r.bytesSent} B sent, still open`),
+      );
+      stuck = open.length > 0 ? open : ['no request open on any mirror'];
+    };
+    const command = client.command(mirrors.map((m) => m.url), output, statsFile);
+    const measured = await measure(command, dir, timeoutMs(scenario, size), () => (stop = scenario.during?.(mirrors, size) ?? stop), openRequests);
     stop();
     await Promise.all(mirrors.map((m) => m.close()));
-    const perMirror = mirrors.map((m) => ({ bytes: m.stats.bytesSent, requests: m.stats.requests.length }));
+    const perMirror = mirrors.map((m) => ({
+      bytes: m.stats.bytesSent,
+      requests: m.stats.requests.length,
+      peakConnections: m.stats.peakConnections,
+      refused: m.stats.requests.filter((r) => r.status === 503 || r.status === 429).length,
+    }));
     let outcome: Outcome;
     if (measured.timedOut) outcome = 'timeout';
     else if (measured.code !== 0) outcome = 'failed';
@@ -82,7 +96,7 @@ async function runOnce(scenario: Scenario, client: Client, size: number, expecte
       connections: mirrors.reduce((total, m) => total + m.stats.connections, 0),
       mirrors: perMirror,
       stitchStats: await client.readStats?.(statsFile),
-      message: outcome === 'exact' ? undefined : measured.outputTail || undefined,
+      message: outcome === 'exact' ? undefined : [measured.outputTail, ...stuck].filter(Boolean).join('\n') || undefined,
     };
   } finally {
     await Promise.all(mirrors.map((m) => m.close()));
@@ -95,17 +109,20 @@ function describeRun(run: Run): string {
   const flag = run.outcome === 'wrong' ? '  <<< WRONG FILE >>>' : run.outcome === 'exact' ? '' : `  (${run.outcome})`;
   const dropped = run.stitchStats?.mirrors.filter((m) => m.dropped).map((m) => `dropped ${m.url}: ${m.dropped}`) ?? [];
   const why = run.message && run.outcome !== 'exact' ? `\n      ${run.message.split('\n').slice(-3).join('\n      ')}` : '';
-  return `  ${run.scenario.padEnd(3)} #${run.rep} ${run.client.padEnd(10)} ${run.seconds.toFixed(2).padStart(7)} s  over-fetch ${run.overFetch.toFixed(3)}  ${String(run.requests).padStart(4)} req  ${rss}${flag}${dropped.map((d) => `\n      ${d}`).join('')}${why}`;
+  const refused = run.mirrors.reduce((total, m) => total + m.refused, 0);
+  const conns = `${run.mirrors.map((m) => m.peakConnections).join('/')} conn${refused ? ` (${refused} × 503/429)` : ''}`;
+  return `  ${run.scenario.padEnd(3)} #${run.rep} ${run.client.padEnd(10)} ${run.seconds.toFixed(2).padStart(7)} s  over-fetch ${run.overFetch.toFixed(3)}  ${String(run.requests).padStart(4)} req  ${conns}  ${rss}${flag}${dropped.map((d) => `\n      ${d}`).join('')}${why}`;
 }
 
 async function main(): Promise<void> {
-  const { runs, scale, scenarios } = options();
+  const { runs, scale, scenarios, slowStart } = options();
   const aria2 = spawnSync('aria2c', ['--version'], { encoding: 'utf8' });
   if (aria2.status !== 0) throw new Error('aria2c is missing: run `bash scripts/install-system-deps.sh bench` (npm run bench does)');
   const capabilities = stitchCapabilities();
-  const clients = allClients();
+  const clientsOf = (s: Scenario) => s.clients ?? DEFAULT_CLIENTS;
+  const clients = allClients().filter((c) => scenarios.some((s) => clientsOf(s).includes(c.name)));
   const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));
-  console.log(`stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}`);
+  console.log(`stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}${slowStart ? '' : ', no slow start'}`);
   for (const c of clients) console.log(`  ${c.name.padEnd(10)} ${c.description}`);
 
   const started = Date.now();
@@ -116,8 +133,8 @@ async function main(): Promise<void> {
     console.log(`\n${scenario.id}. ${scenario.title}`);
     // Clients take turns within each repetition, so drift on the machine hits them alike.
     for (let rep = 1; rep <= runs; rep++) {
-      for (const client of clients) {
-        const run = await runOnce(scenario, client, size, expected, rep);
+      for (const client of clients.filter((c) => clientsOf(scenario).includes(c.name))) {
+        const run = await runOnce(scenario, client, size, expected, rep, slowStart);
         console.log(describeRun(run));
         all.push(run);
       }
@@ -140,7 +157,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     minutes: Number(minutes),
     machine,
-    options: { runs, sizeScale: scale },
+    options: { runs, sizeScale: scale, slowStart },
     stitchCapabilities: capabilities,
     clients: clients.map((c) => ({ name: c.name, description: c.description })),
     scenarios: scenarios.map((s) => ({ id: s.id, title: s.title, size: sizeOf(s), optimum: s.optimumNote, target: s.target })),

@@ -1,7 +1,8 @@
 /**
- * The benchmark scenarios of issue 3. Each one starts its own loopback mirrors (fresh token buckets
- * and stats every run), may act on them while the client downloads, and says what the optimum is.
- * Rates are in MB/s of 10^6 bytes; sizes in MiB.
+ * The benchmark scenarios of issue 3 (1–7) and issue 12 (a–e: how many connections a server rewards).
+ * Each one starts its own loopback mirrors (fresh token buckets and stats every run), may act on them
+ * while the client downloads, and says what the optimum is. Every mirror emulates TCP slow start per
+ * connection, with its latency as the round trip. Rates are in MB/s of 10^6 bytes; sizes in MiB.
  */
 import { defaultEtag, defaultLastModified, startMirror, type Mirror, type MirrorOptions } from '../tests/support/mirror-server';
 
@@ -17,6 +18,12 @@ export interface MirrorSpec {
   latencyMs: number;
   /** Serves this seed's bytes while claiming the right file's ETag and Last-Modified. */
   lieSeed?: number;
+  /** Bytes/s of each connection. */
+  connectionRate?: number;
+  /** Bytes per round trip of each connection (a far server's window). */
+  windowBytes?: number;
+  /** Connections past this many open at once get 503. */
+  maxConnections?: number;
 }
 
 export interface Scenario {
@@ -39,7 +46,14 @@ export interface Scenario {
   target?: number;
   /** Called once the client has started; returns a function that stops whatever it scheduled. */
   during?: (mirrors: Mirror[], size: number) => () => void;
+  /** The clients (by name) that run this scenario; default DEFAULT_CLIENTS. */
+  clients?: string[];
 }
+
+/** The clients of issue 3's scenarios. */
+export const DEFAULT_CLIENTS = ['stitch', 'aria2c', 'aria2c-t5'];
+/** Issue 12 measures connection counts against aria2c at 16 connections per server. */
+const CONNECTION_CLIENTS = ['stitch', 'aria2c-x16'];
 
 const mirrors = (rates: number[], latencyMs = 10): MirrorSpec[] => rates.map((r) => ({ rate: r * MB, latencyMs }));
 const sum = (specs: MirrorSpec[]) => specs.reduce((total, m) => total + m.rate, 0);
@@ -66,6 +80,12 @@ const swapping = mirrors([4, 4, 1, 1]);
 const far = [{ rate: 4 * MB, latencyMs: 300 }, ...mirrors([4, 4, 4])];
 const single = mirrors([8], 50);
 const lying = equal.map((m, i) => (i === 1 ? { ...m, lieSeed: SEED + 1 } : m));
+const perConnectionCap: MirrorSpec[] = [{ rate: 16 * MB, connectionRate: 1 * MB, latencyMs: 20 }];
+const totalCap = mirrors([8], 20);
+const twoAllowed: MirrorSpec[] = [{ ...totalCap[0]!, maxConnections: 2 }];
+const heterogeneous20 = mirrors([1, 2, 4, 8], 20);
+/** 256 KiB per 150 ms round trip: 1.75 MB/s per connection, so 5 connections fill the 8 MB/s. */
+const farWindowed: MirrorSpec[] = [{ rate: 8 * MB, latencyMs: 150, windowBytes: 256 * 1024 }];
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -156,13 +176,73 @@ export const SCENARIOS: Scenario[] = [
     optimum: (size) => size / (sum(lying) - lying[1]!.rate),
     optimumNote: 'size ÷ Σ caps of the 3 honest mirrors (12 MB/s)',
   },
+  {
+    id: 'a',
+    title: '1 server, 1 MB/s per connection, 16 MB/s in all',
+    short: 'a · 1/conn',
+    size: 32 * MiB,
+    mirrors: perConnectionCap,
+    optimum: (size) => size / sum(perConnectionCap),
+    optimumNote: 'size ÷ total cap (16 MB/s, 16 connections)',
+    clients: CONNECTION_CLIENTS,
+  },
+  {
+    id: 'b',
+    title: '1 server, 8 MB/s in all, no per-connection cap',
+    short: 'b · 8 total',
+    size: 32 * MiB,
+    mirrors: totalCap,
+    optimum: (size) => size / sum(totalCap),
+    optimumNote: 'size ÷ cap (8 MB/s)',
+    clients: CONNECTION_CLIENTS,
+  },
+  {
+    id: 'c',
+    title: '1 server, 8 MB/s, 503 past two connections',
+    short: 'c · 503 > 2',
+    size: 32 * MiB,
+    mirrors: twoAllowed,
+    optimum: (size) => size / sum(twoAllowed),
+    optimumNote: 'size ÷ cap (8 MB/s)',
+    clients: CONNECTION_CLIENTS,
+  },
+  {
+    id: 'd',
+    title: '4 mirrors at 1, 2, 4, 8 MB/s, 20 ms',
+    short: 'd · 1/2/4/8',
+    size: 32 * MiB,
+    mirrors: heterogeneous20,
+    optimum: (size) => size / sum(heterogeneous20),
+    optimumNote: 'size ÷ Σ caps (15 MB/s)',
+    target: 0.95,
+    clients: CONNECTION_CLIENTS,
+  },
+  {
+    id: 'e',
+    title: '1 far server (150 ms), 256 KiB per round trip per connection, 8 MB/s in all',
+    short: 'e · far',
+    size: 32 * MiB,
+    mirrors: farWindowed,
+    optimum: (size) => size / sum(farWindowed),
+    optimumNote: 'size ÷ cap (8 MB/s, 5 connections)',
+    clients: CONNECTION_CLIENTS,
+  },
 ];
 
-/** Starts the scenario's mirrors for a file of `size` bytes. */
-export function startMirrors(scenario: Scenario, size: number): Promise<Mirror[]> {
+/** Starts the scenario's mirrors for a file of `size` bytes (slowStart false: to measure what it costs). */
+export function startMirrors(scenario: Scenario, size: number, slowStart = true): Promise<Mirror[]> {
   return Promise.all(
     scenario.mirrors.map((spec) => {
-      const options: MirrorOptions = { size, seed: spec.lieSeed ?? SEED, rate: spec.rate, latencyMs: spec.latencyMs };
+      const options: MirrorOptions = {
+        size,
+        seed: spec.lieSeed ?? SEED,
+        rate: spec.rate,
+        latencyMs: spec.latencyMs,
+        slowStart,
+        connectionRate: spec.connectionRate,
+        windowBytes: spec.windowBytes,
+        connectionLimit: spec.maxConnections === undefined ? undefined : { max: spec.maxConnections },
+      };
       if (spec.lieSeed !== undefined) {
         options.etag = defaultEtag(SEED, size);
         options.lastModified = defaultLastModified(SEED);

@@ -14,6 +14,8 @@ options:
       --checksum ALG=HEX   the file's digest (sha-256, sha-512, sha-1, md5): a file that does
                            not match is never saved
       --connections N      requests in flight per server, 1-6 (default 2)
+      --max-connections N  at most N connections to one server, 1-64 (default 16); some
+                           sites ban clients that open several: use 1 there
       --limit-rate RATE    at most RATE bytes/s over all connections (e.g. 500k, 2M)
       --stats FILE         write a JSON summary (time, bytes, requests, memory, mirrors)
       --stall-timeout SEC  abandon and resume a connection silent this long (default 20)
@@ -29,6 +31,7 @@ export interface GetCommand {
   checksums: string[];
   statsFile?: string;
   connectionsPerServer?: number;
+  maxConnectionsPerServer?: number;
   limitRate?: number;
   stallTimeoutMs?: number;
   maxAttemptsWithoutProgress?: number;
@@ -46,6 +49,7 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
       stats: { type: 'string' },
       checksum: { type: 'string', multiple: true, default: [] },
       connections: { type: 'string' },
+      'max-connections': { type: 'string' },
       'limit-rate': { type: 'string' },
       'stall-timeout': { type: 'string' },
       retries: { type: 'string' },
@@ -67,6 +71,7 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
     checksums: values.checksum ?? [],
     statsFile: values.stats,
     connectionsPerServer: connections,
+    maxConnectionsPerServer: wholeNumber(values['max-connections'], '--max-connections', MAX_CONNECTIONS_LIMIT),
     limitRate: values['limit-rate'] === undefined ? undefined : parseRate(values['limit-rate']),
     stallTimeoutMs: optionalNumber(values['stall-timeout'], '--stall-timeout', 1000),
     maxAttemptsWithoutProgress: optionalNumber(values.retries, '--retries', 1),
@@ -81,6 +86,16 @@ function parseRate(text: string): number {
   const rate = match && scale ? Math.round(Number(match[1]) * scale) : NaN;
   if (!(rate >= 1024)) throw new Error(`--limit-rate needs a rate of at least 1k, like 500k or 2M, not "${text}"`);
   return rate;
+}
+
+/** The most --max-connections accepts: more would look like an attack to most servers. */
+const MAX_CONNECTIONS_LIMIT = 64;
+
+function wholeNumber(value: string | undefined, name: string, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${name} needs a whole number from 1 to ${max}, not "${value}"`);
+  return n;
 }
 
 function optionalNumber(value: string | undefined, name: string, scale: number): number | undefined {

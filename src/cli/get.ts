@@ -40,6 +40,7 @@ async function download(command: GetCommand, target: Target): Promise<number> {
   const store = new FileStore(dir);
   const options = {
     connectionsPerServer: command.connectionsPerServer,
+    maxConnectionsPerServer: command.maxConnectionsPerServer,
     stallTimeoutMs: command.stallTimeoutMs,
     maxAttemptsWithoutProgress: command.maxAttemptsWithoutProgress,
     createHasher: createNodeHasher,

@@ -2,6 +2,7 @@ import type { DigestAlgorithm } from './integrity/digests';
 import { createHasher, type Hasher } from './integrity/hasher';
 import { trustedFetch } from './http/request-trust';
 import type { RateLimiter } from './rate-limiter';
+import { DEFAULT_CONNECTION_COUNT } from './scheduler/connection-count';
 
 /** The engine's sense of time: injected so tests and benchmarks can control it. */
 export interface Clock {
@@ -26,6 +27,13 @@ export interface EngineTunables {
   progressIntervalMs: number;
   /** Requests in flight to one mirror at once: the second overlaps the first's end (≤ 6). */
   connectionsPerServer: number;
+  /**
+   * The most connections to one server (with HTTP/2: requests in flight on its connection) that the
+   * connection-count policy (scheduler/connection-count.ts) may open; it opens only as many as pay.
+   */
+  maxConnectionsPerServer: number;
+  /** Per-site overrides of that maximum, by host name or parent domain (see maxConnectionsFor). */
+  maxConnectionsPerSite: Record<string, number>;
   /** At most this many mirrors are used at once, chosen by HRW order, load and distance. */
   maxMirrors: number;
   /** A block should last about this long at its mirror's rate (and at least 4 round trips). */
@@ -78,6 +86,8 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   maxRestarts: 3,
   progressIntervalMs: 250,
   connectionsPerServer: 2,
+  maxConnectionsPerServer: DEFAULT_CONNECTION_COUNT.max,
+  maxConnectionsPerSite: {},
   maxMirrors: 8,
   blockSeconds: 1,
   minBlockBytes: 128 * 1024,

@@ -1,12 +1,14 @@
 /**
  * The mirror test server: one file of deterministic content (see content.ts) served over real HTTP
- * on 127.0.0.1, with ranges, validators, rate limits, latency and injectable faults. Used by the
- * integration tests and the benchmarks; `stats` records what every request got.
+ * on 127.0.0.1, with ranges, validators, rate limits, latency, TCP's slow start and window, a limit on
+ * connections, and injectable faults. Used by the integration tests and the benchmarks; `stats` records
+ * what every request got and the most connections open at once.
  */
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable, pipeline } from 'node:stream';
 import { createGzip } from 'node:zlib';
+import { CongestionWindow } from './congestion-window';
 import { CONTENT_CHUNK, contentBytes } from './content';
 import { TokenBucket } from './token-bucket';
 
@@ -68,6 +70,20 @@ export interface MirrorOptions {
   connectionRate?: number;
   /** Delay before a response's headers. */
   latencyMs?: number;
+  /** The round trip of slowStart and windowBytes; default latencyMs. */
+  rttMs?: number;
+  /**
+   * Emulates TCP slow start per connection: 10 segments of 1460 B in the first round trip, doubling
+   * each round trip that used its window, again from 10 segments after 200 ms without sending.
+   */
+  slowStart?: boolean;
+  /** Bytes per round trip of each connection at most (a far server's window), with or without slow start. */
+  windowBytes?: number;
+  /**
+   * At most `max` connections open at once are served; a request on any other connection gets 503
+   * (with Retry-After when given) and the connection is closed.
+   */
+  connectionLimit?: { max: number; retryAfter?: string };
   extraHeaders?: Record<string, string>;
   faults?: Faults;
   /** Default 0: any free port. */
@@ -100,6 +116,8 @@ export interface MirrorRequest {
   endedAt: number | undefined;
   /** The response did not complete: the client went away or a fault cut it. */
   aborted: boolean;
+  /** With slowStart or windowBytes: the connection's window when the body started, in bytes per round trip. */
+  windowBytes?: number;
 }
 
 export interface MirrorStats {
@@ -108,6 +126,8 @@ export interface MirrorStats {
   bytesSent: number;
   /** TCP connections accepted. */
   connections: number;
+  /** The most TCP connections open at once. */
+  peakConnections: number;
 }
 
 export interface ContentChange {
@@ -194,6 +214,9 @@ function refererAllowed(referer: string | undefined, required: string | RegExp):
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
+/** A connection that sent nothing this long starts slow start again (Linux: the minimum RTO). */
+const IDLE_RESTART_MS = 200;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Resolves once everything written to the socket so far was handed to the kernel. */
@@ -242,9 +265,15 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
   let stalledAll = false;
   const serverBucket = new TokenBucket(options.rate);
   const connectionBuckets = new WeakMap<Socket, TokenBucket>();
+  const windows = new WeakMap<Socket, CongestionWindow>();
+  const rttMs = options.rttMs ?? options.latencyMs ?? 0;
+  const emulatesWindow = options.slowStart === true || options.windowBytes !== undefined;
+  if (emulatesWindow && !(rttMs > 0)) throw new RangeError('slowStart and windowBytes need a round trip: set rttMs or latencyMs');
   const extra = options.extraHeaders ?? {};
   const sockets = new Set<Socket>();
-  const stats: MirrorStats = { requests: [], bytesSent: 0, connections: 0 };
+  /** The connections served under connectionLimit. */
+  const admitted = new Set<Socket>();
+  const stats: MirrorStats = { requests: [], bytesSent: 0, connections: 0, peakConnections: 0 };
 
   const setContent = (change: ContentChange) => {
     body = undefined;
@@ -307,6 +336,16 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     }
     if (options.latencyMs) await sleep(options.latencyMs);
     if (closed) return;
+
+    const limit = options.connectionLimit;
+    if (limit && !admitted.has(socket)) {
+      if (admitted.size >= limit.max) {
+        const retry = limit.retryAfter === undefined ? {} : { 'Retry-After': limit.retryAfter };
+        return sendEmpty(res, record, 503, { ...retry, Connection: 'close' });
+      }
+      admitted.add(socket);
+      socket.on('close', () => admitted.delete(socket));
+    }
 
     if (options.setCookie !== undefined && record.path === '/set-cookie') {
       record.status = 200;
@@ -379,6 +418,16 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
       connectionBucket = connectionBuckets.get(socket);
       if (!connectionBucket) connectionBuckets.set(socket, (connectionBucket = new TokenBucket(options.connectionRate)));
     }
+    let window: CongestionWindow | undefined;
+    if (emulatesWindow) {
+      window = windows.get(socket);
+      if (!window) {
+        const maxWindow = options.windowBytes ?? Infinity;
+        windows.set(socket, (window = new CongestionWindow({ rttMs, slowStart: options.slowStart === true, maxWindow, idleRestartMs: IDLE_RESTART_MS })));
+      }
+      window.restartIfIdle(performance.now());
+      record.windowBytes = window.bytes;
+    }
     const cuts = [fx.resetAfterBytes, fx.stallAfterBytes, fx.truncateAfterBytes].filter((n) => n !== undefined);
     const cutAt = cuts.length > 0 ? Math.min(...cuts) : Infinity;
 
@@ -401,12 +450,18 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
         }
         const rates = [serverBucket.rate, connectionBucket?.rate].filter((r) => r !== undefined);
         const maxPiece = rates.length === 0 ? CONTENT_CHUNK : Math.max(1, Math.min(CONTENT_CHUNK, Math.floor(Math.min(...rates) / 100)));
-        const n = Math.min(maxPiece, chunk.length - offset, cutAt - sent);
+        const room = window?.room(performance.now());
+        if (room?.bytes === 0) {
+          await sleep(room.waitMs);
+          continue;
+        }
+        const n = Math.min(maxPiece, chunk.length - offset, cutAt - sent, room?.bytes ?? Infinity);
         const wait = Math.max(serverBucket.reserve(n), connectionBucket?.reserve(n) ?? 0);
         if (wait > 0) {
           await sleep(wait);
           if (closed) return;
         }
+        window?.sent(n, performance.now());
         const piece = chunk.subarray(offset, offset + n);
         offset += n;
         sent += n;
@@ -430,6 +485,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
   server.on('connection', (socket: Socket) => {
     stats.connections++;
     sockets.add(socket);
+    stats.peakConnections = Math.max(stats.peakConnections, sockets.size);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
@@ -465,6 +521,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
       stats.requests = [];
       stats.bytesSent = 0;
       stats.connections = 0;
+      stats.peakConnections = sockets.size;
     },
     close() {
       closing ??= new Promise<void>((resolve) => {

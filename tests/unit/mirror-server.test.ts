@@ -384,7 +384,7 @@ describe('mirror faults', () => {
       [200, false],
     ]);
     m.resetStats();
-    expect(m.stats).toEqual({ requests: [], bytesSent: 0, connections: 0 });
+    expect(m.stats).toMatchObject({ requests: [], bytesSent: 0, connections: 0 });
   });
 });
 

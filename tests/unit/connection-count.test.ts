@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { ConnectionCount, maxConnectionsFor } from '../../src/engine/scheduler/connection-count';
+import { run, type Server, type Trace } from '../support/connection-trace';
+
+const MB = 1_000_000;
+
+const limitAt = (trace: Trace, ms: number) => trace.samples.find(([t]) => t >= ms)![1];
+const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1]!;
+const firstTime = (trace: Trace, test: (limit: number) => boolean) => trace.samples.find(([, limit]) => test(limit))?.[0];
+
+describe('ConnectionCount', () => {
+  it('grows to the maximum of 16 on a server that caps each connection at 1 MB/s', () => {
+    const policy = new ConnectionCount();
+    const trace = run(policy, { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 20 }, 10_000);
+    expect(limitAt(trace, 0)).toBe(2);
+    // Doubling while it pays: 2, 4, 8, 16 within about a second and a half.
+    expect(firstTime(trace, (l) => l === 16)).toBeLessThan(1_500);
+    expect(policy.limit(10_000)).toBe(16);
+    expect(trace.mostOpen).toBe(16);
+    expect(policy.reason).toBe('at the maximum of 16 connections');
+  });
+
+  it('stays at the option or per-site maximum', () => {
+    const policy = new ConnectionCount({ max: 6 });
+    const trace = run(policy, { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 20 }, 10_000);
+    expect(trace.mostOpen).toBe(6);
+    expect(policy.reason).toBe('at the maximum of 6 connections');
+  });
+
+  it('stays at two or fewer on a server capped at 8 MB/s in all, never opening more than four', () => {
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const policy = new ConnectionCount();
+      const trace = run(policy, { totalRate: 8 * MB, rttMs: 20 }, 30_000, undefined, seed);
+      expect(trace.mostOpen).toBeLessThanOrEqual(4);
+      // Past the first second only probes of one more (or one fewer) than two.
+      expect(Math.max(...trace.samples.filter(([t]) => t > 1_000).map(([, limit]) => limit))).toBeLessThanOrEqual(3);
+      // Over the run, the cap was reached as well as 16 connections would have.
+      expect(trace.bytes / 30).toBeGreaterThan(0.95 * 8 * MB);
+    }
+  });
+
+  it('grows to about what fills a far server whose connections are each limited by their window', () => {
+    const policy = new ConnectionCount();
+    // 256 KiB per 150 ms round trip: 1.75 MB/s each, so five fill 8 MB/s.
+    const trace = run(policy, { totalRate: 8 * MB, windowBytes: 256 * 1024, rttMs: 150 }, 30_000);
+    // After a quadrupling that did not pay (4 → 16) and its halvings, it settles at five, probing four and six.
+    const settled = trace.samples.filter(([t]) => t > 7_000).map(([, limit]) => limit);
+    expect(Math.min(...settled)).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...settled)).toBeLessThanOrEqual(6);
+    expect(median(settled)).toBe(5);
+    expect(trace.bytes / 30).toBeGreaterThan(0.9 * 8 * MB);
+  });
+
+  it('backs off on 503 and remembers the limit: a server that allows two sees no storm', () => {
+    const policy = new ConnectionCount();
+    const trace = run(policy, { totalRate: 8 * MB, connectionRate: 1 * MB, rttMs: 20, maxConnections: 2 }, 120_000);
+    expect(policy.serverLimit).toBe(2);
+    expect(policy.limit(120_000)).toBe(2);
+    expect(policy.reason).toMatch(/^the server allows 2 connections: it answered 503 to one more$|^steady at 2/);
+    // The first step past two, then one try past the limit 30 s later and one 60 s after that.
+    expect(trace.refusals).toBeLessThanOrEqual(4);
+    expect(trace.samples.filter(([t, limit]) => t > 1_000 && limit > 3)).toEqual([]);
+  });
+
+  it('honours Retry-After and, without it, backs off exponentially', () => {
+    const policy = new ConnectionCount();
+    policy.refused(0, { status: 503, retryAfterMs: 3_000, connections: 0 });
+    expect(policy.limit(0)).toBe(0);
+    expect(policy.limit(2_999)).toBe(0);
+    expect(policy.limit(3_000)).toBe(1);
+    expect(policy.reason).toBe('the server answered 503; waiting 3 s before trying again');
+
+    const plain = new ConnectionCount();
+    plain.refused(0, { connections: 0 });
+    expect(plain.reason).toBe('the server closed a new connection before answering; waiting 1 s before trying again');
+    expect(plain.limit(999)).toBe(0);
+    expect(plain.limit(1_000)).toBe(1);
+    plain.refused(1_000, { connections: 0 });
+    expect(plain.limit(2_999)).toBe(0);
+    expect(plain.limit(3_000)).toBe(1);
+  });
+
+  it('counts a burst of refusals from one step once', () => {
+    const policy = new ConnectionCount();
+    policy.refused(0, { status: 429, connections: 2 });
+    policy.refused(5, { status: 429, connections: 2 });
+    policy.refused(10, { status: 429, connections: 2 });
+    expect(policy.limit(10)).toBe(2);
+    expect(policy.serverLimit).toBe(2);
+    policy.refused(1_000, { status: 429, connections: 0 });
+    // The second refusal in a row: 2 s, not 8 s.
+    expect(policy.limit(2_999)).toBe(0);
+    expect(policy.limit(3_000)).toBe(1);
+  });
+
+  it('gives back connections that stop paying when the server becomes the bottleneck', () => {
+    const policy = new ConnectionCount();
+    const server: Server = { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 20 };
+    const trace = run(policy, server, 90_000, (now, s) => {
+      // At 5 s the server gets busy: 3 MB/s in all, however many connections.
+      if (now === 5_000) Object.assign(s, { totalRate: 3 * MB, connectionRate: undefined });
+    });
+    expect(limitAt(trace, 4_900)).toBe(16);
+    expect(policy.limit(90_000)).toBeLessThanOrEqual(3);
+    expect(policy.reason).toMatch(/gave back|steady/);
+  });
+
+  it('does not keep a connection whose gain is within the noise (under 10 % of the total)', () => {
+    const policy = new ConnectionCount({ initial: 10, max: 11 });
+    /** Observations every 20 ms from `from` to `to`, at a steady total rate. */
+    const feed = (from: number, to: number, connections: number, totalRate: number) => {
+      for (let now = from; now < to; now += 20) policy.observe(now, { totalRate, connections, rttMs: 20 });
+    };
+    feed(0, 1_000, 10, 10 * MB);
+    expect(policy.limit(1_000)).toBe(11);
+    // The eleventh brings 0.6 MB/s: more than half an average connection, but 6 % of the total.
+    feed(1_000, 2_000, 11, 10.6 * MB);
+    expect(policy.limit(2_000)).toBe(10);
+    expect(policy.reason).toBe('steady at 10 connections: one more raised the rate only 6 %');
+  });
+
+  it('rejects a maximum that is not a whole number ≥ 1', () => {
+    expect(() => new ConnectionCount({ max: 0 })).toThrow(/whole number ≥ 1/);
+  });
+});
+
+describe('maxConnectionsFor', () => {
+  const perSite = { 'example.org': 1, 'fast.example.org': 8 };
+  it('takes the most specific per-site override, else the default', () => {
+    expect(maxConnectionsFor('https://fast.example.org/f.iso', 16, perSite)).toBe(8);
+    expect(maxConnectionsFor('https://dl.example.org/f.iso', 16, perSite)).toBe(1);
+    expect(maxConnectionsFor('https://EXAMPLE.org/f.iso', 16, perSite)).toBe(1);
+    expect(maxConnectionsFor('https://example.com/f.iso', 16, perSite)).toBe(16);
+    expect(maxConnectionsFor('not a url', 16, perSite)).toBe(16);
+  });
+});
