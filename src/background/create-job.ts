@@ -43,7 +43,10 @@ function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Part
     credentials: source.credentials,
     credentialOrigins: [...source.cookieOrigins],
     referrer: safeReferrer(source.referrer),
-    connectionsPerServer: settings.connectionsPerServer,
+    // The setting is the most connections per server: browsers open at most six per host over
+    // HTTP/1.1. The engine starts with two and adds more only while they pay.
+    maxConnectionsPerServer: settings.connectionsPerServer,
+    connectionsPerServer: Math.min(2, settings.connectionsPerServer),
     minBlockBytes: settings.minBlockBytes,
     maxBlockBytes: settings.maxBlockBytes,
     rateLimiter: speedLimit,

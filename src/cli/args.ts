@@ -13,7 +13,8 @@ options:
                            from all of them at once; a mirror serving other bytes is dropped
       --checksum ALG=HEX   the file's digest (sha-256, sha-512, sha-1, md5): a file that does
                            not match is never saved
-      --connections N      requests in flight per server, 1-6 (default 2)
+      --connections N      connections to start with per server, 1-6 (default 2); more are
+                           opened while they raise the server's rate, up to --max-connections
       --max-connections N  at most N connections to one server, 1-64 (default 16); some
                            sites ban clients that open several: use 1 there
       --limit-rate RATE    at most RATE bytes/s over all connections (e.g. 500k, 2M)

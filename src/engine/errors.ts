@@ -20,6 +20,8 @@ export class DownloadError extends Error {
     readonly retryable = false,
     /** Delay the server asked for (Retry-After), in ms. */
     readonly retryAfterMs?: number,
+    /** The HTTP status that caused it, when a server answered. */
+    readonly status?: number,
   ) {
     super(message);
   }

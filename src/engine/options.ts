@@ -25,7 +25,10 @@ export interface EngineTunables {
   maxRestarts: number;
   /** Minimum time between progress events. */
   progressIntervalMs: number;
-  /** Requests in flight to one mirror at once: the second overlaps the first's end (≤ 6). */
+  /**
+   * Connections (HTTP/2: requests in flight) each server starts with; the connection-count
+   * policy adds more while they raise its rate, up to `maxConnectionsPerServer`.
+   */
   connectionsPerServer: number;
   /**
    * The most connections to one server (with HTTP/2: requests in flight on its connection) that the

@@ -34,7 +34,7 @@ export function checkResponse(facts: ResponseFacts, ask: Ask, known: RemoteFile 
   if (RETRYABLE_STATUS.has(status) || (status >= 500 && status < 600)) {
     return {
       kind: 'retry',
-      error: new DownloadError('http-status', `the server answered ${describeStatus(facts)}`, true, facts.retryAfterMs),
+      error: new DownloadError('http-status', `the server answered ${describeStatus(facts)}`, true, facts.retryAfterMs, status),
     };
   }
   if (status === 416 && ask.start === 0 && facts.contentRange?.kind === 'unsatisfied' && facts.contentRange.total === 0 && !known) {

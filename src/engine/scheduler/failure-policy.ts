@@ -14,8 +14,11 @@ export type FailureVerdict =
   | { kind: 'drop'; reason: string; code: DownloadErrorCode }
   /** Broken mid-body: the rest is requested again at once; a stalling mirror is benched. */
   | { kind: 'resume'; stalled: boolean }
-  /** Failed before any byte: back off (as the server asked, if it did) and try again. */
-  | { kind: 'retry'; retryAfterMs: number | undefined };
+  /**
+   * Failed before any byte: back off (as the server asked, if it did) and try again. `status`:
+   * the server answered (e.g. 429, 503) rather than the connection failing.
+   */
+  | { kind: 'retry'; retryAfterMs: number | undefined; status?: number };
 
 /**
  * Classifies a failed request (paper 1: a reset mid-transfer is a switch, not an outage).
@@ -37,5 +40,6 @@ export function judgeFailure(
   if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
     return { kind: 'drop', reason: `${describe(error)}, and asked to retry only after ${Math.round(retryAfterMs / 1000)} s`, code: 'http-status' };
   }
-  return { kind: 'retry', retryAfterMs };
+  const status = error instanceof DownloadError ? error.status : undefined;
+  return status === undefined ? { kind: 'retry', retryAfterMs } : { kind: 'retry', retryAfterMs, status };
 }

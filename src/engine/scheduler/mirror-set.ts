@@ -3,6 +3,7 @@ import type { ResponseFacts } from '../http/response-facts';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
 import { MAX_SOURCES } from '../options';
 import { describe } from '../transfer-host';
+import { maxConnectionsFor } from './connection-count';
 import { MirrorState, type MirrorReport } from './mirror-state';
 import { firstDifference } from './probe-bytes';
 import { Provenance } from './provenance';
@@ -40,13 +41,20 @@ export class MirrorSet {
 
   /** Starts afresh from the job's sources (a new run, or a restart from zero). */
   reset(): void {
-    this.mirrors = [...new Set(this.host.sources)].map((url, i) => new MirrorState(i, url, i === 0));
+    this.mirrors = [...new Set(this.host.sources)].map((url, i) => this.newMirror(i, url));
     for (const mirror of this.mirrors) {
       const reason = this.excluded.get(mirror.url);
       if (reason) mirror.drop(reason);
     }
     this.reference = new Reference();
     this.provenance = new Provenance();
+  }
+
+  private newMirror(id: number, url: string): MirrorState {
+    const { options } = this.host;
+    const max = maxConnectionsFor(url, options.maxConnectionsPerServer, options.maxConnectionsPerSite);
+    const now = () => options.clock.now();
+    return new MirrorState(id, url, id === 0, { max, initial: Math.min(max, options.connectionsPerServer) }, now);
   }
 
   get primary(): MirrorState {
@@ -95,9 +103,20 @@ export class MirrorSet {
     this.events.dropped(mirror, error);
   }
 
-  /** A request failed before any byte: back off, and drop the mirror after too many in a row. */
-  failedBeforeBytes(mirror: MirrorState, error: unknown, retryAfterMs: number | undefined): void {
+  /**
+   * A request failed before any byte. While the mirror's other connections work, the server
+   * refused one more: the connection count remembers its limit, and the mirror goes on. With
+   * none working, it backs off, and is dropped after too many failures in a row.
+   */
+  failedBeforeBytes(mirror: MirrorState, error: unknown, retryAfterMs: number | undefined, status: number | undefined): void {
     const { options } = this.host;
+    const now = options.clock.now();
+    // This request still counts in `inFlight` until it has settled.
+    const working = mirror.inFlight - 1;
+    // A busy answer, or an extra connection closed while others work, says where the server's limit is.
+    const refusal = status === 429 || status === 503 || (status === undefined && working > 0);
+    if (refusal) mirror.connectionCount.refused(now, { status, retryAfterMs, connections: working });
+    if (refusal && working > 0) return;
     mirror.failed(options.retryBaseMs, options.retryMaxMs, retryAfterMs);
     if (mirror.failuresInARow < options.maxAttemptsWithoutProgress) return;
     const reason = `gave up after ${mirror.failuresInARow} attempts that received nothing; last: ${describe(error)}`;
@@ -137,7 +156,7 @@ export class MirrorSet {
     const fresh = urls.filter((url) => !this.mirrors.some((m) => m.url === url));
     if (fresh.length === 0) return;
     const kept = await this.host.addSources(fresh);
-    for (const url of kept) this.mirrors.push(new MirrorState(this.mirrors.length, url, false));
+    for (const url of kept) this.mirrors.push(this.newMirror(this.mirrors.length, url));
     const also = kept.length < fresh.length ? `; ${kept.length} of them kept (at most ${MAX_SOURCES} URLs per file)` : '';
     this.host.notice(`${from} named ${fresh.length} more mirror${fresh.length > 1 ? 's' : ''}${also}`);
     if (kept.length === 0) return;

@@ -1,5 +1,6 @@
 import { RateMeter } from '../rate-meter';
 import { backoffDelay } from '../retry';
+import { ConnectionCount, type ConnectionCountOptions } from './connection-count';
 
 /**
  * probing: its first bytes are being fetched; tentative: working before the primary answered,
@@ -20,6 +21,10 @@ export interface MirrorReport {
   rttMs?: number;
   /** Why it was dropped, in plain words. */
   dropped?: string;
+  /** Requests in flight to it now (HTTP/1.1: connections). */
+  connections: number;
+  /** Why that many, in plain words (the connection-count policy's reason). */
+  connectionsWhy: string;
 }
 
 /** One source of the file: its health, estimates and load. */
@@ -42,16 +47,36 @@ export class MirrorState {
   probe: { bytes: Uint8Array; size: number | undefined } | undefined;
   /** Dropped while tentative: whatever it stores is discarded. */
   untrusted = false;
+  /** How many connections this server gets, by measurement. */
+  readonly connectionCount: ConnectionCount;
   private readonly meter: RateMeter;
+  /** Bytes and time at the last observation fed to the connection count. */
+  private observed = { bytes: 0, at: 0 };
 
   constructor(
     readonly id: number,
     readonly url: string,
     readonly isPrimary: boolean,
+    connectionCount: Partial<ConnectionCountOptions> = {},
     now: () => number = Date.now,
   ) {
     this.phase = isPrimary ? 'active' : 'probing';
     this.meter = new RateMeter(3000, now);
+    this.connectionCount = new ConnectionCount(connectionCount);
+  }
+
+  /** Connections it may have now (0 while backing off from a refusal). */
+  connections(now: number): number {
+    return this.connectionCount.limit(now);
+  }
+
+  /** Feeds the connection count with the rate since the last call (called every tick). */
+  observeConnections(now: number): void {
+    const { bytes, at } = this.observed;
+    this.observed = { bytes: this.bytes, at: now };
+    if (at === 0 || now <= at) return;
+    const totalRate = ((this.bytes - bytes) * 1000) / (now - at);
+    this.connectionCount.observe(now, { totalRate, connections: this.inFlight, rttMs: this.rttMs });
   }
 
   received(bytes: number, now = Date.now()): void {
@@ -106,6 +131,8 @@ export class MirrorState {
       rate: this.rate(),
       rttMs: this.rttMs,
       dropped: this.dropReason,
+      connections: this.inFlight,
+      connectionsWhy: this.connectionCount.reason,
     };
   }
 }

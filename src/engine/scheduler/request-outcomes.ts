@@ -77,7 +77,7 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
           if (verdict.stalled) context.bench(mirror);
           return;
         case 'retry':
-          return sources.failedBeforeBytes(mirror, error, verdict.retryAfterMs);
+          return sources.failedBeforeBytes(mirror, error, verdict.retryAfterMs, verdict.status);
       }
     },
     storeFailed: (error, kept) => context.fail(isQuotaError(error) ? storageFull(kept) : error),

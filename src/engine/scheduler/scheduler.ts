@@ -98,7 +98,8 @@ export class MirrorScheduler {
     if (host.file?.size !== undefined) await this.discovery.startPlan(host.file.size);
     const { options } = host;
     const mirrors = this.sources.mirrors.length;
-    this.window = BlockWindow.forDownload(mirrors, options.maxMirrors, this.connections(), options.maxBufferBytes, host.store.blockSize);
+    const initial = Math.min(options.connectionsPerServer, options.maxConnectionsPerServer);
+    this.window = BlockWindow.forDownload(mirrors, options.maxMirrors, initial, options.maxBufferBytes, host.store.blockSize);
     const done = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
     const onAbort = () => this.fail(this.signal.reason);
     this.signal.addEventListener('abort', onAbort, { once: true });
@@ -118,9 +119,9 @@ export class MirrorScheduler {
     return this.discovery.plan;
   }
 
-  /** Requests each mirror keeps in flight: the second overlaps the first's end (browsers allow six). */
-  private connections(): number {
-    return Math.min(6, Math.max(1, this.host.options.connectionsPerServer));
+  /** Requests `mirror` may have in flight now: its connection count, decided by measurement. */
+  private connections(mirror: MirrorState): number {
+    return mirror.connections(this.host.options.clock.now());
   }
 
   // ---- the loop -------------------------------------------------------------------------------
@@ -165,19 +166,20 @@ export class MirrorScheduler {
       if (request.group.attempts === 1) this.window.deadlineMissed();
       lateDecisions(request, this.lateContext(now)).forEach((d) => this.carryOut(d));
     }
+    for (const mirror of this.sources.mirrors) if (mirror.phase === 'active') mirror.observeConnections(now);
     this.sources.report(false);
     this.pump();
   }
 
   private lateContext(now: number): LateContext<MirrorState> {
     const windowHasRoom = this.window.allows(this.blockRequests().length);
-    return { now, mirrors: this.sources.mirrors, connections: () => this.connections(), windowHasRoom };
+    return { now, mirrors: this.sources.mirrors, connections: (m) => this.connections(m), windowHasRoom };
   }
 
   /** What the policies see: the mirrors, the requests in flight and the room left. */
   private snapshot(now: number) {
     const sources = this.sources;
-    const connections = () => this.connections();
+    const connections = (m: MirrorState) => this.connections(m);
     return { now, mirrors: sources.mirrors, requests: [...this.active], claims: this.claims(), connections, windowRoom: this.windowRoom(), referencePending: sources.referencePending };
   }
 
@@ -219,9 +221,15 @@ export class MirrorScheduler {
     });
   }
 
-  /** How many more requests the block window allows. */
+  /**
+   * How many more requests may start: the block window, or as many as the mirrors' connection
+   * counts ask for when that is more (each count is measured: more connections there paid).
+   */
   private windowRoom(): number {
-    return Math.max(0, Math.floor(this.window.value) - this.blockRequests().length);
+    const now = this.host.options.clock.now();
+    const wanted = this.sources.mirrors.reduce((n, m) => n + (m.usable(now) ? m.connections(now) : 0), 0);
+    const memory = Math.floor(this.host.options.maxBufferBytes / this.host.store.blockSize);
+    return Math.max(0, Math.min(memory, Math.max(Math.floor(this.window.value), wanted)) - this.blockRequests().length);
   }
 
   private blockRequests(): BlockRequest[] {

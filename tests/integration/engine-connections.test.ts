@@ -1,0 +1,46 @@
+/**
+ * The engine with its connection-count policy against servers that reward connections differently
+ * (issue 12's scenarios a–c, 20 ms latency, slow start on): the exact file every time, more
+ * connections only where they pay, and no storm at a server that refuses.
+ */
+import { describe, expect, it } from 'vitest';
+import { contentSha256 } from '../support/content';
+import { MiB, useTestBed } from '../support/test-bed';
+
+const MB = 1_000_000;
+const bed = useTestBed();
+
+describe('connections that adapt', () => {
+  it('(a) opens more connections to a server that caps each one at 1 MB/s', async () => {
+    const size = 24 * MiB;
+    const m = await bed.mirror({ size, seed: 120, rate: 16 * MB, connectionRate: 1 * MB, latencyMs: 20, slowStart: true });
+    const run = await bed.download(m.url, { maxConnectionsPerServer: 16 });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(120, size));
+    console.log(`(a) most connections open ${m.stats.peakConnections}; ${run.result.mirrors[0]?.connectionsWhy}`);
+    // Two connections would take 12 s; the first step that pays (to four) is there on any machine.
+    expect(m.stats.peakConnections).toBeGreaterThanOrEqual(4);
+    expect(m.stats.peakConnections).toBeLessThanOrEqual(16);
+  });
+
+  it('(b) stays at a few connections when the server caps only the total', async () => {
+    const size = 24 * MiB;
+    const m = await bed.mirror({ size, seed: 121, rate: 8 * MB, latencyMs: 20, slowStart: true });
+    const run = await bed.download(m.url, { maxConnectionsPerServer: 16 });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(121, size));
+    expect(m.stats.peakConnections).toBeLessThanOrEqual(4);
+  });
+
+  it('(c) remembers a server that refuses a third connection, without a storm of attempts', async () => {
+    const size = 24 * MiB;
+    const m = await bed.mirror({ size, seed: 122, rate: 8 * MB, latencyMs: 20, slowStart: true, connectionLimit: { max: 2 } });
+    const run = await bed.download(m.url, { maxConnectionsPerServer: 16 });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(122, size));
+    const refused = m.stats.requests.filter((r) => r.status === 503).length;
+    console.log(`(c) ${refused} × 503; ${run.result.mirrors[0]?.connectionsWhy}`);
+    expect(refused).toBeLessThanOrEqual(3);
+    expect(run.result.mirrors[0]?.phase).toBe('active');
+  });
+});
