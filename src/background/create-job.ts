@@ -1,4 +1,4 @@
-import { DownloadJob, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
+import { countryOfLocale, DownloadJob, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
 import type { Settings } from '../settings/schema';
 
 /** Whether a job's requests to the origin of its URL carry the browser's cookies. */
@@ -50,6 +50,7 @@ function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Part
     minBlockBytes: settings.minBlockBytes,
     maxBlockBytes: settings.maxBlockBytes,
     rateLimiter: speedLimit,
+    userLocation: countryOfLocale(globalThis.navigator?.language),
   };
 }
 

@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
-import { DownloadJob, formatBytes, RateLimiter, rangesLength, sanitizeFilename, type JobSnapshot } from '../engine';
+import { countryOfLocale, DownloadJob, formatBytes, RateLimiter, rangesLength, sanitizeFilename, type JobSnapshot } from '../engine';
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
 import { createNodeHasher } from './node-hasher';
@@ -44,6 +44,7 @@ async function download(command: GetCommand, target: Target): Promise<number> {
     stallTimeoutMs: command.stallTimeoutMs,
     maxAttemptsWithoutProgress: command.maxAttemptsWithoutProgress,
     createHasher: createNodeHasher,
+    userLocation: countryOfLocale(process.env.LC_ALL || process.env.LC_MESSAGES || process.env.LANG),
     rateLimiter: command.limitRate === undefined ? undefined : new RateLimiter(command.limitRate),
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
@@ -57,7 +58,7 @@ async function download(command: GetCommand, target: Target): Promise<number> {
     log(command, `stitch: resuming ${id}`);
     if (JSON.stringify(job.state.expected) !== JSON.stringify(target.expected)) await job.setExpected(target.expected);
   }
-  job ??= await DownloadJob.create(store, { id, url: target.url, mirrors: target.mirrors, expected: target.expected }, defined);
+  job ??= await DownloadJob.create(store, { id, url: target.url, mirrors: target.mirrors, hints: target.hints, expected: target.expected }, defined);
 
   const started = Date.now();
   const show = progressPrinter(command);

@@ -12,12 +12,15 @@ import {
   type MetalinkFile,
 } from '../engine';
 import { readFile, stat } from 'node:fs/promises';
+import type { SourceHint } from '../engine';
 import type { GetCommand } from './args';
 
 /** One file to download: its URLs, what it must hash to, and where it goes. */
 export interface Target {
   url: string;
   mirrors: string[];
+  /** What a Metalink file said about its URLs' order (priority, country). */
+  hints?: Record<string, SourceHint>;
   expected?: ExpectedIntegrity;
   /** Relative output path a Metalink file prescribes (else the server's name is used). */
   name?: string;
@@ -41,12 +44,13 @@ export async function resolveTargets(command: GetCommand): Promise<Target[]> {
   if (files.length > 1 && command.output) throw new Error(`${command.source} describes ${files.length} files: -o works with one`);
   return files.map((file) => {
     if (!isSafeMetalinkName(file.name)) throw new Error(`${command.source} names an unsafe path: ${file.name}`);
-    const { urls, expected: fromFile } = fromMetalinkFile(file);
+    const { urls, hints, expected: fromFile } = fromMetalinkFile(file);
     const [url, ...mirrors] = urls;
     if (!url) throw new Error(`${command.source} gives no http(s) URL for ${file.name}`);
     return {
       url,
       mirrors: [...mirrors, ...command.mirrors.map(httpUrl)],
+      hints,
       expected: { ...fromFile, digests: [...fromFile.digests, ...checksums] },
       name: file.name,
     };

@@ -5,6 +5,7 @@ export type { ExpectedIntegrity, JobState, JobStatus } from './job-state';
 export { DownloadError, formatBytes, type DownloadErrorCode } from './errors';
 export { DEFAULT_OPTIONS, type Clock, type EngineDependencies, type EngineOptions, type EngineTunables, type RequestContext } from './options';
 export { trustedFetch } from './http/request-trust';
+export { countryOfLocale, type SourceHint } from './sources/hrw';
 export type { RemoteFile } from './remote-file';
 export type { Playback } from './scheduler/views';
 export type { MirrorReport } from './scheduler/mirror-state';

@@ -1,6 +1,7 @@
 import type { JobStateRecord } from './store';
 import type { HexDigest, PieceHashes } from './integrity/expected';
 import type { RemoteFile } from './remote-file';
+import type { SourceHint } from './sources/hrw';
 
 /** What the file must hash to, known before the download (Metalink, or given by the user). */
 export interface ExpectedIntegrity {
@@ -18,6 +19,8 @@ export interface JobState {
   url: string;
   /** Other URLs of the same file (mirrors); the download uses them all at once. */
   mirrors: string[];
+  /** What the sources said about some mirrors' order (Link pri/geo, Metalink priority/location). */
+  hints?: Record<string, SourceHint>;
   status: JobStatus;
   file?: RemoteFile;
   expected?: ExpectedIntegrity;
@@ -43,11 +46,25 @@ export function parseJobState(record: JobStateRecord | undefined): JobState | un
   return {
     ...(record as unknown as JobState),
     mirrors: Array.isArray(mirrors) ? mirrors.filter((m): m is string => typeof m === 'string') : [],
+    hints: parseHints(record.hints),
     restarts: typeof restarts === 'number' ? restarts : 0,
     notices: Array.isArray(notices) ? notices.filter((n): n is string => typeof n === 'string') : [],
     createdAt: typeof createdAt === 'number' ? createdAt : 0,
     updatedAt: typeof updatedAt === 'number' ? updatedAt : 0,
   };
+}
+
+function parseHints(value: unknown): Record<string, SourceHint> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const hints: Record<string, SourceHint> = {};
+  for (const [url, hint] of Object.entries(value as Record<string, unknown>)) {
+    const { priority, location } = (hint ?? {}) as SourceHint;
+    hints[url] = {
+      ...(Number.isSafeInteger(priority) ? { priority } : {}),
+      ...(typeof location === 'string' && /^[a-z]{2}$/.test(location) ? { location } : {}),
+    };
+  }
+  return hints;
 }
 
 function isRemoteFile(value: unknown): value is RemoteFile {

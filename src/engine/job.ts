@@ -13,6 +13,7 @@ import type { RemoteFile } from './remote-file';
 import { MirrorScheduler } from './scheduler/scheduler';
 import type { Playback } from './scheduler/views';
 import type { SchedulerHost } from './transfer-host';
+import type { SourceHint } from './sources/hrw';
 import type { MirrorReport } from './scheduler/mirror-state';
 import { transferFromSource } from './transfer';
 
@@ -81,7 +82,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   /** Creates and persists a new job for `url`. */
   static async create(
     store: DownloadStore,
-    init: { id: string; url: string; mirrors?: string[]; expected?: ExpectedIntegrity },
+    init: { id: string; url: string; mirrors?: string[]; hints?: Record<string, SourceHint>; expected?: ExpectedIntegrity },
     options?: Partial<EngineOptions>,
   ): Promise<DownloadJob> {
     const now = (options?.clock ?? Date).now();
@@ -91,6 +92,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       id: init.id,
       url: init.url,
       mirrors,
+      hints: init.hints,
       expected: init.expected,
       status: 'queued',
       restarts: 0,
@@ -319,10 +321,11 @@ export class DownloadJob extends Emitter<JobEvents> {
       mirrorsChanged: (reports) => {
         this.mirrorReports = reports;
       },
-      addSources: async (urls) => {
+      addSources: async (urls, hints = {}) => {
         const added = newSources([this.jobState.url, ...this.jobState.mirrors], urls);
         if (added.length === 0) return added;
-        this.jobState = { ...this.jobState, mirrors: [...this.jobState.mirrors, ...added] };
+        const kept = Object.fromEntries(added.flatMap((url) => (hints[url] ? [[url, hints[url]]] : [])));
+        this.jobState = { ...this.jobState, mirrors: [...this.jobState.mirrors, ...added], hints: { ...this.jobState.hints, ...kept } };
         await this.persist();
         return added;
       },
@@ -338,6 +341,7 @@ export class DownloadJob extends Emitter<JobEvents> {
         };
         await this.persist();
       },
+      sourceHint: (url) => this.jobState.hints?.[url],
       knownDigests: () => this.knownDigests(),
       expectedPieces: () => this.jobState.expected?.pieces,
       playback: () => this.playbackCursor,

@@ -37,6 +37,8 @@ export interface EngineTunables {
   maxConnectionsPerServer: number;
   /** Per-site overrides of that maximum, by host name or parent domain (see maxConnectionsFor). */
   maxConnectionsPerSite: Record<string, number>;
+  /** The user's country (ISO 3166-1 alpha-2, lower case), if known: mirrors there come first within a priority. */
+  userLocation?: string;
   /** At most this many mirrors are used at once, chosen by HRW order, load and distance. */
   maxMirrors: number;
   /** A block should last about this long at its mirror's rate (and at least 4 round trips). */

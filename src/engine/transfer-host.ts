@@ -8,6 +8,7 @@ import type { ExpectedIntegrity } from './job-state';
 import type { HexDigest, PieceHashes } from './integrity/expected';
 import type { MirrorReport } from './scheduler/mirror-state';
 import type { Playback } from './scheduler/views';
+import type { SourceHint } from './sources/hrw';
 import { toHexDigests } from './integrity/expected';
 
 /** What a transfer (one stream or many mirrors) needs from its job: where bytes go and how to report. */
@@ -34,7 +35,9 @@ export interface SchedulerHost extends TransferHost {
   readonly sources: readonly string[];
   mirrorsChanged(reports: MirrorReport[]): void;
   /** Remembers more URLs of the file (from Link headers or a Metalink file); resolves with those kept (at most MAX_SOURCES in all). */
-  addSources(urls: string[]): Promise<string[]>;
+  addSources(urls: string[], hints?: Record<string, SourceHint>): Promise<string[]>;
+  /** What the sources said about a URL's order, if anything. */
+  sourceHint(url: string): SourceHint | undefined;
   /** Adds digests or piece hashes learned during the download. */
   addExpected(expected: ExpectedIntegrity): Promise<void>;
   /** Every digest known for the file so far. */

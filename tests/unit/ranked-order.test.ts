@@ -27,3 +27,14 @@ describe('mirror order from the sources (pri/geo, priority/location)', () => {
     expect(rankedOrder(urls, (u) => u, FILE, (u) => hints[u])[0]).toBe(urls[4]);
   });
 });
+
+describe('the user country from a locale', () => {
+  it('reads the region of a browser or POSIX locale', async () => {
+    const { countryOfLocale } = await import('../../src/engine/sources/hrw');
+    expect(countryOfLocale('de-AT')).toBe('at');
+    expect(countryOfLocale('en_US.UTF-8')).toBe('us');
+    expect(countryOfLocale('fr')).toBeUndefined();
+    expect(countryOfLocale('C.UTF-8')).toBeUndefined();
+    expect(countryOfLocale(undefined)).toBeUndefined();
+  });
+});

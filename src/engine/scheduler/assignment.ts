@@ -19,6 +19,7 @@ export interface AssignmentContext<M extends MirrorView, R extends RequestView> 
   connections: (mirror: M) => number;
   maxMirrors: number;
   fileKey: string;
+  userLocation?: string;
   referencePending: boolean;
   playback: Playback | undefined;
   /** Mirrors carrying a player's bytes: they take no other block now. */

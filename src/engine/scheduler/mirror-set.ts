@@ -3,6 +3,7 @@ import type { ResponseFacts } from '../http/response-facts';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
 import { MAX_SOURCES } from '../options';
 import { describe } from '../transfer-host';
+import type { SourceHint } from '../sources/hrw';
 import { maxConnectionsFor } from './connection-count';
 import { MirrorState, type MirrorReport } from './mirror-state';
 import { firstDifference } from './probe-bytes';
@@ -54,7 +55,9 @@ export class MirrorSet {
     const { options } = this.host;
     const max = maxConnectionsFor(url, options.maxConnectionsPerServer, options.maxConnectionsPerSite);
     const now = () => options.clock.now();
-    return new MirrorState(id, url, id === 0, { max, initial: Math.min(max, options.connectionsPerServer) }, now);
+    const mirror = new MirrorState(id, url, id === 0, { max, initial: Math.min(max, options.connectionsPerServer) }, now);
+    mirror.hint = this.host.sourceHint(url);
+    return mirror;
   }
 
   get primary(): MirrorState {
@@ -135,16 +138,16 @@ export class MirrorSet {
   async followAdvertised(facts: ResponseFacts, url: string): Promise<void> {
     const advertised = advertisedSources(facts, facts.link ?? null, url);
     if (advertised.refused.length > 0) this.host.notice(`ignored ${advertised.refused.length} advertised source(s): ${advertised.refused[0]}`);
-    if (advertised.mirrors.length > 0) await this.add(advertised.mirrors, 'the server');
+    if (advertised.mirrors.length > 0) await this.add(advertised.mirrors, 'the server', advertised.hints);
     for (const metalink of advertised.metalinks) {
       fetchMetalink(metalink, this.host.options.fetch, this.signal)
         .then(async (files) => {
           const name = this.host.file?.filename;
           const file = files.length === 1 ? files[0] : files.find((f) => f.name.split('/').pop() === name);
           if (!file) throw new Error(`the Metalink file ${metalink} does not describe ${name}`);
-          const { urls, expected } = fromMetalinkFile(file, `the Metalink file ${metalink}`, url);
+          const { urls, hints, expected } = fromMetalinkFile(file, `the Metalink file ${metalink}`, url);
           await this.host.addExpected(expected);
-          await this.add(urls, 'the Metalink file');
+          await this.add(urls, 'the Metalink file', hints);
         })
         .catch((error: unknown) => {
           if (!this.signal.aborted) this.host.notice(`ignored a Metalink description: ${describe(error)}`);
@@ -152,10 +155,10 @@ export class MirrorSet {
     }
   }
 
-  private async add(urls: string[], from: string): Promise<void> {
+  private async add(urls: string[], from: string, hints: Record<string, SourceHint>): Promise<void> {
     const fresh = urls.filter((url) => !this.mirrors.some((m) => m.url === url));
     if (fresh.length === 0) return;
-    const kept = await this.host.addSources(fresh);
+    const kept = await this.host.addSources(fresh, hints);
     for (const url of kept) this.mirrors.push(this.newMirror(this.mirrors.length, url));
     const also = kept.length < fresh.length ? `; ${kept.length} of them kept (at most ${MAX_SOURCES} URLs per file)` : '';
     this.host.notice(`${from} named ${fresh.length} more mirror${fresh.length > 1 ? 's' : ''}${also}`);

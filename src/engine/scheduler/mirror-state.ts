@@ -1,5 +1,6 @@
 import { RateMeter } from '../rate-meter';
 import { backoffDelay } from '../retry';
+import type { SourceHint } from '../sources/hrw';
 import { ConnectionCount, type ConnectionCountOptions } from './connection-count';
 
 /**
@@ -47,6 +48,8 @@ export class MirrorState {
   probe: { bytes: Uint8Array; size: number | undefined } | undefined;
   /** Dropped while tentative: whatever it stores is discarded. */
   untrusted = false;
+  /** What the sources said about its order (priority, country). */
+  hint: SourceHint | undefined;
   /** How many connections this server gets, by measurement. */
   readonly connectionCount: ConnectionCount;
   private readonly meter: RateMeter;

@@ -134,7 +134,7 @@ export class MirrorScheduler {
     const playing = host.playback() !== undefined;
     const firstEnd = discoveryRequest(sources.primary, { now, size: plan?.size, known: !!plan && !sources.referencePending, playing });
     if (firstEnd !== undefined) this.issue(sources.primary, 0, newGroup(firstEnd));
-    for (const mirror of mirrorsToProbe(sources.mirrors, now, host.options.maxMirrors, host.url)) {
+    for (const mirror of mirrorsToProbe(sources.mirrors, now, host.options.maxMirrors, host.url, host.options.userLocation)) {
       this.issue(mirror, 0, newGroup(plan ? sources.reference.length : Reference.PROBE_BYTES), 'probe');
     }
     if (!plan) return;
@@ -149,6 +149,7 @@ export class MirrorScheduler {
       windowRoom: () => this.windowRoom(),
       maxMirrors: host.options.maxMirrors,
       fileKey: host.url,
+      userLocation: host.options.userLocation,
       playback,
       reserved: streaming?.reserved,
       sizes: host.options,

@@ -1,3 +1,4 @@
+import type { SourceHint } from '../sources/hrw';
 import type { MirrorPhase } from './mirror-state';
 
 /**
@@ -12,6 +13,8 @@ export interface MirrorView {
   readonly inFlight: number;
   readonly rttMs: number | undefined;
   readonly backoffUntil: number;
+  /** What the sources said about its order (Link pri/geo, Metalink priority/location). */
+  readonly hint?: SourceHint;
   /** Recent throughput over all of its connections, bytes/s (0 until measured). */
   rate(): number;
   usable(now: number): boolean;

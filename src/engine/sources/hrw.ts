@@ -52,6 +52,12 @@ export interface SourceHint {
   location?: string;
 }
 
+/** The country of a locale such as `de-AT`, `en_US.UTF-8` or `pt-BR`, lower case; undefined without one. */
+export function countryOfLocale(locale: string | undefined): string | undefined {
+  const region = /^[a-z]{2,3}[-_]([a-z]{2})\b/i.exec(locale ?? '')?.[1];
+  return region?.toLowerCase();
+}
+
 /**
  * The HRW order refined by what the sources say (RFC 6249 `pri`/`geo`, RFC 5854
  * `priority`/`location`): by priority first, then mirrors in the user's country, and within
