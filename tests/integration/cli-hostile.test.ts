@@ -87,8 +87,9 @@ describe('stitch get against hostile servers', () => {
       /last: the server closed the connection \(other side closed\)/,
     ],
     ['not in the DNS', async () => 'http://stitch-test.invalid/f.bin', /last: the host name could not be resolved \(DNS\)/],
+    ['silent', async () => (await hostile(() => {})).origin + '/f.bin', /last: no answer within 1\.0 s/],
   ])('says what happened when the connection is %s', async (_, url, message) => {
-    const result = await stitch(['get', await url(), '--retries', '2']);
+    const result = await stitch(['get', await url(), '--retries', '2', '--stall-timeout', '1']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toContain('Symbol');
