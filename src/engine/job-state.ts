@@ -1,6 +1,7 @@
 import type { JobStateRecord } from './store';
 import type { HexDigest, PieceHashes } from './integrity/expected';
 import type { RemoteFile } from './remote-file';
+import { MAX_SOURCES } from './options';
 
 /** What the file must hash to, known before the download (Metalink, or given by the user). */
 export interface ExpectedIntegrity {
@@ -42,7 +43,8 @@ export function parseJobState(record: JobStateRecord | undefined): JobState | un
   if (file !== undefined && !isRemoteFile(file)) return undefined;
   return {
     ...(record as unknown as JobState),
-    mirrors: Array.isArray(mirrors) ? mirrors.filter((m): m is string => typeof m === 'string') : [],
+    // A state saved before the cap on URLs per file existed may list thousands.
+    mirrors: Array.isArray(mirrors) ? mirrors.filter((m): m is string => typeof m === 'string').slice(0, MAX_SOURCES - 1) : [],
     restarts: typeof restarts === 'number' ? restarts : 0,
     notices: Array.isArray(notices) ? notices.filter((n): n is string => typeof n === 'string') : [],
     createdAt: typeof createdAt === 'number' ? createdAt : 0,
