@@ -95,6 +95,19 @@ describe('stitch get against hostile servers', () => {
     expect(result.stderr).not.toContain('Symbol');
   });
 
+  it('ignores a Content-Disposition of 16,000 dots (the most Node takes) and saves under the URL\'s name', async () => {
+    const m = await mirror({
+      size: 100_000,
+      seed: 89,
+      path: '/plain.bin',
+      extraHeaders: { 'Content-Disposition': `attachment; filename="a${'.'.repeat(16_000)}b.exe"` },
+    });
+    const result = await stitch(['get', m.url]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readdir(dir)).toEqual(['plain.bin']);
+    expect(await sha256(join(dir, 'plain.bin'))).toBe(await contentSha256(89, 100_000));
+  });
+
   it('uses at most 32 of the 3,000 URLs of a Metalink file', async () => {
     const dead = await hostile((_req, res) => void res.writeHead(404).end());
     const m = await mirror({ size: 2_000_000, seed: 88, rate: 2_000_000 });
