@@ -2,6 +2,7 @@ import type { JobStateRecord } from './store';
 import type { HexDigest, PieceHashes } from './integrity/expected';
 import type { RemoteFile } from './remote-file';
 import type { SourceHint } from './sources/hrw';
+import { MAX_SOURCES } from './options';
 
 /** What the file must hash to, known before the download (Metalink, or given by the user). */
 export interface ExpectedIntegrity {
@@ -45,7 +46,8 @@ export function parseJobState(record: JobStateRecord | undefined): JobState | un
   if (file !== undefined && !isRemoteFile(file)) return undefined;
   return {
     ...(record as unknown as JobState),
-    mirrors: Array.isArray(mirrors) ? mirrors.filter((m): m is string => typeof m === 'string') : [],
+    // A state saved before the cap on URLs per file existed may list thousands.
+    mirrors: Array.isArray(mirrors) ? mirrors.filter((m): m is string => typeof m === 'string').slice(0, MAX_SOURCES - 1) : [],
     hints: parseHints(record.hints),
     restarts: typeof restarts === 'number' ? restarts : 0,
     notices: Array.isArray(notices) ? notices.filter((n): n is string => typeof n === 'string') : [],

@@ -87,11 +87,25 @@ describe('stitch get against hostile servers', () => {
       /last: the server closed the connection \(other side closed\)/,
     ],
     ['not in the DNS', async () => 'http://stitch-test.invalid/f.bin', /last: the host name could not be resolved \(DNS\)/],
+    ['silent', async () => (await hostile(() => {})).origin + '/f.bin', /last: no answer within 1\.0 s/],
   ])('says what happened when the connection is %s', async (_, url, message) => {
-    const result = await stitch(['get', await url(), '--retries', '2']);
+    const result = await stitch(['get', await url(), '--retries', '2', '--stall-timeout', '1']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toContain('Symbol');
+  });
+
+  it('ignores a Content-Disposition of 16,000 dots (the most Node takes) and saves under the URL\'s name', async () => {
+    const m = await mirror({
+      size: 100_000,
+      seed: 89,
+      path: '/plain.bin',
+      extraHeaders: { 'Content-Disposition': `attachment; filename="a${'.'.repeat(16_000)}b.exe"` },
+    });
+    const result = await stitch(['get', m.url]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readdir(dir)).toEqual(['plain.bin']);
+    expect(await sha256(join(dir, 'plain.bin'))).toBe(await contentSha256(89, 100_000));
   });
 
   it('uses at most 32 of the 3,000 URLs of a Metalink file', async () => {

@@ -90,13 +90,16 @@ describe('mirror lists', () => {
     }
   });
 
-  it('keeps at most 32 URLs of a job created with thousands', async () => {
+  it('keeps at most 32 URLs of a job created or stored with thousands', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'stitch-sources-'));
     const store = new FileStore(dir);
     try {
       const mirrors = Array.from({ length: 3000 }, (_, i) => `http://127.0.0.1:1/m${i}`);
       const job = await DownloadJob.create(store, { id: 'job', url: 'http://127.0.0.1:1/f', mirrors: [...mirrors, mirrors[0]!] }, FAST);
       expect(job.state.mirrors).toEqual(mirrors.slice(0, 31));
+      // A state saved before the cap is capped when it is read.
+      await store.saveState('old', { ...(job.state as unknown as JobStateRecord), id: 'old', mirrors });
+      expect((await DownloadJob.open(store, 'old'))!.state.mirrors).toEqual(mirrors.slice(0, 31));
     } finally {
       await store.close();
       await rm(dir, { recursive: true, force: true });

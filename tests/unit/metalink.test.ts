@@ -330,8 +330,8 @@ describe('parseMetalink: invalid documents', () => {
     }
   });
 
-  it('reads an element with 200,000 attributes in linear time', () => {
-    const attrs = Array.from({ length: 200_000 }, (_, i) => `x${i}="v"`).join(' ');
+  it('reads an element with 100,000 attributes in linear time', () => {
+    const attrs = Array.from({ length: 100_000 }, (_, i) => `x${i}="v"`).join(' ');
     const xml = `<metalink><file name="a" ${attrs}><url>http://x/a</url></file></metalink>`;
     // A vm timeout interrupts a pairwise check, which a test timeout cannot.
     const result = runInNewContext('parse(xml)', { parse: parseMetalink, xml }, { timeout: 3000 }) as MetalinkResult;

@@ -9,8 +9,9 @@ import { readResponseFacts, type ResponseFacts } from './response-facts';
 /** A connection that delivered nothing for the stall timeout. */
 export class StallError extends Error {
   override readonly name = 'StallError';
-  constructor(ms: number) {
-    super(`no data for ${(ms / 1000).toFixed(1)} s`);
+  /** `answered`: whether the response headers had arrived (else the server never answered). */
+  constructor(ms: number, answered = true) {
+    super(answered ? `no data for ${(ms / 1000).toFixed(1)} s` : `no answer within ${(ms / 1000).toFixed(1)} s`);
   }
 }
 
@@ -52,7 +53,8 @@ export async function openExchange(
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
-  const watchdog = new Watchdog(controller, options.stallTimeoutMs, () => new StallError(options.stallTimeoutMs));
+  let answered = false;
+  const watchdog = new Watchdog(controller, options.stallTimeoutMs, () => new StallError(options.stallTimeoutMs, answered));
   const close = async (response?: Response) => {
     watchdog.stop();
     signal.removeEventListener('abort', onAbort);
@@ -69,6 +71,7 @@ export async function openExchange(
       // Credentials and referrer are the job's per-URL policy (request-trust.ts, around options.fetch).
       cache: 'no-store',
     });
+    answered = true;
     watchdog.kick();
     return {
       response,
