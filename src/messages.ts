@@ -111,6 +111,11 @@ export interface JobView {
   notices: string[];
   /** One entry per source; empty before the first byte, one entry for a single URL. */
   mirrors: MirrorContribution[];
+  /**
+   * Running, but no source delivers: each failed its last attempts (a server answering 503…)
+   * and Stitch waits to try again. `reason` is the last failure in plain words, when known.
+   */
+  retrying?: { attempts: number; retryAt?: number; reason?: string };
   /** The browser's downloads id once saved (open file / show in folder use it). */
   savedDownloadId?: number;
   /**
@@ -165,8 +170,8 @@ export interface Requests {
   'open-file': { request: { id: string }; reply: Record<string, never> };
   /** Shows the saved file in its folder (downloads.show). */
   'show-in-folder': { request: { id: string }; reply: Record<string, never> };
-  /** Saves a complete job again, asking where (downloads.download with saveAs). */
-  'save-as': { request: { id: string }; reply: Record<string, never> };
+  /** Saves again, asking where (downloads.download with saveAs), a complete job whose save failed. */
+  'save-as': { request: { id: string }; reply: { job?: JobView } };
   'get-settings': { request: Record<never, never>; reply: { settings: Settings; defaults: Settings } };
   /** Validates and stores; on problems replies ok:false with `errors` and stores nothing. */
   'set-settings': { request: { settings: unknown }; reply: { settings: Settings } };

@@ -156,6 +156,22 @@ export class JobManager {
     return this.view(entry);
   }
 
+  /**
+   * Saves again, asking where, a complete job whose save failed (its bytes are still stored);
+   * anything else is refused in plain words.
+   */
+  async saveAs(id: string): Promise<JobView> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error('no such download; it may have been cleared');
+    if (entry.job.state.status !== 'complete' || entry.meta.save?.phase !== 'failed') {
+      throw new Error('only a finished download whose saving failed can be saved again; this one is not in that state');
+    }
+    await this.updateMeta(entry, { saveAs: true, save: undefined });
+    void this.save(entry);
+    return this.view(entry);
+  }
+
   /** Applies the action to every job it makes sense for; returns how many. */
   async actAll(action: JobAction): Promise<number> {
     await this.restore();
@@ -359,7 +375,7 @@ export class JobManager {
       if (end.ok) {
         // A player still playing keeps them; the last one to leave frees them.
         if (entry.holds === 0) await this.freeBytes(entry);
-        await this.updateMeta(entry, { save: { phase: 'saved', downloadId } });
+        await this.updateMeta(entry, { save: { phase: 'saved', downloadId, filename: end.filename } });
       } else if (resumed && end.gone && !again) {
         // The browser lost the save begun before a restart: start a new one, once.
         await this.updateMeta(entry, { save: undefined });

@@ -28,6 +28,8 @@ export interface SaveRecord {
   /** The browser's downloads id of the save. */
   downloadId?: number;
   error?: string;
+  /** The name the browser saved it under (it may have added " (1)"); shown instead of ours once saved. */
+  filename?: string;
 }
 
 const PREFIX = 'job-meta:';
@@ -66,6 +68,7 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
             phase: save.phase as SaveRecord['phase'],
             downloadId: typeof save.downloadId === 'number' ? save.downloadId : undefined,
             error: typeof save.error === 'string' ? save.error : undefined,
+            filename: typeof save.filename === 'string' ? save.filename : undefined,
           }
         : undefined,
     heldFor: typeof r.heldFor === 'string' ? r.heldFor : undefined,

@@ -55,11 +55,7 @@ async function dispatch(request: Request, deps: HandlerDeps): Promise<ReplyOf<Re
       await api.downloads.show(savedDownloadId(manager, request.id));
       return {};
     case 'save-as':
-      throw new Error(
-        manager.get(requireString(request.id, 'id'))?.state === 'saved'
-          ? 'the file is already saved and its stored copy was freed; open its folder instead'
-          : 'Save as is offered when adding a URL; this download is saved to the download folder',
-      );
+      return { job: await manager.saveAs(requireString(request.id, 'id')) };
     case 'get-settings':
       return { settings: await deps.settings.load(), defaults: parseSettings(DEFAULT_SETTINGS) };
     case 'set-settings':

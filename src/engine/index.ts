@@ -1,6 +1,6 @@
 // The engine's public API: the CLI, the background and the storage implementations import
 // from here, never from deep paths.
-export { DownloadJob, type JobSnapshot } from './job';
+export { DownloadJob, isRetrying, type JobSnapshot } from './job';
 export type { ExpectedIntegrity, JobState, JobStatus } from './job-state';
 export { DownloadError, formatBytes, type DownloadErrorCode } from './errors';
 export { DEFAULT_OPTIONS, type EngineOptions } from './options';

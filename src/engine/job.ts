@@ -314,7 +314,10 @@ export class DownloadJob extends Emitter<JobEvents> {
       url: this.jobState.url,
       sources: [this.jobState.url, ...this.jobState.mirrors],
       mirrorsChanged: (reports) => {
+        // A source starting or stopping to fail changes nothing else the pages see: tell them.
+        const wasRetrying = isRetrying(this.mirrorReports);
         this.mirrorReports = reports;
+        if (isRetrying(reports) !== wasRetrying) this.emitProgress(true);
       },
       addSources: async (urls) => {
         const known = new Set([this.jobState.url, ...this.jobState.mirrors]);
@@ -398,4 +401,10 @@ export class DownloadJob extends Emitter<JobEvents> {
     this.saving = this.saving.catch(() => {}).then(() => this.store.saveState(this.id, state as unknown as JobStateRecord));
     return this.saving;
   }
+}
+
+/** No source delivers: every usable one failed its last attempts and waits to try again. */
+export function isRetrying(reports: readonly MirrorReport[]): boolean {
+  const live = reports.filter((r) => r.dropped === undefined);
+  return live.length > 0 && live.every((r) => (r.failures ?? 0) > 0);
 }

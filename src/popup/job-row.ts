@@ -1,7 +1,7 @@
 import type { JobView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
-import { etaText, rateText, sizeText, stateLabel } from './job-text';
+import { etaText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
@@ -88,6 +88,8 @@ export class JobRow {
   private job: JobView;
   private readonly filename = h('span', { class: 'filename', 'data-testid': 'job-filename' });
   private readonly state = h('span', { class: 'state', 'data-testid': 'job-state' });
+  private readonly origin = h('span', { class: 'job-origin muted', 'data-testid': 'job-origin' });
+  private readonly retry = h('p', { class: 'job-retry', 'data-testid': 'job-retrying' });
   private readonly progress = h('progress', { 'data-testid': 'job-progress' });
   private readonly size = h('span', { 'data-testid': 'job-size' });
   private readonly rate = h('span', { class: 'rate', 'data-testid': 'job-rate' });
@@ -113,6 +115,7 @@ export class JobRow {
       'li',
       { class: 'job', 'data-testid': 'job-row', 'data-job-id': job.id, 'aria-labelledby': filenameId },
       h('div', { class: 'job-head' }, this.filename, this.state),
+      this.origin,
       this.progress,
       h('div', { class: 'job-figures' }, this.size, h('span', { class: 'speed' }, this.rate, this.eta)),
       this.mirrors.element,
@@ -129,10 +132,14 @@ export class JobRow {
   update(job: JobView): void {
     this.job = job;
     this.element.dataset.state = job.state;
+    this.element.toggleAttribute('data-retrying', job.retrying !== undefined);
     setText(this.filename, job.filename);
     this.filename.title = `${job.filename}\n${job.url}`;
+    setText(this.origin, originText(job));
+    this.origin.title = job.url;
     setText(this.state, stateLabel(job));
-    this.state.className = `state state-${job.state}`;
+    this.state.className = stateClass(job);
+    this.updateRetry(job);
     this.updateProgress(job);
     setText(this.size, sizeText(job));
     setText(this.rate, rateText(job));
@@ -162,6 +169,14 @@ export class JobRow {
     } else {
       this.error.remove();
     }
+  }
+
+  /** Present only while the job waits to retry (like the error line). */
+  private updateRetry(job: JobView): void {
+    const text = retryText(job);
+    setText(this.retry, text);
+    if (text && !this.retry.isConnected) this.mirrors.element.before(this.retry);
+    if (!text) this.retry.remove();
   }
 
   private updateNotices(job: JobView): void {

@@ -60,6 +60,7 @@ export function announcement(before: JobView | undefined, after: JobView): strin
 
 /** `2 downloading · 14 MB/s` for the header; empty when nothing runs. */
 export function summary(jobs: readonly JobView[]): { running: number; rate: number } {
-  const running = jobs.filter((j) => j.state === 'running');
+  // A job waiting to retry is not downloading: it must not look healthy in the header.
+  const running = jobs.filter((j) => j.state === 'running' && !j.retrying);
   return { running: running.length, rate: running.reduce((sum, j) => sum + j.rate, 0) };
 }

@@ -14,6 +14,8 @@ export interface PopupDeps {
   send?: (message: unknown) => Promise<unknown>;
   openOptions?: () => void;
   copyText?: (text: string) => Promise<void>;
+  /** `browser.downloads.open`, called from the click itself: from the worker it lacks the user gesture. */
+  openDownload?: (downloadId: number) => Promise<void>;
 }
 
 const JOB_ACTIONS: ReadonlySet<RowAction> = new Set(['pause', 'resume', 'cancel', 'retry']);
@@ -120,24 +122,32 @@ export class PopupPage {
   }
 
   private async act(action: RowAction, job: JobView, button: HTMLButtonElement): Promise<void> {
-    button.disabled = true;
+    // Not `disabled`: a disabled button drops keyboard focus to the page body.
+    if (button.getAttribute('aria-disabled') === 'true') return;
+    button.setAttribute('aria-disabled', 'true');
     try {
-      if (action === 'copy-url') {
+      // Before any await, so the browser still sees the user's click.
+      const opening = action === 'open' && this.deps.openDownload && job.savedDownloadId !== undefined ? this.deps.openDownload(job.savedDownloadId) : undefined;
+      if (opening) {
+        await opening;
+      } else if (action === 'copy-url') {
         await (this.deps.copyText ?? ((text) => navigator.clipboard.writeText(text)))(job.url);
         announce(this.live, 'URL copied.');
+        showCopied(button);
         return;
+      } else {
+        const reply = JOB_ACTIONS.has(action)
+          ? await this.call({ type: 'job-action', action: action as JobAction, id: job.id })
+          : await this.call({ type: action === 'open' ? 'open-file' : action === 'show' ? 'show-in-folder' : 'save-as', id: job.id });
+        // The reply's view is often ahead of the port; show it now.
+        const updated = (reply as { job?: JobView }).job;
+        if (updated) this.apply({ type: 'job', job: updated });
       }
-      const reply = JOB_ACTIONS.has(action)
-        ? await this.call({ type: 'job-action', action: action as JobAction, id: job.id })
-        : await this.call({ type: action === 'open' ? 'open-file' : action === 'show' ? 'show-in-folder' : 'save-as', id: job.id });
-      // The reply's view is often ahead of the port; show it now.
-      const updated = (reply as { job?: JobView }).job;
-      if (updated) this.apply({ type: 'job', job: updated });
       this.showActionError('');
     } catch (error) {
       this.showActionError(`Could not ${ACTION_FAILED[action]} ${job.filename}: ${errorText(error)}`);
     } finally {
-      button.disabled = false;
+      button.removeAttribute('aria-disabled');
     }
   }
 
@@ -189,6 +199,15 @@ export class PopupPage {
     clearTimeout(this.actionErrorTimer);
     if (message) this.actionErrorTimer = setTimeout(() => this.showActionError(''), 10_000);
   }
+}
+
+/** A visible "Copied" on the button for a moment: the announcement alone is only heard. */
+function showCopied(button: HTMLButtonElement): void {
+  const label = button.textContent;
+  button.textContent = 'Copied';
+  setTimeout(() => {
+    if (button.textContent === 'Copied') button.textContent = label;
+  }, 2000);
 }
 
 function plural(count: number, noun: string): string {

@@ -70,6 +70,11 @@ function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: P
   return { manager, browser, store: options.store, views, activity };
 }
 
+/** What the message handler needs, around a harness. */
+function requestDeps(h: Harness) {
+  return { api: h.browser, manager: h.manager, settings: new SettingsStore(h.browser), notices: new UiNotices(h.browser, () => {}), mirrorsFor: () => [] };
+}
+
 async function store(): Promise<IdbStore> {
   const s = await openIdbStore({ indexedDB: new fake.IDBFactory(), records: 'bytes' });
   closers.push(() => s.close());
@@ -113,6 +118,40 @@ describe('JobManager', () => {
     browser.autoComplete = true;
     await h.manager.act(job.id, 'retry');
     await until('saved', () => h.views.get(job.id)?.state === 'saved');
+  });
+
+  test('a failed save can be saved again asking where; other jobs refuse Save as in plain words', async () => {
+    const m = await server(1 * MiB);
+    const browser = new FakeBrowser();
+    browser.autoComplete = false;
+    const h = harness({ store: await store(), browser });
+    const job = await h.manager.add({ url: m.url });
+    await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
+    browser.finishDownload([...browser.items.keys()].at(-1)!, 'interrupted', 'FILE_NO_SPACE');
+    await until('failed', () => h.views.get(job.id)?.state === 'failed');
+
+    browser.autoComplete = true;
+    const reply = await handleRequest({ type: 'save-as', id: job.id }, requestDeps(h));
+    expect(reply.ok).toBe(true);
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+    const again = [...browser.items.values()].at(-1)!;
+    expect(again.request).toMatchObject({ saveAs: true, filename: 'f1048576.bin' });
+    const refused = await handleRequest({ type: 'save-as', id: job.id }, requestDeps(h));
+    expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/only a finished download whose saving failed/) });
+  });
+
+  test('once saved, the row shows the name the browser wrote, not the one asked for', async () => {
+    const m = await server(1 * MiB);
+    const browser = new FakeBrowser();
+    browser.autoComplete = false;
+    const h = harness({ store: await store(), browser });
+    const job = await h.manager.add({ url: m.url });
+    await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
+    const id = [...browser.items.keys()].at(-1)!;
+    browser.items.get(id)!.filename = '/home/user/Downloads/f1048576 (1).bin';
+    browser.finishDownload(id, 'complete');
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+    expect(h.views.get(job.id)?.filename).toBe('f1048576 (1).bin');
   });
 
   test('runs at most maxConcurrentJobs at once; the rest wait as queued', async () => {

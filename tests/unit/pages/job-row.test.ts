@@ -44,11 +44,25 @@ describe('JobRow', () => {
     const progress = el.querySelector<HTMLProgressElement>('[data-testid="job-progress"]')!;
     expect(progress.value).toBe(25_000_000);
     expect(progress.max).toBe(100_000_000);
-    expect(testIds(el, 'job-').filter((id) => !['job-row', 'job-filename', 'job-state', 'job-progress', 'job-size', 'job-rate', 'job-eta', 'job-notices', 'job-mirrors'].includes(id))).toEqual([
+    expect(testIds(el, 'job-').filter((id) => !['job-row', 'job-filename', 'job-state', 'job-origin', 'job-progress', 'job-size', 'job-rate', 'job-eta', 'job-notices', 'job-mirrors'].includes(id))).toEqual([
       'job-pause',
       'job-copy-url',
       'job-cancel',
     ]);
+  });
+
+  it('says Retrying, why and that Stitch keeps trying while no source delivers; no rate or time left', () => {
+    const row = new JobRow(jobView({ retrying: { attempts: 3, reason: '503 Service Unavailable' } }), () => {});
+    const el = row.element;
+    const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent;
+    expect(text('job-state')).toBe('Retrying');
+    expect(el.querySelector('[data-testid="job-state"]')!.className).toContain('state-retrying');
+    expect(text('job-retrying')).toBe('The server answered 503 Service Unavailable (3 attempts so far). Stitch keeps trying by itself; pause to stop.');
+    expect(text('job-rate')).toBe('');
+    expect(text('job-eta')).toBe('');
+    row.update(jobView());
+    expect(text('job-state')).toBe('Downloading');
+    expect(el.querySelector('[data-testid="job-retrying"]')).toBeNull();
   });
 
   it('shows the error only while there is one, and the buttons of the new state', () => {
