@@ -1,7 +1,9 @@
+import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
-import { extensionPage } from './support/chromium';
+import { horizontalOverflow, seriousViolations } from './support/axe';
+import { extensionPage, request } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
 import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
 
@@ -25,7 +27,6 @@ test('the popup shows progress and completion, and pauses and resumes a download
   await expect.poll(() => row.getByTestId('job-filename').textContent(), { timeout: 10_000 }).toContain('popup-test.iso');
   const progress = () => row.getByTestId('job-progress').evaluate((el: HTMLProgressElement) => el.value / (el.max || 1));
   await expect.poll(progress, { timeout: 20_000 }).toBeGreaterThan(0.1);
-  await popup.screenshot({ path: resolve(DOCS, 'popup.png') });
 
   await row.getByTestId('job-pause').click();
   await expect.poll(() => row.getAttribute('data-state'), { timeout: 10_000 }).toBe('paused');
@@ -61,7 +62,6 @@ test('a mirror rule set in the options page makes a download use two mirrors', a
   await rule.getByTestId('mirror-rule-mirrors').fill(`${second.origin}/`);
   await options.getByTestId('settings-save').click();
   await expect.poll(() => options.getByTestId('settings-status').textContent(), { timeout: 10_000 }).toMatch(/saved/i);
-  await options.screenshot({ path: resolve(DOCS, 'options.png') });
 
   const tab = await browser.context.newPage();
   await tab.goto(page);
@@ -72,4 +72,102 @@ test('a mirror rule set in the options page makes a download use two mirrors', a
   expect(primary.stats.bytesSent).toBeGreaterThan(size / 8);
   expect(second.stats.bytesSent).toBeGreaterThan(size / 8);
   await until('the options page to still answer', () => options.getByTestId('settings-form').isVisible(), 5_000);
+});
+
+/** The popup as a person sees it with several jobs: one per state, a dropped mirror, a long name. */
+async function popupWithJobs() {
+  const p = profile();
+  // A file of this name is already in the folder: the browser saves "shown.bin" as "shown (1).bin".
+  writeFileSync(resolve(p.downloads, 'shown.bin'), 'an older file');
+  const longName = `${'a-very-long-file-name-that-goes-on-'.repeat(4)}${'x'.repeat(120)}`.slice(0, 116) + '.iso';
+  const saved = await mirror({ size: 256 * 1024, seed: 31, filename: 'shown.bin' });
+  const running = await mirror({ size: 64 * MiB, seed: 32, filename: longName, rate: 1 * MiB });
+  const liar = await mirror({ size: 64 * MiB, seed: 99, filename: longName, rate: 1 * MiB });
+  const helper = await mirror({ size: 64 * MiB, seed: 32, filename: longName, rate: 1 * MiB });
+  const paused = await mirror({ size: 32 * MiB, seed: 33, filename: 'paused-video.mkv', rate: 512 * 1024 });
+  const failed = await mirror({ size: MiB, seed: 34, filename: 'gone.zip', faults: { errorStatus: { status: 404 } } });
+  const browser = await browserWith(p);
+  const popup = await extensionPage(browser, 'popup.html');
+  await popup.setViewportSize({ width: 400, height: 600 });
+
+  const { settings } = (await request(popup, { type: 'get-settings' })).value;
+  const rule = { pattern: `127.0.0.1:${running.port}/`, mirrors: [`${liar.origin}/`, `${helper.origin}/`] };
+  expect((await request(popup, { type: 'set-settings', settings: { ...settings, mirrorRules: [rule] } })).ok).toBe(true);
+  const add = async (url: string) => (await request(popup, { type: 'add-url', url })).value.job.id as string;
+  const ids = { saved: await add(saved.url), failed: await add(failed.url), paused: await add(paused.url), running: await add(running.url) };
+  const row = (id: string) => popup.locator(`[data-job-id="${id}"]`);
+  await expect.poll(() => row(ids.paused).getAttribute('data-state'), { timeout: 20_000 }).toBe('running');
+  await request(popup, { type: 'job-action', action: 'pause', id: ids.paused });
+  for (const [id, state] of [
+    [ids.saved, 'saved'],
+    [ids.failed, 'failed'],
+    [ids.paused, 'paused'],
+  ] as const) {
+    await expect.poll(() => row(id).getAttribute('data-state'), { timeout: 30_000 }).toBe(state);
+  }
+  // The lying mirror is dropped, and the two honest sources share the work.
+  await expect.poll(() => row(ids.running).locator('.mirror-legend li.dropped').count(), { timeout: 30_000 }).toBe(1);
+  await expect.poll(() => row(ids.running).locator('.mirror-legend li:not(.dropped)').count(), { timeout: 30_000 }).toBe(2);
+  return { p, browser, popup, row, ids, longName };
+}
+
+test('the popup at 400×600: the name on disk, Open, no sideways overflow, focus after Pause/Resume, axe in light and dark', async () => {
+  const { popup, row, ids, longName } = await popupWithJobs();
+
+  expect(await row(ids.saved).getByTestId('job-filename').textContent()).toBe('shown (1).bin');
+  expect(await row(ids.running).getByTestId('job-filename').textContent()).toBe(longName);
+  expect(await horizontalOverflow(popup)).toEqual([]);
+
+  // Open is called from the click (a user gesture); from the worker Chrome refused it.
+  await row(ids.saved).getByTestId('job-open').click();
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(await popup.locator('.action-error').isVisible()).toBe(false);
+
+  // Pause and Resume by keyboard: focus stays on the row's first button, now the other action.
+  await row(ids.paused).getByTestId('job-resume').focus();
+  await popup.keyboard.press('Enter');
+  await expect.poll(() => popup.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 }).toBe('job-pause');
+  expect(await popup.evaluate((id) => document.activeElement?.closest('[data-job-id]')?.getAttribute('data-job-id'), ids.paused)).toBe(ids.paused);
+  await popup.keyboard.press('Enter');
+  await expect.poll(() => popup.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 }).toBe('job-resume');
+  await popup.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+
+  for (const scheme of ['light', 'dark'] as const) {
+    expect(await seriousViolations(popup, scheme), scheme).toEqual([]);
+    expect(await horizontalOverflow(popup), scheme).toEqual([]);
+    await popup.screenshot({ path: resolve(DOCS, scheme === 'light' ? 'popup.png' : 'popup-dark.png') });
+  }
+});
+
+test('options and player pages pass axe in light and dark', async () => {
+  const p = profile();
+  const server = await mirror({ size: MiB, seed: 35, filename: 'notes.bin' });
+  const browser = await browserWith(p);
+  const options = await extensionPage(browser, 'options.html');
+  await options.setViewportSize({ width: 900, height: 1400 });
+  await options.getByTestId('mirror-rule-add').click();
+  await options.getByTestId('mirror-rule-pattern').last().fill('releases.example.org/');
+  await options.getByTestId('mirror-rule-mirrors').last().fill('https://mirror.example.net/releases/');
+  for (const scheme of ['light', 'dark'] as const) {
+    expect(await seriousViolations(options, scheme), scheme).toEqual([]);
+    await options.screenshot({ path: resolve(DOCS, scheme === 'light' ? 'options.png' : 'options-dark.png') });
+  }
+  const { job } = (await request(options, { type: 'add-url', url: server.url })).value;
+  const player = await extensionPage(browser, `player.html?id=${job.id}`);
+  await expect.poll(() => player.getByTestId('player-state').textContent(), { timeout: 20_000 }).not.toBe('');
+  for (const scheme of ['light', 'dark'] as const) expect(await seriousViolations(player, scheme), scheme).toEqual([]);
+});
+
+test('a server answering 503 shows Retrying within 2 s, with the reason', async () => {
+  const p = profile();
+  const server = await mirror({ size: MiB, seed: 36, filename: 'busy.bin', faults: { errorStatus: { status: 503 } } });
+  const browser = await browserWith(p);
+  const popup = await extensionPage(browser, 'popup.html');
+  const started = Date.now();
+  const { job } = (await request(popup, { type: 'add-url', url: server.url })).value;
+  const row = popup.locator(`[data-job-id="${job.id}"]`);
+  await expect.poll(() => row.getByTestId('job-state').textContent(), { timeout: 2_000, interval: 50 }).toBe('Retrying');
+  expect(Date.now() - started).toBeLessThan(2_000);
+  expect(await row.getByTestId('job-retrying').textContent()).toMatch(/Stitch keeps trying/);
+  expect(await popup.locator('.summary').textContent()).not.toMatch(/downloading/);
 });
