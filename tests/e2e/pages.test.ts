@@ -114,9 +114,9 @@ async function popupWithJobs() {
 test('the popup at 400×600: the name on disk, Open, no sideways overflow, focus after Pause/Resume, axe in light and dark', async () => {
   const { popup, row, ids, longName } = await popupWithJobs();
 
+  expect(await horizontalOverflow(popup)).toEqual([]);
   expect(await row(ids.saved).getByTestId('job-filename').textContent()).toBe('shown (1).bin');
   expect(await row(ids.running).getByTestId('job-filename').textContent()).toBe(longName);
-  expect(await horizontalOverflow(popup)).toEqual([]);
 
   // Open is called from the click (a user gesture); from the worker Chrome refused it.
   await row(ids.saved).getByTestId('job-open').click();

@@ -28,8 +28,10 @@ export async function seriousViolations(page: Page, scheme: 'light' | 'dark'): P
 }
 
 /**
- * What sticks out of the page sideways: the document scrolling sideways, or an element whose
- * box ends past the viewport's right edge (text cut on purpose with an ellipsis excepted).
+ * What sticks out of the page sideways or is cut: the document scrolling sideways, an element
+ * whose box ends past the viewport's right edge, or content hidden by a box too narrow for it
+ * (text cut on purpose with a visible ellipsis excepted). Headless Chromium hides scrollbars, so
+ * the scrollbar's own width is not measured here.
  */
 export async function horizontalOverflow(page: Page): Promise<string[]> {
   return page.evaluate(() => {
@@ -38,7 +40,8 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
     if (document.documentElement.scrollWidth > width) problems.push(`the page is ${document.documentElement.scrollWidth} px wide in ${width} px`);
     const clipped = (el: Element): boolean => {
       for (let at: Element | null = el.parentElement; at; at = at.parentElement) {
-        if (getComputedStyle(at).textOverflow === 'ellipsis') return true;
+        const style = getComputedStyle(at);
+        if (style.textOverflow === 'ellipsis' && !/flex|grid/.test(style.display)) return true;
       }
       return false;
     };
@@ -47,10 +50,12 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
       if (box.width === 0 || box.right <= width + 0.5 || clipped(el)) continue;
       problems.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ends at ${Math.round(box.right)} px: "${(el.textContent ?? '').slice(0, 60)}"`);
     }
-    // Content cut inside a box that hides its overflow (not an ellipsis) is cut just the same.
+    // Content cut inside a box that hides its overflow is cut just the same, unless the box ends
+    // its own text with an ellipsis (which a flex or grid container never does: its text is in items).
     for (const el of document.body.querySelectorAll('*')) {
       const style = getComputedStyle(el);
-      if (style.overflowX === 'visible' || style.textOverflow === 'ellipsis' || el.classList.contains('visually-hidden')) continue;
+      const ellipsis = style.textOverflow === 'ellipsis' && !/flex|grid/.test(style.display);
+      if (style.overflowX === 'visible' || ellipsis || el.classList.contains('visually-hidden')) continue;
       if (el.scrollWidth > el.clientWidth + 1) problems.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} hides ${el.scrollWidth - el.clientWidth} px`);
     }
     return problems;
