@@ -116,6 +116,8 @@ export interface JobView {
    * and Stitch waits to try again. `reason` is the last failure in plain words, when known.
    */
   retrying?: { attempts: number; retryAt?: number; reason?: string };
+  /** Cancelled or removed, but can be brought back (action `undo`) until then (ms since the epoch). */
+  undoUntil?: number;
   /** The browser's downloads id once saved (open file / show in folder use it). */
   savedDownloadId?: number;
   /**
@@ -136,7 +138,14 @@ export interface UiNotice {
   url?: string;
 }
 
-export type JobAction = 'pause' | 'resume' | 'cancel' | 'retry';
+/**
+ * `cancel` keeps the job (paused, its bytes stored) for `UNDO_MS`, shown with `undoUntil`;
+ * `undo` within that time brings it back as it was; after it, the job and its bytes are gone.
+ */
+export type JobAction = 'pause' | 'resume' | 'cancel' | 'retry' | 'undo';
+
+/** How long a cancelled or removed job can be brought back. */
+export const UNDO_MS = 10_000;
 
 /** Result of checking one mirror of a rule against a sample URL. */
 export interface MirrorTestResult {
@@ -157,7 +166,7 @@ export interface Requests {
   'job-action': { request: { action: JobAction; id: string }; reply: { job?: JobView } };
   /** One action on every job it applies to (cancel all: every unfinished job). */
   'all-action': { request: { action: JobAction }; reply: { affected: number } };
-  /** Forgets saved, failed and cancelled jobs (and their stored bytes). */
+  /** Forgets saved and cancelled jobs, and failed ones with no stored bytes worth a retry. */
   'clear-finished': { request: Record<never, never>; reply: { removed: number } };
   /** Forgets page-wide notices. */
   'dismiss-notices': { request: Record<never, never>; reply: Record<string, never> };

@@ -1,5 +1,5 @@
 import { normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type Playback } from '../engine';
-import type { JobAction, JobView } from '../messages';
+import { UNDO_MS, type JobAction, type JobView } from '../messages';
 import { mediaTypeOf } from '../media-type';
 import type { Settings } from '../settings/schema';
 import { createJob, openJob, type JobSource } from './create-job';
@@ -22,6 +22,8 @@ export interface JobManagerDeps {
   newId?: () => string;
   /** How often running jobs check free storage. */
   spaceCheckMs?: number;
+  /** How long a cancel can be undone (default UNDO_MS; 0: no undo, removed at once). */
+  undoMs?: number;
   /** Sets each job's Referer on its requests while it runs (fetch cannot). */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
 }
@@ -58,6 +60,8 @@ export class JobManager {
   private readonly queue: string[] = [];
   private restoring: Promise<void> | undefined;
   private spaceTimer: ReturnType<typeof setInterval> | undefined;
+  /** Cancelled jobs waiting for their undo to expire. */
+  private readonly removals = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly deps: JobManagerDeps) {}
 
@@ -150,10 +154,13 @@ export class JobManager {
         await this.wake(entry);
         break;
       case 'cancel':
-        await this.remove(entry);
-        return undefined;
+        await this.cancelUndoably(entry);
+        break;
+      case 'undo':
+        await this.undo(entry);
+        break;
     }
-    return this.view(entry);
+    return this.entries.has(id) ? this.view(entry) : undefined;
   }
 
   /**
@@ -177,6 +184,7 @@ export class JobManager {
     await this.restore();
     let affected = 0;
     for (const entry of [...this.entries.values()]) {
+      if (entry.meta.removing) continue; // cancelled: only its own Undo brings it back
       const state = this.view(entry).state;
       const applies =
         action === 'pause'
@@ -193,10 +201,17 @@ export class JobManager {
     return affected;
   }
 
-  /** Forgets saved, failed and cancelled jobs with their stored bytes. */
+  /**
+   * Forgets saved and cancelled jobs, and failed ones with nothing stored: a failed job that
+   * holds bytes may still be retried (or given a new link), so it stays until removed by hand.
+   */
   async clearFinished(): Promise<number> {
     await this.restore();
-    const finished = [...this.entries.values()].filter((e) => FINISHED_VIEW_STATES.has(this.view(e).state) && !e.running && !e.saving);
+    const finished = [...this.entries.values()].filter((e) => {
+      const state = this.view(e).state;
+      if (!FINISHED_VIEW_STATES.has(state) || e.running || e.saving) return false;
+      return state !== 'failed' || (e.storedBytes === 0 && e.job.state.status !== 'complete');
+    });
     for (const entry of finished) await this.remove(entry);
     return finished.length;
   }
@@ -225,7 +240,10 @@ export class JobManager {
       // Bytes a player kept after saving when the worker died: nobody plays them now.
       if (meta.save?.phase === 'saved') await this.freeBytes(entry);
     }
-    for (const entry of this.entries.values()) {
+    for (const entry of [...this.entries.values()]) {
+      // Cancelled before the worker stopped: gone once the undo expired, else still undoable.
+      if (entry.meta.removing && !this.removals.has(entry.job.id)) this.scheduleRemoval(entry);
+      if (entry.meta.removing) continue;
       if (this.shouldRun(entry) && !entry.running) this.enqueue(entry);
       else if (this.shouldSave(entry)) void this.save(entry);
     }
@@ -331,6 +349,42 @@ export class JobManager {
     if (entry.job.state.status === 'cancelled') return;
     this.enqueue(entry);
     this.pump();
+  }
+
+  /** Stops the job but keeps it and its bytes until the undo expires; then it is removed. */
+  private async cancelUndoably(entry: Entry): Promise<void> {
+    if (entry.meta.removing) return;
+    if (this.deps.undoMs === 0) return this.remove(entry);
+    const pausedByUser = entry.meta.pausedByUser;
+    if (!FINISHED_VIEW_STATES.has(this.view(entry).state)) await this.pause(entry);
+    await this.updateMeta(entry, { removing: { at: Date.now() + (this.deps.undoMs ?? UNDO_MS), pausedByUser } });
+    this.scheduleRemoval(entry);
+  }
+
+  private scheduleRemoval(entry: Entry): void {
+    const id = entry.job.id;
+    clearTimeout(this.removals.get(id));
+    const delay = Math.max(0, (entry.meta.removing?.at ?? 0) - Date.now());
+    this.removals.set(
+      id,
+      setTimeout(() => {
+        this.removals.delete(id);
+        if (this.entries.get(id) === entry && entry.meta.removing) void this.remove(entry).catch(() => {});
+      }, delay),
+    );
+  }
+
+  /** Brings a cancelled job back as it was: running again unless the user had paused it. */
+  private async undo(entry: Entry): Promise<void> {
+    const removing = entry.meta.removing;
+    if (!removing) return;
+    clearTimeout(this.removals.get(entry.job.id));
+    this.removals.delete(entry.job.id);
+    await this.updateMeta(entry, { removing: undefined, pausedByUser: removing.pausedByUser });
+    if (this.shouldRun(entry)) {
+      this.enqueue(entry);
+      this.pump();
+    }
   }
 
   private async remove(entry: Entry): Promise<void> {

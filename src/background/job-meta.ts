@@ -18,6 +18,11 @@ export interface JobMeta {
   /** Paused by the user: never resumed automatically. */
   pausedByUser: boolean;
   save?: SaveRecord;
+  /**
+   * Cancelled or removed by the user, undoable until `at`; `pausedByUser` is what it was before
+   * (undo puts it back). Gone for good once `at` has passed.
+   */
+  removing?: { at: number; pausedByUser: boolean };
   /** Why Stitch holds the job back itself (not enough storage), in plain words. */
   heldFor?: string;
   createdAt: number;
@@ -72,6 +77,12 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
           }
         : undefined,
     heldFor: typeof r.heldFor === 'string' ? r.heldFor : undefined,
+    removing: parseRemoving(r.removing),
     createdAt: typeof r.createdAt === 'number' ? r.createdAt : 0,
   };
+}
+
+function parseRemoving(raw: unknown): JobMeta['removing'] {
+  const r = raw as { at?: unknown; pausedByUser?: unknown } | undefined;
+  return r && typeof r === 'object' && typeof r.at === 'number' ? { at: r.at, pausedByUser: r.pausedByUser === true } : undefined;
 }

@@ -38,6 +38,7 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
     notices: snapshot.notices,
     mirrors: contributions(snapshot, received),
     retrying: state === 'running' ? retrying(snapshot) : undefined,
+    undoUntil: meta.removing?.at,
     savedDownloadId: meta.save?.phase === 'saved' ? meta.save.downloadId : undefined,
     contentType: snapshot.contentType,
     createdAt: meta.createdAt,

@@ -15,7 +15,7 @@ export interface HandlerDeps {
   testRule?: typeof testMirrorRule;
 }
 
-const ACTIONS: readonly JobAction[] = ['pause', 'resume', 'cancel', 'retry'];
+const ACTIONS: readonly JobAction[] = ['pause', 'resume', 'cancel', 'retry', 'undo'];
 
 /**
  * Answers one page request. Always resolves with a Reply: bad input gets ok:false with a

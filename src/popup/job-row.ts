@@ -5,13 +5,14 @@ import { etaText, originText, rateText, retryText, sizeText, stateClass, stateLa
 import { MirrorBar } from './mirror-bar';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
-export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel';
+export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo';
 
 /** How many of a job's notices a row shows (the newest). */
 const NOTICES_SHOWN = 3;
 
 /** The actions that apply to a job in its state, in the order the row shows them. */
 export function rowActions(job: JobView): RowAction[] {
+  if (job.undoUntil !== undefined) return ['undo'];
   const actions: RowAction[] = [];
   switch (job.state) {
     case 'queued':
@@ -29,7 +30,8 @@ export function rowActions(job: JobView): RowAction[] {
   // A complete file that failed to save is still stored: the user may pick another place.
   if (job.state === 'failed' && job.errorCode === 'save-failed') actions.push('save-as');
   actions.push('copy-url');
-  if (job.state !== 'saving' && job.state !== 'saved' && job.state !== 'cancelled') actions.push('cancel');
+  // A saved row is removed from the list alone (the file on disk stays).
+  if (job.state !== 'saving' && job.state !== 'cancelled') actions.push('cancel');
   return actions;
 }
 
@@ -50,8 +52,10 @@ function actionLabel(action: RowAction, job: JobView): string {
     case 'copy-url':
       return 'Copy URL';
     case 'cancel':
-      // A failed job is not running: cancelling it forgets it and its stored bytes.
-      return job.state === 'failed' ? 'Remove' : 'Cancel';
+      // A failed or saved job is not running: it is removed from the list (with its stored bytes).
+      return job.state === 'failed' || job.state === 'saved' ? 'Remove' : 'Cancel';
+    case 'undo':
+      return 'Undo';
   }
 }
 
@@ -139,6 +143,7 @@ export class JobRow {
     this.origin.title = job.url;
     setText(this.state, stateLabel(job));
     this.state.className = stateClass(job);
+    this.element.toggleAttribute('data-undo', job.undoUntil !== undefined);
     this.updateRetry(job);
     this.updateProgress(job);
     setText(this.size, sizeText(job));

@@ -3,6 +3,7 @@ import { formatBytes, formatEta, formatPercent, formatRate } from '../pages-shar
 
 /** The state in words, for the row's badge (data-state carries the machine value). */
 export function stateLabel(job: JobView): string {
+  if (job.undoUntil !== undefined) return job.state === 'saved' || job.state === 'failed' ? 'Removed' : 'Cancelled';
   switch (job.state) {
     case 'queued':
       return 'Queued';

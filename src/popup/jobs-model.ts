@@ -34,7 +34,8 @@ function sortNewestFirst(jobs: JobView[]): JobView[] {
 }
 
 /** Which page-wide buttons have something to act on (the background's all-action rules). */
-export function pageActions(jobs: readonly JobView[]): { pauseAll: boolean; resumeAll: boolean; clearFinished: boolean } {
+export function pageActions(all: readonly JobView[]): { pauseAll: boolean; resumeAll: boolean; clearFinished: boolean } {
+  const jobs = all.filter((j) => j.undoUntil === undefined);
   return {
     pauseAll: jobs.some((j) => j.state === 'running' || j.state === 'queued'),
     resumeAll: jobs.some((j) => j.state === 'paused'),

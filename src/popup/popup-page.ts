@@ -5,6 +5,7 @@ import { formatRate } from '../pages-shared/format';
 import { addUrlForm } from './add-url-form';
 import { JobList, type ListPhase } from './job-list';
 import type { RowAction } from './job-row';
+import { stateLabel } from './job-text';
 import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary, type PopupModel } from './jobs-model';
 import type { LiveStatus } from './live-port';
 import { NoticeList } from './notice-list';
@@ -18,11 +19,12 @@ export interface PopupDeps {
   openDownload?: (downloadId: number) => Promise<void>;
 }
 
-const JOB_ACTIONS: ReadonlySet<RowAction> = new Set(['pause', 'resume', 'cancel', 'retry']);
+const JOB_ACTIONS: ReadonlySet<RowAction> = new Set(['pause', 'resume', 'cancel', 'retry', 'undo']);
 const ACTION_FAILED: Record<RowAction, string> = {
   pause: 'pause',
   resume: 'resume',
   cancel: 'cancel',
+  undo: 'bring back',
   retry: 'retry',
   open: 'open',
   show: 'show in its folder',
@@ -142,6 +144,9 @@ export class PopupPage {
         // The reply's view is often ahead of the port; show it now.
         const updated = (reply as { job?: JobView }).job;
         if (updated) this.apply({ type: 'job', job: updated });
+        if (action === 'cancel' && updated?.undoUntil !== undefined) {
+          announce(this.live, `${stateLabel(updated)} ${job.filename}. Undo is available for ${Math.round((updated.undoUntil - Date.now()) / 1000)} seconds.`);
+        }
       }
       this.showActionError('');
     } catch (error) {

@@ -50,7 +50,7 @@ interface Harness {
   activity: { active: boolean; unfinished: boolean }[];
 }
 
-function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: Partial<Settings>; free?: number; referrers?: ReferrerRules }): Harness {
+function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: Partial<Settings>; free?: number; referrers?: ReferrerRules; undoMs?: number }): Harness {
   const browser = options.browser ?? new FakeBrowser();
   const views = new Map<string, JobView>();
   const activity: Harness['activity'] = [];
@@ -66,6 +66,7 @@ function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: P
     onActivity: (active, unfinished) => activity.push({ active, unfinished }),
     spaceCheckMs: 50,
     referrers: options.referrers,
+    undoMs: options.undoMs ?? 0,
   });
   return { manager, browser, store: options.store, views, activity };
 }
@@ -218,6 +219,46 @@ describe('JobManager', () => {
     expect(await h.store.listJobs()).toEqual([done.id]);
     expect(await h.manager.clearFinished()).toBe(1);
     expect(await h.store.listJobs()).toEqual([]);
+  });
+});
+
+describe('JobManager: undo', () => {
+  test('cancel keeps the job paused with its bytes until the undo expires; undo resumes it', async () => {
+    const slow = await server(4 * MiB, 1 * MiB);
+    const h = harness({ store: await store(), undoMs: 400 });
+    const job = await h.manager.add({ url: slow.url });
+    await until('some bytes', () => (h.views.get(job.id)?.received ?? 0) > 256 * 1024);
+    const cancelled = await h.manager.act(job.id, 'cancel');
+    expect(cancelled).toMatchObject({ state: 'paused', undoUntil: expect.any(Number) });
+    const stored = await h.store.storedRanges(job.id);
+    expect(stored.length).toBeGreaterThan(0);
+    await h.manager.act(job.id, 'undo');
+    expect(h.views.get(job.id)).toMatchObject({ undoUntil: undefined });
+    await until('running again', () => h.views.get(job.id)?.state === 'running');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(h.views.has(job.id)).toBe(true); // the expired timer of the undone cancel removed nothing
+
+    await h.manager.act(job.id, 'cancel');
+    expect(await h.store.listJobs()).toEqual([job.id]);
+    await until('removed', () => !h.views.has(job.id), 2_000);
+    expect(await h.store.listJobs()).toEqual([]);
+  });
+
+  test('clear-finished keeps a failed job that holds bytes to retry, and a saved row can be removed alone', async () => {
+    const saved = await server(1 * MiB);
+    const flaky = await server(4 * MiB, 1 * MiB);
+    const h = harness({ store: await store() });
+    const done = await h.manager.add({ url: saved.url });
+    const failing = await h.manager.add({ url: flaky.url });
+    await until('saved', () => h.views.get(done.id)?.state === 'saved');
+    await until('some bytes', () => (h.views.get(failing.id)?.received ?? 0) > 256 * 1024);
+    flaky.setFaults({ errorStatus: { status: 404 } });
+    flaky.dropConnections();
+    await until('failed', () => h.views.get(failing.id)?.state === 'failed', 15_000);
+    expect(await h.manager.clearFinished()).toBe(1);
+    expect([...h.views.keys()]).toEqual([failing.id]);
+    await h.manager.act(failing.id, 'cancel');
+    expect(h.views.size).toBe(0);
   });
 });
 
