@@ -17,6 +17,7 @@ import { speedLimit } from './create-job';
 import type { EstimateStorage } from './storage-space';
 import { installStreamRoute, type StreamScope } from './stream-route';
 import { takeOver } from './takeover';
+import { Toolbar } from './toolbar';
 import { UiNotices } from './ui-notices';
 import { UiPorts } from './ui-ports';
 
@@ -49,6 +50,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const mirrorsFor = (url: string) => mirrorUrlsFor(url, settings.current.mirrorRules);
   const playback = new PlaybackHub({ jobs: () => manager, store: deps.store });
   const referrers = new ReferrerRules(api);
+  const toolbar = new Toolbar(api, () => settings.current);
 
   const manager = (async () => {
     await settings.load();
@@ -61,10 +63,12 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
       onView: (job) => {
         ports.broadcast({ type: 'job', job });
         playback.jobChanged(job);
+        toolbar.jobChanged(job);
       },
       onRemoved: (id) => {
         ports.broadcast({ type: 'removed', id });
         playback.jobRemoved(id);
+        toolbar.jobRemoved(id);
       },
       onActivity: (active, unfinished) => keepAlive.update(active, unfinished),
       referrers,
@@ -103,7 +107,11 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
           api,
           settings: () => settings.load(),
           posts,
-          add: (download) => m.add(download),
+          add: async (download) => {
+            const job = await m.add(download);
+            toolbar.tookOver(job.filename, job.id);
+            return job;
+          },
           notice: (message, url) => notices.add(message, url),
           mirrorsFor,
           referrers,

@@ -26,6 +26,8 @@ export interface FormValues {
   /** Empty: no limit. */
   speedLimitKbps: string;
   rules: RuleValues[];
+  notifyFailed: boolean;
+  notifyCompleted: boolean;
 }
 
 const KIB = 1024;
@@ -47,6 +49,8 @@ export function settingsToForm(settings: Settings, sampleUrls: readonly string[]
       mirrors: rule.mirrors.join('\n'),
       sampleUrl: sampleUrls[i] ?? '',
     })),
+    notifyFailed: settings.notifyFailed,
+    notifyCompleted: settings.notifyCompleted,
   };
 }
 
@@ -65,6 +69,8 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
     maxConcurrentJobs: wholeNumber(values.concurrent),
     connectionsPerServer: wholeNumber(values.connections),
     mirrorRules: values.rules.map(ruleFromValues),
+    notifyFailed: values.notifyFailed,
+    notifyCompleted: values.notifyCompleted,
   };
 
   const { thresholdBytes: threshold, blockBytes: block, speedLimitBytesPerSec: speed } = LIMITS;
@@ -137,6 +143,8 @@ const FIELD_ORDER = [
   'maxBlockBytes',
   'speedLimitBytesPerSec',
   'mirrorRules',
+  'notifyFailed',
+  'notifyCompleted',
 ];
 
 function sortByForm(errors: SettingsError[]): SettingsError[] {
@@ -173,6 +181,8 @@ const LABELS: Record<string, string> = {
   maxBlockBytes: 'Largest block',
   speedLimitBytesPerSec: 'Speed limit',
   mirrorRules: 'Mirror rules',
+  notifyFailed: 'Notify when a download fails',
+  notifyCompleted: 'Notify when a download is saved',
 };
 
 /** `Size threshold: the size threshold must…`, `Mirror rule 2: …` for the error summary. */
