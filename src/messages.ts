@@ -26,7 +26,9 @@
  *            job-open, job-show, job-copy-url, job-save-as (present only when the action applies),
             and job-play (a link opening the player; only for audio/video the browser can play
             whose bytes are still stored).
- *            Page-wide: pause-all, resume-all, clear-finished, add-url-input, add-url-submit,
+ *            job-undo (a cancelled job, for a few seconds), job-hand-back (a job taken over), job-origin
+ *            (host and date), job-retrying (only while no source delivers).
+ *            Page-wide: pause-all, resume-all, clear-finished, bypass-next (aria-pressed), add-url-input, add-url-submit,
  *            notice (one per page-wide notice), empty (shown when there are no jobs).
  *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
  *            10^6 bytes), setting-excluded-types and setting-excluded-sites (textareas, one per
@@ -116,6 +118,8 @@ export interface JobView {
    * and Stitch waits to try again. `reason` is the last failure in plain words, when known.
    */
   retrying?: { attempts: number; retryAt?: number; reason?: string };
+  /** Stitch took it over from a download the browser had started (it can be handed back). */
+  takenOver?: boolean;
   /** Cancelled or removed, but can be brought back (action `undo`) until then (ms since the epoch). */
   undoUntil?: number;
   /** The browser's downloads id once saved (open file / show in folder use it). */
@@ -197,6 +201,13 @@ export interface Requests {
    * stored, or else a new download of `url` (`started: true`).
    */
   play: { request: { id?: string; url?: string; referrer?: string }; reply: { job: JobView; started: boolean } };
+  /**
+   * Leaving downloads to the browser: `next` arms (or disarms) it for the next download Stitch
+   * would take; `site` adds a host to the excluded sites. Without fields: only the current state.
+   */
+  bypass: { request: { next?: boolean; site?: string }; reply: { next: boolean } };
+  /** Gives a job back to the browser: the browser downloads the URL itself; the job and its bytes go. */
+  'hand-to-browser': { request: { id: string }; reply: Record<string, never> };
 }
 
 export type RequestType = keyof Requests;
@@ -272,6 +283,8 @@ const REQUEST_TYPES: readonly RequestType[] = [
   'export-settings',
   'test-mirror-rule',
   'play',
+  'bypass',
+  'hand-to-browser',
 ];
 
 /** True for messages shaped like a request (the handler still checks each field). */

@@ -3,7 +3,7 @@ import { mirrorUrlsFor } from '../settings/mirror-rules';
 import type { IdbStore } from '../storage/idb-store';
 import type { BlobUrlMaker } from './blob-url';
 import type { BrowserApi } from './browser-api';
-import { createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
+import { browserFromClick, createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
 import { JobManager } from './job-manager';
 import { JobMetaStore } from './job-meta';
 import { JobSaver } from './job-saver';
@@ -18,6 +18,7 @@ import type { EstimateStorage } from './storage-space';
 import { installStreamRoute, type StreamScope } from './stream-route';
 import { takeOver } from './takeover';
 import { Toolbar } from './toolbar';
+import { Bypass } from './bypass';
 import { UiNotices } from './ui-notices';
 import { UiPorts } from './ui-ports';
 
@@ -51,6 +52,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const playback = new PlaybackHub({ jobs: () => manager, store: deps.store });
   const referrers = new ReferrerRules(api);
   const toolbar = new Toolbar(api, () => settings.current);
+  const bypass = new Bypass(api, settings);
 
   const manager = (async () => {
     await settings.load();
@@ -79,7 +81,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   api.runtime.onMessage.addListener((message) => {
     // Messages for the offscreen document are not ours: leave them unanswered here.
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
-    return manager.then((m) => handleRequest(message, { api, manager: m, settings, notices, mirrorsFor }));
+    return manager.then((m) => handleRequest(message, { api, manager: m, settings, notices, mirrorsFor, bypass }));
   });
   api.runtime.onConnect.addListener((port) => {
     ports.connect(port);
@@ -96,6 +98,9 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   api.menus.onClicked.addListener((click) => {
     const download = downloadFromClick(click, mirrorsFor);
     if (download) void manager.then((m) => m.add(download));
+    const leave = browserFromClick(click);
+    if (leave?.url) void api.downloads.download({ url: leave.url }).catch((error: unknown) => console.error('Stitch: the browser refused', error));
+    if (leave?.site) void bypass.leaveSite(leave.site).then(() => notices.add(`Downloads from ${leave.site} are left to the browser; change it under Excluded sites in the settings.`));
     const player = playerFromClick(click);
     if (player) void api.tabs?.create(player).catch((error: unknown) => console.error('Stitch: could not open the player', error));
   });
@@ -115,6 +120,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
           notice: (message, url) => notices.add(message, url),
           mirrorsFor,
           referrers,
+          leaveNext: () => bypass.takeNext(),
         }),
       )
       .catch((error: unknown) => console.error('Stitch: take-over failed', error));

@@ -34,6 +34,8 @@ export interface NewDownload {
   filename?: string;
   saveAs?: boolean;
   mirrors?: string[];
+  /** Taken over from the browser's own download (it can be handed back). */
+  takenOver?: boolean;
 }
 
 interface Entry {
@@ -85,6 +87,7 @@ export class JobManager {
       mirrors: [...source.mirrors],
       filename: download.filename,
       saveAs: download.saveAs === true,
+      takenOver: download.takenOver === true ? true : undefined,
       pausedByUser: false,
       createdAt: Date.now(),
     };
@@ -177,6 +180,13 @@ export class JobManager {
     await this.updateMeta(entry, { saveAs: true, save: undefined });
     void this.save(entry);
     return this.view(entry);
+  }
+
+  /** Forgets a job and its stored bytes at once, without undo (it was handed to the browser). */
+  async forget(id: string): Promise<void> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (entry) await this.remove(entry);
   }
 
   /** Applies the action to every job it makes sense for; returns how many. */

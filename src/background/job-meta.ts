@@ -15,6 +15,8 @@ export interface JobMeta {
   filename?: string;
   /** Ask where to save when complete. */
   saveAs: boolean;
+  /** Taken over from a browser download (the popup offers to hand it back). */
+  takenOver?: boolean;
   /** Paused by the user: never resumed automatically. */
   pausedByUser: boolean;
   save?: SaveRecord;
@@ -66,6 +68,7 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
     mirrors: Array.isArray(r.mirrors) ? r.mirrors.filter((m): m is string => typeof m === 'string') : [],
     filename: typeof r.filename === 'string' ? r.filename : undefined,
     saveAs: r.saveAs === true,
+    takenOver: r.takenOver === true ? true : undefined,
     pausedByUser: r.pausedByUser === true,
     save:
       save && typeof save === 'object' && phases.includes(save.phase as string)

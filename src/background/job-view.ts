@@ -39,6 +39,7 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
     mirrors: contributions(snapshot, received),
     retrying: state === 'running' ? retrying(snapshot) : undefined,
     undoUntil: meta.removing?.at,
+    takenOver: meta.takenOver,
     savedDownloadId: meta.save?.phase === 'saved' ? meta.save.downloadId : undefined,
     contentType: snapshot.contentType,
     createdAt: meta.createdAt,

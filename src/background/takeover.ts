@@ -16,6 +16,8 @@ export interface TakeoverDeps {
   probe?: (url: string, referrer?: string) => Promise<ProbeResult>;
   /** Sets the page's Referer on Stitch's requests (fetch cannot): the probe must be asked as the job will. */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
+  /** True once when the user asked to leave the next download to the browser (it is used up). */
+  leaveNext?: () => Promise<boolean>;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
   const url = item.finalUrl || item.url;
   const first = firstLook(item, settings, deps.api.extensionId, deps.posts.wasPosted(item.url, item.finalUrl));
   if (first !== 'probe') return leave(first.notice, url, deps);
+  if (await deps.leaveNext?.()) return leave('Left this download to the browser, as you asked.', url, deps);
   // The probe carries the Referer the job will send; the job holds the rule itself once added.
   const owner = `takeover:${item.id}`;
   await deps.referrers?.hold(owner, url, item.referrer);
@@ -44,7 +47,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
     const after = await deps.api.downloads.search(item.id).catch(() => undefined);
     if (after?.state === 'complete') return 'left';
     await deps.api.downloads.erase(item.id).catch(() => {});
-    await deps.add({ url, referrer: item.referrer || undefined, mirrors: deps.mirrorsFor(url) });
+    await deps.add({ url, referrer: item.referrer || undefined, mirrors: deps.mirrorsFor(url), takenOver: true });
     return 'taken';
   } finally {
     await deps.referrers?.release(owner);

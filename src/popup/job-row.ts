@@ -5,7 +5,7 @@ import { etaText, originText, rateText, retryText, sizeText, stateClass, stateLa
 import { MirrorBar } from './mirror-bar';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
-export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo';
+export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back';
 
 /** How many of a job's notices a row shows (the newest). */
 const NOTICES_SHOWN = 3;
@@ -29,6 +29,8 @@ export function rowActions(job: JobView): RowAction[] {
   if (job.state === 'saved' && job.savedDownloadId !== undefined) actions.push('open', 'show');
   // A complete file that failed to save is still stored: the user may pick another place.
   if (job.state === 'failed' && job.errorCode === 'save-failed') actions.push('save-as');
+  // Taken over but wanted in the browser after all: hand it back while it is not complete.
+  if (job.takenOver && ['queued', 'running', 'paused'].includes(job.state)) actions.push('hand-back');
   actions.push('copy-url');
   // A saved row is removed from the list alone (the file on disk stays).
   if (job.state !== 'saving' && job.state !== 'cancelled') actions.push('cancel');
@@ -56,6 +58,8 @@ function actionLabel(action: RowAction, job: JobView): string {
       return job.state === 'failed' || job.state === 'saved' ? 'Remove' : 'Cancel';
     case 'undo':
       return 'Undo';
+    case 'hand-back':
+      return 'Let the browser handle it';
   }
 }
 

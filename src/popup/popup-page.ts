@@ -25,6 +25,7 @@ const ACTION_FAILED: Record<RowAction, string> = {
   resume: 'resume',
   cancel: 'cancel',
   undo: 'bring back',
+  'hand-back': 'hand to the browser',
   retry: 'retry',
   open: 'open',
   show: 'show in its folder',
@@ -43,6 +44,7 @@ export class PopupPage {
   private readonly pauseAll = this.pageButton('pause-all', 'Pause all', () => this.all('pause'));
   private readonly resumeAll = this.pageButton('resume-all', 'Resume all', () => this.all('resume'));
   private readonly clearFinished = this.pageButton('clear-finished', 'Clear finished', () => this.clear());
+  private readonly bypassNext = this.pageButton('bypass-next', 'Leave next download to browser', () => void this.toggleBypass());
   private readonly notices = new NoticeList(() => void this.run('dismiss notices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()));
   private readonly jobs = new JobList((action, job, button) => void this.act(action, job, button));
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
@@ -64,7 +66,7 @@ export class PopupPage {
         'header',
         {},
         h('div', { class: 'title-row' }, h('h1', {}, 'Stitch'), this.summary, settings),
-        h('div', { class: 'toolbar', role: 'group', 'aria-label': 'All downloads' }, this.pauseAll, this.resumeAll, this.clearFinished),
+        h('div', { class: 'toolbar', role: 'group', 'aria-label': 'All downloads' }, this.pauseAll, this.resumeAll, this.clearFinished, this.bypassNext),
       ),
       this.banner,
       addUrlForm((url, saveAs) => this.addUrl(url, saveAs), (message) => announce(this.live, message)),
@@ -73,8 +75,14 @@ export class PopupPage {
       this.jobs.element,
       this.live,
     );
-    if (deps.send) this.render();
-    else this.setStatus('not-connected');
+    this.bypassNext.setAttribute('aria-pressed', 'false');
+    this.bypassNext.title = 'The next download Stitch would take is left to the browser instead';
+    if (deps.send) {
+      this.render();
+      void this.run('read the bypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
+    } else {
+      this.setStatus('not-connected');
+    }
   }
 
   /** One message from the UI port. */
@@ -132,6 +140,9 @@ export class PopupPage {
       const opening = action === 'open' && this.deps.openDownload && job.savedDownloadId !== undefined ? this.deps.openDownload(job.savedDownloadId) : undefined;
       if (opening) {
         await opening;
+      } else if (action === 'hand-back') {
+        await this.call({ type: 'hand-to-browser', id: job.id });
+        announce(this.live, `The browser downloads ${job.filename} now.`);
       } else if (action === 'copy-url') {
         await (this.deps.copyText ?? ((text) => navigator.clipboard.writeText(text)))(job.url);
         announce(this.live, 'URL copied.');
@@ -159,6 +170,18 @@ export class PopupPage {
   private async all(action: 'pause' | 'resume'): Promise<void> {
     const reply = await this.run(`${action} all`, { type: 'all-action', action });
     if (reply) announce(this.live, `${action === 'pause' ? 'Paused' : 'Resumed'} ${plural(reply.affected, 'download')}.`);
+  }
+
+  private async toggleBypass(): Promise<void> {
+    const next = this.bypassNext.getAttribute('aria-pressed') !== 'true';
+    const reply = await this.run('leave the next download to the browser', { type: 'bypass', next });
+    if (!reply) return;
+    this.showBypass(reply.next);
+    announce(this.live, reply.next ? 'The next download is left to the browser.' : 'Stitch takes the next download again.');
+  }
+
+  private showBypass(armed: boolean): void {
+    this.bypassNext.setAttribute('aria-pressed', String(armed));
   }
 
   private async clear(): Promise<void> {

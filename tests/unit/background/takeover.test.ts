@@ -6,6 +6,8 @@ import { ReferrerRules } from '../../../src/background/referrer-rules';
 import { takeOver } from '../../../src/background/takeover';
 import { afterProbe, firstLook } from '../../../src/background/takeover-rules';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
+import { Bypass } from '../../../src/background/bypass';
+import { SettingsStore } from '../../../src/background/settings-store';
 import { FakeBrowser } from './fake-browser';
 
 const settings = (change: Partial<Settings> = {}) => parseSettings({ ...DEFAULT_SETTINGS, ...change });
@@ -81,7 +83,32 @@ describe('takeOver', () => {
     const { deps: d, added } = deps(browser, ok());
     expect(await takeOver(item, d)).toBe('taken');
     expect(browser.calls).toEqual([`cancel ${item.id}`, `erase ${item.id}`]);
-    expect(added).toEqual([{ url: 'https://example.com/big.iso', referrer: 'https://example.com/page', mirrors: ['https://mirror.example.org/big.iso'] }]);
+    expect(added).toEqual([{ url: 'https://example.com/big.iso', referrer: 'https://example.com/page', mirrors: ['https://mirror.example.org/big.iso'], takenOver: true }]);
+  });
+
+  test('an armed bypass leaves the next download to the browser, once; the one after is taken', async () => {
+    const browser = new FakeBrowser();
+    const bypass = new Bypass(browser, new SettingsStore(browser));
+    await bypass.setNext(true);
+    const { deps: d, added, notices } = deps(browser, ok());
+    const withBypass = { ...d, leaveNext: () => bypass.takeNext() };
+    const first = browser.startBrowserDownload({ url: 'https://example.com/big.iso', totalBytes: 100_000_000 });
+    expect(await takeOver(first, withBypass)).toBe('left');
+    expect(browser.calls).toEqual([]);
+    expect(notices).toEqual(['Left this download to the browser, as you asked.']);
+    expect(await bypass.nextArmed()).toBe(false);
+    const second = browser.startBrowserDownload({ url: 'https://example.com/other.iso', totalBytes: 100_000_000 });
+    expect(await takeOver(second, withBypass)).toBe('taken');
+    expect(added).toHaveLength(1);
+  });
+
+  test('leaving a site to the browser adds it to the excluded sites once', async () => {
+    const browser = new FakeBrowser();
+    const store = new SettingsStore(browser);
+    const bypass = new Bypass(browser, store);
+    expect(await bypass.leaveSite('downloads.example.com')).toEqual(['downloads.example.com']);
+    expect(await bypass.leaveSite('downloads.example.com')).toEqual(['downloads.example.com']);
+    expect((await store.load()).excludedSites).toEqual(['downloads.example.com']);
   });
 
   test('a refused re-request leaves the browser download running and records a notice', async () => {
