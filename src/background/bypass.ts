@@ -11,6 +11,9 @@ const NEXT_FOR_MS = 5 * 60_000;
  * entry in the settings' excluded sites, which the options page shows and can undo).
  */
 export class Bypass {
+  /** URLs Stitch itself asked the browser to download: never taken over. */
+  private readonly handed = new Set<string>();
+
   constructor(
     private readonly api: BrowserApi,
     private readonly settings: SettingsStore,
@@ -28,8 +31,23 @@ export class Bypass {
     else await this.api.storage.remove(KEY);
   }
 
-  /** True once, for the download that uses up an armed bypass. */
-  async takeNext(): Promise<boolean> {
+  /**
+   * Has the browser download `url` itself. Chromium's onCreated does not always say the
+   * download was the extension's (byExtensionId), so the URL is remembered for takeNext.
+   */
+  async browserDownload(api: BrowserApi, url: string): Promise<void> {
+    this.handed.add(url);
+    try {
+      await api.downloads.download({ url, conflictAction: 'uniquify' });
+    } catch (error) {
+      this.handed.delete(url);
+      throw error;
+    }
+  }
+
+  /** True once for a download to leave: one Stitch handed to the browser, or the next when armed. */
+  async takeNext(url: string): Promise<boolean> {
+    if (this.handed.delete(url)) return true;
     if (!(await this.nextArmed())) return false;
     await this.api.storage.remove(KEY);
     return true;

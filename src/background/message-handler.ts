@@ -106,7 +106,8 @@ async function bypass(request: { next?: unknown; site?: unknown }, deps: Handler
 async function handToBrowser(id: string, deps: HandlerDeps): Promise<ReplyOf<'hand-to-browser'>> {
   const job = deps.manager.get(id);
   if (!job) throw new Error('no such download; it may have been cleared');
-  await deps.api.downloads.download({ url: job.url, conflictAction: 'uniquify' });
+  if (!deps.bypass) throw new Error('handing downloads to the browser is not available here');
+  await deps.bypass.browserDownload(deps.api, job.url);
   await deps.manager.forget(id);
   return {};
 }

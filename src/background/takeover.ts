@@ -16,8 +16,8 @@ export interface TakeoverDeps {
   probe?: (url: string, referrer?: string) => Promise<ProbeResult>;
   /** Sets the page's Referer on Stitch's requests (fetch cannot): the probe must be asked as the job will. */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
-  /** True once when the user asked to leave the next download to the browser (it is used up). */
-  leaveNext?: () => Promise<boolean>;
+  /** True once for a download the user asked to leave to the browser (it is used up). */
+  leaveNext?: (url: string) => Promise<boolean>;
 }
 
 /**
@@ -31,7 +31,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
   const url = item.finalUrl || item.url;
   const first = firstLook(item, settings, deps.api.extensionId, deps.posts.wasPosted(item.url, item.finalUrl));
   if (first !== 'probe') return leave(first.notice, url, deps);
-  if (await deps.leaveNext?.()) return leave('Left this download to the browser, as you asked.', url, deps);
+  if (await deps.leaveNext?.(url)) return leave('Left this download to the browser, as you asked.', url, deps);
   // The probe carries the Referer the job will send; the job holds the rule itself once added.
   const owner = `takeover:${item.id}`;
   await deps.referrers?.hold(owner, url, item.referrer);

@@ -94,7 +94,11 @@ export class PopupPage {
       const said = announcement(before.get(message.job.id), message.job);
       if (said) announce(this.live, said);
     }
-    if (message.type === 'notice') announce(this.live, message.notice.message);
+    if (message.type === 'notice') {
+      announce(this.live, message.notice.message);
+      // A download left to the browser may have used up the bypass: show its state again.
+      if (this.bypassNext.getAttribute('aria-pressed') === 'true') void this.run('read the bypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
+    }
     this.render();
   }
 

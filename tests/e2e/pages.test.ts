@@ -171,3 +171,38 @@ test('a server answering 503 shows Retrying within 2 s, with the reason', async 
   expect(await row.getByTestId('job-retrying').textContent()).toMatch(/Stitch keeps trying/);
   expect(await popup.locator('.summary').textContent()).not.toMatch(/downloading/);
 });
+
+test('the bypass leaves the next download to the browser; a job taken over can be handed back', async () => {
+  const size = 24 * MiB;
+  const left = await mirror({ size, seed: 37, filename: 'left.bin' });
+  const taken = await mirror({ size, seed: 38, filename: 'handed.bin', rate: 3 * MiB });
+  const page = await linkPage([
+    { id: 'left', href: left.url, text: 'left' },
+    { id: 'taken', href: taken.url, text: 'taken' },
+  ]);
+  const p = profile();
+  const browser = await browserWith(p);
+  const popup = await extensionPage(browser, 'popup.html');
+  const bypass = popup.getByTestId('bypass-next');
+  await bypass.click();
+  await expect.poll(() => bypass.getAttribute('aria-pressed'), { timeout: 5_000 }).toBe('true');
+
+  const tab = await browser.context.newPage();
+  await tab.goto(page);
+  await tab.click('#left');
+  const saved = await waitForFile(p.downloads, 'left.bin', size, 60_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(37, size));
+  expect(left.stats.requests).toHaveLength(1); // the browser's own request: Stitch asked nothing
+  expect((await request(popup, { type: 'list-jobs' })).value.jobs).toEqual([]);
+  await expect.poll(() => popup.getByTestId('notice').first().textContent(), { timeout: 5_000 }).toMatch(/as you asked/);
+  await expect.poll(() => bypass.getAttribute('aria-pressed'), { timeout: 5_000 }).toBe('false');
+
+  // The bypass was used up: the next download is taken over, and handed back on request.
+  await tab.click('#taken');
+  const row = popup.getByTestId('job-row');
+  await expect.poll(() => row.getAttribute('data-state'), { timeout: 20_000 }).toBe('running');
+  await row.getByTestId('job-hand-back').click();
+  await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+  const handed = await waitForFile(p.downloads, 'handed.bin', size, 60_000);
+  expect(await fileSha256(handed)).toBe(await contentSha256(38, size));
+});

@@ -91,7 +91,7 @@ describe('takeOver', () => {
     const bypass = new Bypass(browser, new SettingsStore(browser));
     await bypass.setNext(true);
     const { deps: d, added, notices } = deps(browser, ok());
-    const withBypass = { ...d, leaveNext: () => bypass.takeNext() };
+    const withBypass = { ...d, leaveNext: (url: string) => bypass.takeNext(url) };
     const first = browser.startBrowserDownload({ url: 'https://example.com/big.iso', totalBytes: 100_000_000 });
     expect(await takeOver(first, withBypass)).toBe('left');
     expect(browser.calls).toEqual([]);
