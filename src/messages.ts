@@ -206,6 +206,12 @@ export interface Requests {
    * would take; `site` adds a host to the excluded sites. Without fields: only the current state.
    */
   bypass: { request: { next?: boolean; site?: string }; reply: { next: boolean } };
+  /**
+   * A new URL for a paused or failed job (an expired link): it continues with the stored bytes
+   * when the new address serves the same file; otherwise nothing changes and `mismatch` says why
+   * (then `startOver: true` drops the stored bytes and downloads from the new address).
+   */
+  relink: { request: { id: string; url: string; startOver?: boolean }; reply: { job: JobView; mismatch?: string } };
   /** Gives a job back to the browser: the browser downloads the URL itself; the job and its bytes go. */
   'hand-to-browser': { request: { id: string }; reply: Record<string, never> };
 }
@@ -285,6 +291,7 @@ const REQUEST_TYPES: readonly RequestType[] = [
   'play',
   'bypass',
   'hand-to-browser',
+  'relink',
 ];
 
 /** True for messages shaped like a request (the handler still checks each field). */

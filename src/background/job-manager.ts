@@ -1,4 +1,4 @@
-import { normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type Playback } from '../engine';
+import { checkRelink, normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type Playback } from '../engine';
 import { UNDO_MS, type JobAction, type JobView } from '../messages';
 import { mediaTypeOf } from '../media-type';
 import type { Settings } from '../settings/schema';
@@ -180,6 +180,34 @@ export class JobManager {
     await this.updateMeta(entry, { saveAs: true, save: undefined });
     void this.save(entry);
     return this.view(entry);
+  }
+
+  /**
+   * Gives a paused or failed job a new URL (an expired link renewed). The stored bytes are kept
+   * when the new address serves the same file (see checkRelink), and the job resumes; otherwise
+   * nothing changes and `mismatch` says why, unless `startOver`: then they are dropped and it
+   * downloads anew from the new address.
+   */
+  async relink(id: string, url: string, startOver = false): Promise<{ job: JobView; mismatch?: string }> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error('no such download; it may have been cleared');
+    const state = this.view(entry).state;
+    if (entry.running || (state !== 'paused' && state !== 'failed') || entry.job.state.status === 'complete') {
+      throw new Error('only a paused or failed download can get a new address; pause it first');
+    }
+    const { file } = entry.job.state;
+    if (startOver || !file || entry.storedBytes === 0) {
+      await this.deps.store.clearBytes(id);
+      entry.storedBytes = 0;
+      await entry.job.relink(url, undefined);
+    } else {
+      const verdict = await checkRelink({ store: this.deps.store, jobId: id, file, newUrl: url, options: entry.job.options, signal: AbortSignal.timeout(30_000) });
+      if (!verdict.same) return { job: this.view(entry), mismatch: verdict.reason };
+      await entry.job.relink(url, verdict.file);
+    }
+    await this.wake(entry);
+    return { job: this.view(entry) };
   }
 
   /** Forgets a job and its stored bytes at once, without undo (it was handed to the browser). */

@@ -72,6 +72,8 @@ async function dispatch(request: Request, deps: HandlerDeps): Promise<ReplyOf<Re
       return playJob(request, deps);
     case 'bypass':
       return bypass(request, deps);
+    case 'relink':
+      return manager.relink(requireString(request.id, 'id'), requireHttpUrl(request.url), request.startOver === true);
     case 'hand-to-browser':
       return handToBrowser(requireString(request.id, 'id'), deps);
   }

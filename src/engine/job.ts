@@ -144,6 +144,23 @@ export class DownloadJob extends Emitter<JobEvents> {
     return this.running;
   }
 
+  /**
+   * Points a stopped job at a new URL of the same file (checked by `checkRelink`) with what
+   * that server said of it; `file` undefined starts over (the caller cleared the stored bytes).
+   */
+  async relink(url: string, file: RemoteFile | undefined): Promise<void> {
+    if (this.running) throw new Error('pause the download before changing its address');
+    if (!file) {
+      this.receivedBytes = 0;
+      this.hasher = undefined;
+    }
+    const status = this.jobState.status === 'failed' ? 'paused' : this.jobState.status;
+    const mirrors = this.jobState.mirrors.filter((m) => m !== url);
+    this.jobState = { ...this.jobState, url, file, mirrors, status, error: undefined };
+    await this.persist();
+    this.emit('status', this.snapshot());
+  }
+
   /** Replaces what the file must hash to (the user's latest word wins over a saved one). */
   async setExpected(expected: ExpectedIntegrity | undefined): Promise<void> {
     this.jobState = { ...this.jobState, expected };

@@ -1,6 +1,6 @@
 import type { JobView } from '../messages';
 import { h } from '../pages-shared/dom';
-import { JobRow, type ActionHandler } from './job-row';
+import { JobRow, type ActionHandler, type Relinker } from './job-row';
 
 export type ListPhase = 'loading' | 'ready' | 'offline';
 
@@ -17,7 +17,10 @@ export class JobList {
   readonly element = h('main', { class: 'jobs' }, this.list, this.loading);
   private readonly rows = new Map<string, { row: JobRow; job: JobView }>();
 
-  constructor(private readonly onAction: ActionHandler) {}
+  constructor(
+    private readonly onAction: ActionHandler,
+    private readonly relink?: Relinker,
+  ) {}
 
   /**
    * `phase` is 'loading' until the first snapshot, so "no downloads" is never said too early;
@@ -33,7 +36,7 @@ export class JobList {
     jobs.forEach((job, i) => {
       let entry = this.rows.get(job.id);
       if (!entry) {
-        entry = { row: new JobRow(job, this.onAction), job };
+        entry = { row: new JobRow(job, this.onAction, undefined, undefined, this.relink), job };
         this.rows.set(job.id, entry);
       } else if (entry.job !== job) {
         entry.row.update(job);

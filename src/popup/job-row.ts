@@ -5,7 +5,10 @@ import { etaText, originText, rateText, retryText, sizeText, stateClass, stateLa
 import { MirrorBar } from './mirror-bar';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
-export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back';
+export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
+
+/** Gives the job a new URL; resolves with why the stored bytes cannot be kept, if so. */
+export type Relinker = (job: JobView, url: string, startOver: boolean) => Promise<string | undefined>;
 
 /** How many of a job's notices a row shows (the newest). */
 const NOTICES_SHOWN = 3;
@@ -29,6 +32,8 @@ export function rowActions(job: JobView): RowAction[] {
   if (job.state === 'saved' && job.savedDownloadId !== undefined) actions.push('open', 'show');
   // A complete file that failed to save is still stored: the user may pick another place.
   if (job.state === 'failed' && job.errorCode === 'save-failed') actions.push('save-as');
+  // An expired link: a new address continues with the stored bytes (or starts over).
+  if (job.state === 'paused' || (job.state === 'failed' && job.errorCode !== 'save-failed')) actions.push('relink');
   // Taken over but wanted in the browser after all: hand it back while it is not complete.
   if (job.takenOver && ['queued', 'running', 'paused'].includes(job.state)) actions.push('hand-back');
   actions.push('copy-url');
@@ -60,6 +65,8 @@ function actionLabel(action: RowAction, job: JobView): string {
       return 'Undo';
     case 'hand-back':
       return 'Let the browser handle it';
+    case 'relink':
+      return 'New link…';
   }
 }
 
@@ -113,6 +120,7 @@ export class JobRow {
     private readonly onAction: ActionHandler,
     private readonly canPlayType: CanPlayType = browserCanPlayType,
     private readonly openPlayer: (job: JobView) => void = openPlayerTab,
+    private readonly relink?: Relinker,
   ) {
     this.job = job;
     this.mirrors = new MirrorBar(job.mirrors);
@@ -233,7 +241,56 @@ export class JobRow {
       },
       label,
     );
-    button.addEventListener('click', () => this.onAction(action, this.job, button));
+    if (action === 'relink') button.addEventListener('click', () => this.showRelinkForm());
+    else button.addEventListener('click', () => this.onAction(action, this.job, button));
     return button;
+  }
+
+  /** The inline form for a new address: Continue keeps the stored bytes when it may; else Start over. */
+  private showRelinkForm(): void {
+    const existing = this.element.querySelector<HTMLFormElement>('.relink');
+    if (existing) return void existing.querySelector('input')?.focus();
+    const inputId = `job-${this.job.id}-relink`;
+    const input = h('input', { type: 'url', id: inputId, required: true, placeholder: 'https://…', 'data-testid': 'job-relink-input' });
+    const error = h('p', { class: 'error-text', role: 'alert', 'data-testid': 'job-relink-error' });
+    const startOver = h('button', { type: 'button', class: 'danger', 'data-testid': 'job-relink-start-over' }, 'Start over from this link');
+    const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'job-relink-submit' }, 'Continue');
+    const close = h('button', { type: 'button' }, 'Cancel');
+    error.hidden = true;
+    startOver.hidden = true;
+    const form = h(
+      'form',
+      { class: 'relink', 'data-testid': 'job-relink-form' },
+      h('label', { for: inputId }, `New link for ${this.job.filename}`),
+      input,
+      h('div', { class: 'relink-buttons' }, submit, startOver, close),
+      error,
+    );
+    const send = async (fresh: boolean) => {
+      error.hidden = true;
+      submit.disabled = startOver.disabled = true;
+      try {
+        const mismatch = await this.relink?.(this.job, input.value.trim(), fresh);
+        if (mismatch === undefined) return form.remove();
+        setText(error, `This link does not give the same file: ${mismatch}. The stored part is kept; start over to download it all from this link.`);
+        startOver.hidden = false;
+      } catch (caught) {
+        setText(error, caught instanceof Error ? caught.message : String(caught));
+      } finally {
+        error.hidden = error.textContent === '';
+        submit.disabled = startOver.disabled = false;
+      }
+    };
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void send(false);
+    });
+    startOver.addEventListener('click', () => void send(true));
+    close.addEventListener('click', () => {
+      form.remove();
+      this.actions.querySelector<HTMLButtonElement>('[data-testid="job-relink"]')?.focus();
+    });
+    this.actions.after(form);
+    input.focus();
   }
 }

@@ -26,6 +26,7 @@ const ACTION_FAILED: Record<RowAction, string> = {
   cancel: 'cancel',
   undo: 'bring back',
   'hand-back': 'hand to the browser',
+  relink: 'give a new link to',
   retry: 'retry',
   open: 'open',
   show: 'show in its folder',
@@ -46,7 +47,10 @@ export class PopupPage {
   private readonly clearFinished = this.pageButton('clear-finished', 'Clear finished', () => this.clear());
   private readonly bypassNext = this.pageButton('bypass-next', 'Leave next download to browser', () => void this.toggleBypass());
   private readonly notices = new NoticeList(() => void this.run('dismiss notices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()));
-  private readonly jobs = new JobList((action, job, button) => void this.act(action, job, button));
+  private readonly jobs = new JobList(
+    (action, job, button) => void this.act(action, job, button),
+    (job, url, startOver) => this.relink(job, url, startOver),
+  );
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -168,6 +172,18 @@ export class PopupPage {
       this.showActionError(`Could not ${ACTION_FAILED[action]} ${job.filename}: ${errorText(error)}`);
     } finally {
       button.removeAttribute('aria-disabled');
+    }
+  }
+
+  /** Resolves with why the stored bytes cannot be kept; throws the background's refusal in words. */
+  private async relink(job: JobView, url: string, startOver: boolean): Promise<string | undefined> {
+    try {
+      const reply = await this.call({ type: 'relink', id: job.id, url, startOver });
+      this.apply({ type: 'job', job: reply.job });
+      if (!reply.mismatch) announce(this.live, `${job.filename} continues from the new link.`);
+      return reply.mismatch;
+    } catch (error) {
+      throw new Error(errorText(error));
     }
   }
 

@@ -11,13 +11,14 @@ describe('rowActions', () => {
   const cases: [JobViewState, object, string[]][] = [
     ['queued', {}, ['pause', 'copy-url', 'cancel']],
     ['running', {}, ['pause', 'copy-url', 'cancel']],
-    ['paused', { pausedByUser: true }, ['resume', 'copy-url', 'cancel']],
+    ['paused', { pausedByUser: true }, ['resume', 'relink', 'copy-url', 'cancel']],
+    ['paused', { pausedByUser: true, takenOver: true }, ['resume', 'relink', 'hand-back', 'copy-url', 'cancel']],
     ['verifying', {}, ['copy-url', 'cancel']],
     ['saving', {}, ['copy-url']],
     ['saved', { savedDownloadId: 7 }, ['open', 'show', 'copy-url', 'cancel']],
     ['saved', {}, ['copy-url', 'cancel']],
     ['paused', { undoUntil: 5_000 }, ['undo']],
-    ['failed', { error: 'the server said 404' }, ['retry', 'copy-url', 'cancel']],
+    ['failed', { error: 'the server said 404' }, ['retry', 'relink', 'copy-url', 'cancel']],
     ['failed', { error: 'could not save', errorCode: 'save-failed' }, ['retry', 'save-as', 'copy-url', 'cancel']],
     ['cancelled', {}, ['copy-url']],
   ];
