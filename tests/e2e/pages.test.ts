@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Page } from 'playwright-core';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import { horizontalOverflow, seriousViolations } from './support/axe';
@@ -73,6 +74,25 @@ test('a mirror rule set in the options page makes a download use two mirrors', a
   expect(second.stats.bytesSent).toBeGreaterThan(size / 8);
   await until('the options page to still answer', () => options.getByTestId('settings-form').isVisible(), 5_000);
 });
+
+/** The job's stored byte ranges, as the player port reports them. */
+async function storedRanges(page: Page, id: string): Promise<{ start: number; end: number }[]> {
+  return page.evaluate(
+    (jobId) =>
+      new Promise((resolve) => {
+        type Port = { postMessage(m: unknown): void; disconnect(): void; onMessage: { addListener(l: (m: never) => void): void } };
+        const { runtime } = (globalThis as unknown as { chrome: { runtime: { connect(info: { name: string }): Port } } }).chrome;
+        const port = runtime.connect({ name: 'stitch-player' });
+        port.onMessage.addListener((message: { type: string; stored: { start: number; end: number }[] }) => {
+          if (message.type !== 'player-state') return;
+          port.disconnect();
+          resolve(message.stored);
+        });
+        port.postMessage({ type: 'attach', id: jobId });
+      }),
+    id,
+  );
+}
 
 /** The popup as a person sees it with several jobs: one per state, a dropped mirror, a long name. */
 async function popupWithJobs() {
@@ -205,4 +225,39 @@ test('the bypass leaves the next download to the browser; a job taken over can b
   await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
   const handed = await waitForFile(p.downloads, 'handed.bin', size, 60_000);
   expect(await fileSha256(handed)).toBe(await contentSha256(38, size));
+});
+
+test('a new link continues a paused job from the stored bytes, fetching none of them again', async () => {
+  const size = 16 * MiB;
+  const seed = 39;
+  const old = await mirror({ size, seed, filename: 'expiring.bin', rate: 2 * MiB });
+  const renewed = await mirror({ size, seed, filename: 'expiring.bin', path: '/renewed/expiring.bin' });
+  const p = profile();
+  const browser = await browserWith(p);
+  const popup = await extensionPage(browser, 'popup.html');
+  const { job } = (await request(popup, { type: 'add-url', url: old.url })).value;
+  const row = popup.locator(`[data-job-id="${job.id}"]`);
+  const progress = () => row.getByTestId('job-progress').evaluate((el: HTMLProgressElement) => el.value);
+  await expect.poll(progress, { timeout: 20_000 }).toBeGreaterThan(2 * MiB);
+  await row.getByTestId('job-pause').click();
+  await expect.poll(() => row.getAttribute('data-state'), { timeout: 10_000 }).toBe('paused');
+  old.setFaults({ errorStatus: { status: 403 } }); // the link expired
+  const ranges = await storedRanges(popup, job.id);
+  const stored = ranges.reduce((sum, r) => sum + r.end - r.start, 0);
+  expect(stored).toBeGreaterThan(2 * MiB);
+
+  await row.getByTestId('job-relink').click();
+  await row.getByTestId('job-relink-input').fill(renewed.url);
+  await row.getByTestId('job-relink-submit').click();
+  await expect.poll(() => row.getAttribute('data-state'), { timeout: 60_000 }).toBe('saved');
+  const saved = await waitForFile(p.downloads, 'expiring.bin', size, 30_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
+  // Nothing stored was asked again.
+  for (const r of renewed.stats.requests) {
+    const [, from, to] = /bytes=(\d+)-(\d*)/.exec(r.range ?? '') ?? [];
+    const start = Number(from ?? 0);
+    const end = to ? Number(to) + 1 : size;
+    expect(ranges.filter((s) => s.start < end && start < s.end), r.range).toEqual([]);
+  }
+  expect(renewed.stats.bytesSent).toBeLessThanOrEqual(size - stored + 1); // + the one probe byte
 });
