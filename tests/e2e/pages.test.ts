@@ -176,6 +176,16 @@ test('options and player pages pass axe in light and dark', async () => {
   const player = await extensionPage(browser, `player.html?id=${job.id}`);
   await expect.poll(() => player.getByTestId('player-state').textContent(), { timeout: 20_000 }).not.toBe('');
   for (const scheme of ['light', 'dark'] as const) expect(await seriousViolations(player, scheme), scheme).toEqual([]);
+
+  // player.html?url= on a file that is not media: the download it started is stopped, not left running.
+  const notMedia = await mirror({ size: 64 * MiB, seed: 40, filename: 'archive.zip', contentType: 'application/zip', rate: 2 * MiB });
+  const started = await extensionPage(browser, `player.html?url=${encodeURIComponent(notMedia.url)}`);
+  await expect.poll(() => started.getByTestId('player-message').textContent(), { timeout: 20_000 }).toMatch(/not audio or video.*stopped the download/);
+  const jobs = (await request(options, { type: 'list-jobs' })).value.jobs as { url: string; state: string; undoUntil?: number }[];
+  expect(jobs.find((j) => j.url === notMedia.url)).toMatchObject({ state: 'paused', undoUntil: expect.any(Number) });
+  const sent = notMedia.stats.bytesSent;
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(notMedia.stats.bytesSent - sent).toBeLessThan(256 * 1024);
 });
 
 test('a server answering 503 shows Retrying within 2 s, with the reason', async () => {

@@ -7,6 +7,7 @@ import { takeOver } from '../../../src/background/takeover';
 import { afterProbe, firstLook } from '../../../src/background/takeover-rules';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
 import { Bypass } from '../../../src/background/bypass';
+import { BROWSER_MENU_ID, browserFromClick, LEAVE_SITE_MENU_ID } from '../../../src/background/context-menu';
 import { SettingsStore } from '../../../src/background/settings-store';
 import { FakeBrowser } from './fake-browser';
 
@@ -221,5 +222,15 @@ describe('takeOver', () => {
       await takeOver(browser.startBrowserDownload({ url: 'https://dl.example.com/small', referrer: PAGE, totalBytes: 1000 }), t.d);
       expect(browser.calls.filter((c) => c.startsWith('rules'))).toEqual([]);
     });
+  });
+});
+
+describe('bypass entries of the context menu', () => {
+  test('a link goes to the browser; a page or link leaves its site', () => {
+    expect(browserFromClick({ menuItemId: BROWSER_MENU_ID, linkUrl: 'https://example.com/a.iso' })).toEqual({ url: 'https://example.com/a.iso' });
+    expect(browserFromClick({ menuItemId: BROWSER_MENU_ID, linkUrl: 'javascript:void(0)' })).toBeUndefined();
+    expect(browserFromClick({ menuItemId: LEAVE_SITE_MENU_ID, pageUrl: 'https://dl.example.org/files/' })).toEqual({ site: 'dl.example.org' });
+    expect(browserFromClick({ menuItemId: LEAVE_SITE_MENU_ID, pageUrl: 'file:///tmp/x.html' })).toBeUndefined();
+    expect(browserFromClick({ menuItemId: 'stitch-download', linkUrl: 'https://example.com/a.iso' })).toBeUndefined();
   });
 });
