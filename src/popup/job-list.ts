@@ -4,6 +4,17 @@ import { JobRow, type ActionHandler, type Relinker } from './job-row';
 
 export type ListPhase = 'loading' | 'ready' | 'offline';
 
+/** From this many jobs on, rows that are not downloading drop their bar and spacing. */
+export const COMPACT_FROM = 8;
+
+/** Whether a job matches the filter text: its name, host or state, case-insensitively. */
+export function matchesFilter(job: JobView, filter: string): boolean {
+  const words = filter.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const text = `${job.filename} ${job.url} ${job.state}`.toLowerCase();
+  return words.every((word) => text.includes(word));
+}
+
 /** The list of rows, reconciled by job id so rows (and focus in them) persist across updates. */
 export class JobList {
   readonly list = h('ul', { class: 'job-list', 'data-testid': 'job-list', 'aria-label': 'Downloads' });
@@ -14,6 +25,9 @@ export class JobList {
     h('p', { class: 'muted' }, 'Large downloads you start in the browser show up here. You can also paste a URL above.'),
   );
   private readonly loading = h('p', { class: 'empty-state muted' }, 'Loading downloads…');
+  private readonly noMatch = h('p', { class: 'empty-state muted', 'data-testid': 'no-match' }, 'No download matches the filter.');
+  /** Text typed in the popup's filter; rows that do not match are hidden (not removed: focus stays). */
+  filter = '';
   readonly element = h('main', { class: 'jobs' }, this.list, this.loading);
   private readonly rows = new Map<string, { row: JobRow; job: JobView }>();
 
@@ -47,6 +61,15 @@ export class JobList {
     });
     this.loading.remove();
     this.empty.remove();
+    this.noMatch.remove();
+    let shown = 0;
+    for (const job of jobs) {
+      const visible = matchesFilter(job, this.filter);
+      this.rows.get(job.id)!.row.element.hidden = !visible;
+      if (visible) shown++;
+    }
+    this.list.classList.toggle('compact', jobs.length >= COMPACT_FROM);
+    if (jobs.length > 0 && shown === 0) this.element.append(this.noMatch);
     if (jobs.length > 0) return;
     if (phase === 'loading') this.element.append(this.loading);
     if (phase === 'ready') this.element.append(this.empty);

@@ -34,6 +34,9 @@ const ACTION_FAILED: Record<RowAction, string> = {
   'copy-url': 'copy the URL of',
 };
 
+/** From this many downloads on, the popup offers a filter. */
+const FILTER_FROM = 6;
+
 /** The popup: header with page-wide actions, the add-URL form, notices and the job list. */
 export class PopupPage {
   private model: PopupModel = EMPTY_MODEL;
@@ -45,6 +48,13 @@ export class PopupPage {
   private readonly pauseAll = this.pageButton('pause-all', 'Pause all', () => this.all('pause'));
   private readonly resumeAll = this.pageButton('resume-all', 'Resume all', () => this.all('resume'));
   private readonly clearFinished = this.pageButton('clear-finished', 'Clear finished', () => this.clear());
+  private readonly filter = h('input', {
+    type: 'search',
+    class: 'filter',
+    placeholder: 'Filter by name, site or state',
+    'aria-label': 'Filter downloads',
+    'data-testid': 'job-filter',
+  });
   private readonly bypassNext = this.pageButton('bypass-next', 'Leave next download to browser', () => void this.toggleBypass());
   private readonly notices = new NoticeList(() => void this.run('dismiss notices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()));
   private readonly jobs = new JobList(
@@ -71,6 +81,7 @@ export class PopupPage {
         {},
         h('div', { class: 'title-row' }, h('h1', {}, 'Stitch'), this.summary, settings),
         h('div', { class: 'toolbar', role: 'group', 'aria-label': 'All downloads' }, this.pauseAll, this.resumeAll, this.clearFinished, this.bypassNext),
+        this.filter,
       ),
       this.banner,
       addUrlForm((url, saveAs) => this.addUrl(url, saveAs), (message) => announce(this.live, message)),
@@ -79,6 +90,10 @@ export class PopupPage {
       this.jobs.element,
       this.live,
     );
+    this.filter.addEventListener('input', () => {
+      this.jobs.filter = this.filter.value;
+      this.render();
+    });
     this.bypassNext.setAttribute('aria-pressed', 'false');
     this.bypassNext.title = 'The next download Stitch would take is left to the browser instead';
     if (deps.send) {
@@ -123,6 +138,8 @@ export class PopupPage {
     const { jobs } = this.model;
     this.jobs.render(jobs, this.phase);
     this.notices.render(this.model.notices);
+    // The filter helps with many downloads; with a few it is only in the way.
+    this.filter.hidden = jobs.length < FILTER_FROM && this.filter.value === '';
     const can = pageActions(jobs);
     this.pauseAll.disabled = !can.pauseAll;
     this.resumeAll.disabled = !can.resumeAll;
