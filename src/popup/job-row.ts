@@ -1,7 +1,7 @@
 import type { JobView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
-import { etaText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
+import { etaText, noticeText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
@@ -197,7 +197,7 @@ export class JobRow {
   }
 
   private updateNotices(job: JobView): void {
-    const shown = job.notices.slice(-NOTICES_SHOWN);
+    const shown = job.notices.slice(-NOTICES_SHOWN).map(noticeText);
     const current = [...this.notices.children].map((li) => li.textContent);
     if (current.length === shown.length && current.every((text, i) => text === shown[i])) return;
     this.notices.replaceChildren(...shown.map((notice) => h('li', {}, notice)));

@@ -45,6 +45,16 @@ export function retryText(job: JobView): string {
   return `${cause} (${attempts} so far). Stitch keeps trying by itself; pause to stop.`;
 }
 
+/**
+ * An engine notice in the popup's words: addresses shortened to their host (the full URL is
+ * one Copy URL away), a capital first letter, and for a dropped source, that the file is safe.
+ */
+export function noticeText(notice: string): string {
+  const short = notice.replace(/\bhttps?:\/\/([^/\s]+)[^\s,;)]*/g, '$1');
+  const text = short.charAt(0).toUpperCase() + short.slice(1);
+  return /\bwas dropped\b/.test(text) ? `${text.replace(/\.?$/, '.')} Stitch stopped using it; your file is not affected.` : text;
+}
+
 /** Only a running job that receives bytes has a rate worth showing. */
 export function rateText(job: JobView): string {
   return job.state === 'running' && !job.retrying ? formatRate(job.rate) : '';

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { JobViewState } from '../../../src/messages';
 import { canPlayHere, JobRow, rowActions } from '../../../src/popup/job-row';
 import { jobView } from './fixtures';
+import { noticeText } from '../../../src/popup/job-text';
 
 const testIds = (root: Element, prefix: string) =>
   [...root.querySelectorAll('[data-testid]')].map((e) => e.getAttribute('data-testid')!).filter((id) => id.startsWith(prefix));
@@ -99,7 +100,7 @@ describe('JobRow', () => {
   it('shows the newest notices', () => {
     const row = new JobRow(jobView({ notices: ['one', 'two', 'three', 'four'] }), () => {});
     const notices = row.element.querySelector('[data-testid="job-notices"]')!;
-    expect([...notices.children].map((li) => li.textContent)).toEqual(['two', 'three', 'four']);
+    expect([...notices.children].map((li) => li.textContent)).toEqual(['Two', 'Three', 'Four']);
   });
 
   it('updates in place and keeps keyboard focus where it was when the buttons change', () => {
@@ -152,5 +153,14 @@ describe('Play', () => {
     // Saved and freed: no more Play.
     row.update(jobView({ ...video, canPlay: undefined, state: 'saved', savedDownloadId: 4 }));
     expect(row.element.querySelector('[data-testid="job-play"]')).toBeNull();
+  });
+});
+
+describe('noticeText', () => {
+  it('shortens addresses to hosts and says a dropped source leaves the file safe', () => {
+    expect(noticeText('mirror http://127.0.0.1:41233/file.bin was dropped: it serves different bytes than http://127.0.0.1:45527/file.bin (first difference at byte 0)')).toBe(
+      'Mirror 127.0.0.1:41233 was dropped: it serves different bytes than 127.0.0.1:45527 (first difference at byte 0). Stitch stopped using it; your file is not affected.',
+    );
+    expect(noticeText('resumed after a reset')).toBe('Resumed after a reset');
   });
 });
