@@ -1,5 +1,6 @@
 import type { BrowserApi, MenuClick } from './browser-api';
 import { playerPath } from '../media-type';
+import { t } from '../pages-shared/i18n';
 import type { NewDownload } from './job-manager';
 
 export const MENU_ID = 'stitch-download';
@@ -13,10 +14,10 @@ export const LEAVE_SITE_MENU_ID = 'stitch-leave-site';
  */
 export async function createContextMenu(api: BrowserApi): Promise<void> {
   const contexts = ['link', 'video', 'audio'];
-  await api.menus.createOnce({ id: MENU_ID, title: 'Download with Stitch', contexts });
-  await api.menus.add?.({ id: PLAY_MENU_ID, title: 'Play with Stitch', contexts });
-  await api.menus.add?.({ id: BROWSER_MENU_ID, title: 'Download with the browser, not Stitch', contexts: ['link'] });
-  await api.menus.add?.({ id: LEAVE_SITE_MENU_ID, title: 'Leave downloads from this site to the browser', contexts: ['page', 'link'] });
+  await api.menus.createOnce({ id: MENU_ID, title: t('menuDownload'), contexts });
+  await api.menus.add?.({ id: PLAY_MENU_ID, title: t('menuPlay'), contexts });
+  await api.menus.add?.({ id: BROWSER_MENU_ID, title: t('menuBrowser'), contexts: ['link'] });
+  await api.menus.add?.({ id: LEAVE_SITE_MENU_ID, title: t('menuLeaveSite'), contexts: ['page', 'link'] });
 }
 
 /**

@@ -1,27 +1,28 @@
 import type { JobView } from '../messages';
+import { t } from '../pages-shared/i18n';
 import { formatBytes, formatEta, formatPercent, formatRate } from '../pages-shared/format';
 
 /** The state in words, for the row's badge (data-state carries the machine value). */
 export function stateLabel(job: JobView): string {
-  if (job.undoUntil !== undefined) return job.state === 'saved' || job.state === 'failed' ? 'Removed' : 'Cancelled';
+  if (job.undoUntil !== undefined) return job.state === 'saved' || job.state === 'failed' ? t('stateRemoved') : t('stateCancelled');
   switch (job.state) {
     case 'queued':
-      return 'Queued';
+      return t('stateQueued');
     case 'running':
-      return job.retrying ? 'Retrying' : 'Downloading';
+      return job.retrying ? t('stateRetrying') : t('stateDownloading');
     case 'paused':
       // Paused by Stitch itself (storage full…) resumes on its own once the cause is gone.
-      return job.pausedByUser || !job.error ? 'Paused' : 'Paused by Stitch';
+      return job.pausedByUser || !job.error ? t('statePaused') : t('statePausedByStitch');
     case 'verifying':
-      return 'Verifying';
+      return t('stateVerifying');
     case 'saving':
-      return 'Saving';
+      return t('stateSaving');
     case 'saved':
-      return 'Saved';
+      return t('stateSaved');
     case 'failed':
-      return 'Failed';
+      return t('stateFailed');
     case 'cancelled':
-      return 'Cancelled';
+      return t('stateCancelled');
   }
 }
 

@@ -2,6 +2,7 @@ import { callBackground, type JobAction, type JobView, type PortMessage, type Re
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { announce, h, setText } from '../pages-shared/dom';
 import { formatRate } from '../pages-shared/format';
+import { t } from '../pages-shared/i18n';
 import { addUrlForm } from './add-url-form';
 import { JobList, type ListPhase } from './job-list';
 import type { RowAction } from './job-row';
@@ -45,17 +46,17 @@ export class PopupPage {
   private readonly banner = h('p', { class: 'banner', role: 'status' });
   private readonly actionError = h('p', { class: 'error-text action-error', role: 'alert' });
   private readonly summary = h('span', { class: 'summary muted' });
-  private readonly pauseAll = this.pageButton('pause-all', 'Pause all', () => this.all('pause'));
-  private readonly resumeAll = this.pageButton('resume-all', 'Resume all', () => this.all('resume'));
-  private readonly clearFinished = this.pageButton('clear-finished', 'Clear finished', () => this.clear());
+  private readonly pauseAll = this.pageButton('pause-all', t('pauseAll'), () => this.all('pause'));
+  private readonly resumeAll = this.pageButton('resume-all', t('resumeAll'), () => this.all('resume'));
+  private readonly clearFinished = this.pageButton('clear-finished', t('clearFinished'), () => this.clear());
   private readonly filter = h('input', {
     type: 'search',
     class: 'filter',
-    placeholder: 'Filter by name, site or state',
-    'aria-label': 'Filter downloads',
+    placeholder: t('filterPlaceholder'),
+    'aria-label': t('filterLabel'),
     'data-testid': 'job-filter',
   });
-  private readonly bypassNext = this.pageButton('bypass-next', 'Leave next download to browser', () => void this.toggleBypass());
+  private readonly bypassNext = this.pageButton('bypass-next', t('bypassNext'), () => void this.toggleBypass());
   private readonly notices = new NoticeList(() => void this.run('dismiss notices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()));
   private readonly jobs = new JobList(
     (action, job, button) => void this.act(action, job, button),
@@ -69,7 +70,7 @@ export class PopupPage {
   ) {
     const settings = h(
       'button',
-      { type: 'button', class: 'icon', title: 'Settings', 'aria-label': 'Settings', onclick: () => deps.openOptions?.() },
+      { type: 'button', class: 'icon', title: t('settings'), 'aria-label': t('settings'), onclick: () => deps.openOptions?.() },
       '⚙',
     );
     settings.disabled = !deps.openOptions;
@@ -80,7 +81,7 @@ export class PopupPage {
         'header',
         {},
         h('div', { class: 'title-row' }, h('h1', {}, 'Stitch'), this.summary, settings),
-        h('div', { class: 'toolbar', role: 'group', 'aria-label': 'All downloads' }, this.pauseAll, this.resumeAll, this.clearFinished, this.bypassNext),
+        h('div', { class: 'toolbar', role: 'group', 'aria-label': t('allDownloads') }, this.pauseAll, this.resumeAll, this.clearFinished, this.bypassNext),
         this.filter,
       ),
       this.banner,
@@ -145,7 +146,7 @@ export class PopupPage {
     this.resumeAll.disabled = !can.resumeAll;
     this.clearFinished.disabled = !can.clearFinished;
     const { running, rate } = summary(jobs);
-    setText(this.summary, running === 0 ? '' : `${running} downloading${rate > 0 ? ` · ${formatRate(rate)}` : ''}`);
+    setText(this.summary, running === 0 ? '' : `${t('downloadingSummary', formatCount(running))}${rate > 0 ? ` · ${formatRate(rate)}` : ''}`);
   }
 
   private root(): HTMLElement {
@@ -273,6 +274,10 @@ function showCopied(button: HTMLButtonElement): void {
   setTimeout(() => {
     if (button.textContent === 'Copied') button.textContent = label;
   }, 2000);
+}
+
+function formatCount(count: number): string {
+  return new Intl.NumberFormat().format(count);
 }
 
 function plural(count: number, noun: string): string {

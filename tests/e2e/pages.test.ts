@@ -150,7 +150,10 @@ test('the popup at 400×600: the name on disk, Open, no sideways overflow, focus
   expect(await popup.evaluate((id) => document.activeElement?.closest('[data-job-id]')?.getAttribute('data-job-id'), ids.paused)).toBe(ids.paused);
   await popup.keyboard.press('Enter');
   await expect.poll(() => popup.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 }).toBe('job-resume');
-  await popup.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await popup.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    document.querySelector('.jobs')?.scrollTo(0, 0);
+  });
 
   for (const scheme of ['light', 'dark'] as const) {
     expect(await seriousViolations(popup, scheme), scheme).toEqual([]);
