@@ -67,10 +67,7 @@ export class OptionsPage {
       h('header', { class: 'page-header' }, h('h1', {}, 'Stitch settings')),
       h('main', {}, this.banner, this.form.element),
     );
-    // Leaving with changes not saved asks first (the browser words the question).
-    addEventListener('beforeunload', (event) => {
-      if (this.unsaved) event.preventDefault();
-    });
+
     if (!deps.send) {
       setText(this.banner, NOT_CONNECTED);
       this.banner.hidden = false;
@@ -78,6 +75,11 @@ export class OptionsPage {
       this.importInput.parentElement!.classList.add('disabled');
       this.form.write(settingsToForm(this.defaults));
     }
+  }
+
+  /** Changes in the form not stored yet: leaving the page asks first (see main.ts). */
+  get hasUnsavedChanges(): boolean {
+    return this.unsaved;
   }
 
   /** Fills the form with the stored settings. */
