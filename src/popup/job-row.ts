@@ -103,7 +103,9 @@ export class JobRow {
   private job: JobView;
   private readonly filename = h('span', { class: 'filename', 'data-testid': 'job-filename' });
   private readonly state = h('span', { class: 'state', 'data-testid': 'job-state' });
-  private readonly origin = h('span', { class: 'job-origin muted', 'data-testid': 'job-origin' });
+  /** Host and date; pressed, it shows the whole URL (a tooltip alone is out of a keyboard's reach). */
+  private readonly origin = h('button', { type: 'button', class: 'job-origin link muted', 'data-testid': 'job-origin', 'aria-expanded': 'false' });
+  private readonly fullUrl = h('p', { class: 'job-url', 'data-testid': 'job-url' });
   private readonly retry = h('p', { class: 'job-retry', 'data-testid': 'job-retrying' });
   private readonly progress = h('progress', { 'data-testid': 'job-progress' });
   private readonly size = h('span', { 'data-testid': 'job-size' });
@@ -132,12 +134,18 @@ export class JobRow {
       { class: 'job', 'data-testid': 'job-row', 'data-job-id': job.id, 'aria-labelledby': filenameId },
       h('div', { class: 'job-head' }, this.filename, this.state),
       this.origin,
+      this.fullUrl,
       this.progress,
       h('div', { class: 'job-figures' }, this.size, h('span', { class: 'speed' }, this.rate, this.eta)),
       this.mirrors.element,
       this.notices,
       this.actions,
     );
+    this.fullUrl.hidden = true;
+    this.origin.addEventListener('click', () => {
+      this.fullUrl.hidden = !this.fullUrl.hidden;
+      this.origin.setAttribute('aria-expanded', String(!this.fullUrl.hidden));
+    });
     this.update(job);
   }
 
@@ -153,6 +161,7 @@ export class JobRow {
     this.filename.title = `${job.filename}\n${job.url}`;
     setText(this.origin, originText(job));
     this.origin.title = job.url;
+    setText(this.fullUrl, job.url);
     setText(this.state, stateLabel(job));
     this.state.className = stateClass(job);
     this.element.toggleAttribute('data-undo', job.undoUntil !== undefined);

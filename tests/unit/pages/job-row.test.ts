@@ -47,7 +47,7 @@ describe('JobRow', () => {
     const progress = el.querySelector<HTMLProgressElement>('[data-testid="job-progress"]')!;
     expect(progress.value).toBe(25_000_000);
     expect(progress.max).toBe(100_000_000);
-    expect(testIds(el, 'job-').filter((id) => !['job-row', 'job-filename', 'job-state', 'job-origin', 'job-progress', 'job-size', 'job-rate', 'job-eta', 'job-notices', 'job-mirrors'].includes(id))).toEqual([
+    expect(testIds(el, 'job-').filter((id) => !['job-row', 'job-filename', 'job-state', 'job-origin', 'job-url', 'job-progress', 'job-size', 'job-rate', 'job-eta', 'job-notices', 'job-mirrors'].includes(id))).toEqual([
       'job-pause',
       'job-copy-url',
       'job-cancel',
@@ -141,10 +141,10 @@ describe('Play', () => {
     expect(canPlayHere(jobView({ ...video, canPlay: undefined }), playsWebm)).toBe(false);
   });
 
-  it('is the first button of the row and opens the player for the current job', () => {
+  it('is the first action button of the row and opens the player for the current job', () => {
     const opened: string[] = [];
     const row = new JobRow(jobView(video), () => {}, playsWebm, (job) => opened.push(job.id));
-    const buttons = [...row.element.querySelectorAll('button')].map((b) => b.dataset.testid);
+    const buttons = [...row.element.querySelectorAll('.actions button')].map((b) => b.dataset.testid);
     expect(buttons).toEqual(['job-play', 'job-pause', 'job-copy-url', 'job-cancel']);
     const play = row.element.querySelector<HTMLButtonElement>('[data-testid="job-play"]')!;
     expect(play.getAttribute('aria-label')).toBe('Play clip.webm');
@@ -153,6 +153,20 @@ describe('Play', () => {
     // Saved and freed: no more Play.
     row.update(jobView({ ...video, canPlay: undefined, state: 'saved', savedDownloadId: 4 }));
     expect(row.element.querySelector('[data-testid="job-play"]')).toBeNull();
+  });
+});
+
+describe('the row’s origin line', () => {
+  it('says host and date, and shows the whole URL when pressed', () => {
+    const row = new JobRow(jobView({ url: 'https://cdn.example.com/a/b/big.iso?token=1' }), () => {});
+    const origin = row.element.querySelector<HTMLButtonElement>('[data-testid="job-origin"]')!;
+    const url = row.element.querySelector<HTMLElement>('[data-testid="job-url"]')!;
+    expect(origin.textContent).toMatch(/^cdn\.example\.com · /);
+    expect(url.hidden).toBe(true);
+    origin.click();
+    expect(url.hidden).toBe(false);
+    expect(url.textContent).toBe('https://cdn.example.com/a/b/big.iso?token=1');
+    expect(origin.getAttribute('aria-expanded')).toBe('true');
   });
 });
 
