@@ -1,5 +1,6 @@
 import type { JobView } from '../messages';
 import { h } from '../pages-shared/dom';
+import { t } from '../pages-shared/i18n';
 import { JobRow, type ActionHandler, type Relinker } from './job-row';
 
 export type ListPhase = 'loading' | 'ready' | 'offline';
@@ -21,11 +22,11 @@ export class JobList {
   private readonly empty = h(
     'div',
     { class: 'empty-state', 'data-testid': 'empty' },
-    h('p', {}, h('strong', {}, 'No downloads yet.')),
-    h('p', { class: 'muted' }, 'Large downloads you start in the browser show up here. You can also paste a URL above.'),
+    h('p', {}, h('strong', {}, t('emptyTitle'))),
+    h('p', { class: 'muted' }, t('emptyHint')),
   );
-  private readonly loading = h('p', { class: 'empty-state muted' }, 'Loading downloads…');
-  private readonly noMatch = h('p', { class: 'empty-state muted', 'data-testid': 'no-match' }, 'No download matches the filter.');
+  private readonly loading = h('p', { class: 'empty-state muted' }, t('loading'));
+  private readonly noMatch = h('p', { class: 'empty-state muted', 'data-testid': 'no-match' }, t('noMatch'));
   /** Text typed in the popup's filter; rows that do not match are hidden (not removed: focus stays). */
   filter = '';
   readonly element = h('main', { class: 'jobs' }, this.list, this.loading);

@@ -3,6 +3,7 @@ import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
 import { etaText, noticeText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
+import { t } from '../pages-shared/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
 export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
@@ -45,28 +46,28 @@ export function rowActions(job: JobView): RowAction[] {
 function actionLabel(action: RowAction, job: JobView): string {
   switch (action) {
     case 'pause':
-      return 'Pause';
+      return t('actionPause');
     case 'resume':
-      return 'Resume';
+      return t('actionResume');
     case 'retry':
-      return 'Retry';
+      return t('actionRetry');
     case 'open':
-      return 'Open';
+      return t('actionOpen');
     case 'show':
-      return 'Show in folder';
+      return t('actionShow');
     case 'save-as':
-      return 'Save as…';
+      return t('actionSaveAs');
     case 'copy-url':
-      return 'Copy URL';
+      return t('actionCopyUrl');
     case 'cancel':
       // A failed or saved job is not running: it is removed from the list (with its stored bytes).
-      return job.state === 'failed' || job.state === 'saved' ? 'Remove' : 'Cancel';
+      return job.state === 'failed' || job.state === 'saved' ? t('actionRemove') : t('actionCancel');
     case 'undo':
-      return 'Undo';
+      return t('actionUndo');
     case 'hand-back':
-      return 'Let the browser handle it';
+      return t('actionHandBack');
     case 'relink':
-      return 'New link…';
+      return t('actionRelink');
   }
 }
 
@@ -232,7 +233,7 @@ export class JobRow {
 
   /** Opens the player (not a background action: the popup opens the page itself). */
   private playButton(job: JobView): HTMLButtonElement {
-    const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'job-play', 'aria-label': `Play ${job.filename}` }, 'Play');
+    const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'job-play', 'aria-label': `${t('actionPlay')} ${job.filename}` }, t('actionPlay'));
     button.addEventListener('click', () => this.openPlayer(this.job));
     return button;
   }

@@ -270,9 +270,10 @@ export class PopupPage {
 /** A visible "Copied" on the button for a moment: the announcement alone is only heard. */
 function showCopied(button: HTMLButtonElement): void {
   const label = button.textContent;
-  button.textContent = 'Copied';
+  const copied = t('actionCopied');
+  button.textContent = copied;
   setTimeout(() => {
-    if (button.textContent === 'Copied') button.textContent = label;
+    if (button.textContent === copied) button.textContent = label;
   }, 2000);
 }
 

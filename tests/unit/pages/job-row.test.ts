@@ -144,7 +144,7 @@ describe('Play', () => {
   it('is the first action button of the row and opens the player for the current job', () => {
     const opened: string[] = [];
     const row = new JobRow(jobView(video), () => {}, playsWebm, (job) => opened.push(job.id));
-    const buttons = [...row.element.querySelectorAll('.actions button')].map((b) => b.dataset.testid);
+    const buttons = [...row.element.querySelectorAll<HTMLButtonElement>('.actions button')].map((b) => b.dataset.testid);
     expect(buttons).toEqual(['job-play', 'job-pause', 'job-copy-url', 'job-cancel']);
     const play = row.element.querySelector<HTMLButtonElement>('[data-testid="job-play"]')!;
     expect(play.getAttribute('aria-label')).toBe('Play clip.webm');
