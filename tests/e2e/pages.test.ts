@@ -197,7 +197,7 @@ test('options and player pages pass axe in light and dark', async () => {
   expect(notMedia.stats.bytesSent - sent).toBeLessThan(256 * 1024);
 });
 
-test('a server answering 503 shows Retrying within 2 s, with the reason', async () => {
+test('a server answering 503 shows Retrying within 2 s, not a healthy download', async () => {
   const p = profile();
   const server = await mirror({ size: MiB, seed: 36, filename: 'busy.bin', faults: { errorStatus: { status: 503 } } });
   const browser = await browserWith(p);
