@@ -26,7 +26,9 @@
  *            job-open, job-show, job-copy-url, job-save-as (present only when the action applies),
             and job-play (a link opening the player; only for audio/video the browser can play
             whose bytes are still stored).
- *            Page-wide: pause-all, resume-all, clear-finished, add-url-input, add-url-submit,
+ *            job-undo (a cancelled job, for a few seconds), job-hand-back (a job taken over), job-origin
+ *            (host and date), job-retrying (only while no source delivers).
+ *            Page-wide: pause-all, resume-all, clear-finished, bypass-next (aria-pressed), add-url-input, add-url-submit,
  *            notice (one per page-wide notice), empty (shown when there are no jobs).
  *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
  *            10^6 bytes), setting-excluded-types and setting-excluded-sites (textareas, one per
@@ -111,6 +113,15 @@ export interface JobView {
   notices: string[];
   /** One entry per source; empty before the first byte, one entry for a single URL. */
   mirrors: MirrorContribution[];
+  /**
+   * Running, but no source delivers: each failed its last attempts (a server answering 503…)
+   * and Stitch waits to try again. `reason` is the last failure in plain words, when known.
+   */
+  retrying?: { attempts: number; retryAt?: number; reason?: string };
+  /** Stitch took it over from a download the browser had started (it can be handed back). */
+  takenOver?: boolean;
+  /** Cancelled or removed, but can be brought back (action `undo`) until then (ms since the epoch). */
+  undoUntil?: number;
   /** The browser's downloads id once saved (open file / show in folder use it). */
   savedDownloadId?: number;
   /**
@@ -131,7 +142,14 @@ export interface UiNotice {
   url?: string;
 }
 
-export type JobAction = 'pause' | 'resume' | 'cancel' | 'retry';
+/**
+ * `cancel` keeps the job (paused, its bytes stored) for `UNDO_MS`, shown with `undoUntil`;
+ * `undo` within that time brings it back as it was; after it, the job and its bytes are gone.
+ */
+export type JobAction = 'pause' | 'resume' | 'cancel' | 'retry' | 'undo';
+
+/** How long a cancelled or removed job can be brought back. */
+export const UNDO_MS = 10_000;
 
 /** Result of checking one mirror of a rule against a sample URL. */
 export interface MirrorTestResult {
@@ -152,7 +170,7 @@ export interface Requests {
   'job-action': { request: { action: JobAction; id: string }; reply: { job?: JobView } };
   /** One action on every job it applies to (cancel all: every unfinished job). */
   'all-action': { request: { action: JobAction }; reply: { affected: number } };
-  /** Forgets saved, failed and cancelled jobs (and their stored bytes). */
+  /** Forgets saved and cancelled jobs, and failed ones with no stored bytes worth a retry. */
   'clear-finished': { request: Record<never, never>; reply: { removed: number } };
   /** Forgets page-wide notices. */
   'dismiss-notices': { request: Record<never, never>; reply: Record<string, never> };
@@ -165,8 +183,8 @@ export interface Requests {
   'open-file': { request: { id: string }; reply: Record<string, never> };
   /** Shows the saved file in its folder (downloads.show). */
   'show-in-folder': { request: { id: string }; reply: Record<string, never> };
-  /** Saves a complete job again, asking where (downloads.download with saveAs). */
-  'save-as': { request: { id: string }; reply: Record<string, never> };
+  /** Saves again, asking where (downloads.download with saveAs), a complete job whose save failed. */
+  'save-as': { request: { id: string }; reply: { job?: JobView } };
   'get-settings': { request: Record<never, never>; reply: { settings: Settings; defaults: Settings } };
   /** Validates and stores; on problems replies ok:false with `errors` and stores nothing. */
   'set-settings': { request: { settings: unknown }; reply: { settings: Settings } };
@@ -183,6 +201,19 @@ export interface Requests {
    * stored, or else a new download of `url` (`started: true`).
    */
   play: { request: { id?: string; url?: string; referrer?: string }; reply: { job: JobView; started: boolean } };
+  /**
+   * Leaving downloads to the browser: `next` arms (or disarms) it for the next download Stitch
+   * would take; `site` adds a host to the excluded sites. Without fields: only the current state.
+   */
+  bypass: { request: { next?: boolean; site?: string }; reply: { next: boolean } };
+  /**
+   * A new URL for a paused or failed job (an expired link): it continues with the stored bytes
+   * when the new address serves the same file; otherwise nothing changes and `mismatch` says why
+   * (then `startOver: true` drops the stored bytes and downloads from the new address).
+   */
+  relink: { request: { id: string; url: string; startOver?: boolean }; reply: { job: JobView; mismatch?: string } };
+  /** Gives a job back to the browser: the browser downloads the URL itself; the job and its bytes go. */
+  'hand-to-browser': { request: { id: string }; reply: Record<string, never> };
 }
 
 export type RequestType = keyof Requests;
@@ -258,6 +289,9 @@ const REQUEST_TYPES: readonly RequestType[] = [
   'export-settings',
   'test-mirror-rule',
   'play',
+  'bypass',
+  'hand-to-browser',
+  'relink',
 ];
 
 /** True for messages shaped like a request (the handler still checks each field). */

@@ -3,7 +3,7 @@ import { mirrorUrlsFor } from '../settings/mirror-rules';
 import type { IdbStore } from '../storage/idb-store';
 import type { BlobUrlMaker } from './blob-url';
 import type { BrowserApi } from './browser-api';
-import { createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
+import { browserFromClick, createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
 import { JobManager } from './job-manager';
 import { JobMetaStore } from './job-meta';
 import { JobSaver } from './job-saver';
@@ -17,6 +17,8 @@ import { speedLimit } from './create-job';
 import type { EstimateStorage } from './storage-space';
 import { installStreamRoute, type StreamScope } from './stream-route';
 import { takeOver } from './takeover';
+import { Toolbar } from './toolbar';
+import { Bypass } from './bypass';
 import { UiNotices } from './ui-notices';
 import { isOwnPage } from './sender';
 import { UiPorts } from './ui-ports';
@@ -50,6 +52,8 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const mirrorsFor = (url: string) => mirrorUrlsFor(url, settings.current.mirrorRules);
   const playback = new PlaybackHub({ jobs: () => manager, store: deps.store });
   const referrers = new ReferrerRules(api);
+  const toolbar = new Toolbar(api, () => settings.current);
+  const bypass = new Bypass(api, settings);
 
   const manager = (async () => {
     await settings.load();
@@ -62,10 +66,12 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
       onView: (job) => {
         ports.broadcast({ type: 'job', job });
         playback.jobChanged(job);
+        toolbar.jobChanged(job);
       },
       onRemoved: (id) => {
         ports.broadcast({ type: 'removed', id });
         playback.jobRemoved(id);
+        toolbar.jobRemoved(id);
       },
       onActivity: (active, unfinished) => keepAlive.update(active, unfinished),
       referrers,
@@ -77,7 +83,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     // Messages for the offscreen document are not ours: leave them unanswered here.
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
     if (!isOwnPage(sender, api)) return undefined;
-    return manager.then((m) => handleRequest(message, { api, manager: m, settings, notices, mirrorsFor }));
+    return manager.then((m) => handleRequest(message, { api, manager: m, settings, notices, mirrorsFor, bypass }));
   });
   api.runtime.onConnect.addListener((port) => {
     if (!isOwnPage(port.sender, api)) return;
@@ -95,6 +101,9 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   api.menus.onClicked.addListener((click) => {
     const download = downloadFromClick(click, mirrorsFor);
     if (download) void manager.then((m) => m.add(download));
+    const leave = browserFromClick(click);
+    if (leave?.url) void bypass.browserDownload(api, leave.url).catch((error: unknown) => console.error('Stitch: the browser refused', error));
+    if (leave?.site) void bypass.leaveSite(leave.site).then(() => notices.add(`Downloads from ${leave.site} are left to the browser; change it under Excluded sites in the settings.`));
     const player = playerFromClick(click);
     if (player) void api.tabs?.create(player).catch((error: unknown) => console.error('Stitch: could not open the player', error));
   });
@@ -106,10 +115,15 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
           api,
           settings: () => settings.load(),
           posts,
-          add: (download) => m.add(download),
+          add: async (download) => {
+            const job = await m.add(download);
+            toolbar.tookOver(job.filename, job.id);
+            return job;
+          },
           notice: (message, url) => notices.add(message, url),
           mirrorsFor,
           referrers,
+          leaveNext: (url) => bypass.takeNext(url),
         }),
       )
       .catch((error: unknown) => console.error('Stitch: take-over failed', error));

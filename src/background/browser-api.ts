@@ -130,6 +130,16 @@ export interface BrowserApi {
     onMessage: ApiEvent<(message: unknown, sender: Sender) => Promise<unknown> | undefined>;
     onConnect: ApiEvent<(port: UiPort) => void>;
   };
+  /** The toolbar button's badge (the number of active downloads); absent where unsupported. */
+  action?: {
+    setBadgeText(text: string): Promise<void>;
+    setBadgeBackgroundColor(color: string): Promise<void>;
+  };
+  /** System notifications; absent without the permission. `id` replaces an earlier one of that id. */
+  notifications?: {
+    create(id: string, note: { title: string; message: string }): Promise<void>;
+    onClicked: ApiEvent<(id: string) => void>;
+  };
   /** Opens an extension page (the player) in a new tab. */
   tabs?: {
     create(url: string): Promise<void>;

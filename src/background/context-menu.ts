@@ -1,9 +1,12 @@
 import type { BrowserApi, MenuClick } from './browser-api';
 import { playerPath } from '../media-type';
+import { t } from '../pages-shared/i18n';
 import type { NewDownload } from './job-manager';
 
 export const MENU_ID = 'stitch-download';
 export const PLAY_MENU_ID = 'stitch-play';
+export const BROWSER_MENU_ID = 'stitch-browser';
+export const LEAVE_SITE_MENU_ID = 'stitch-leave-site';
 
 /**
  * Creates "Download with Stitch" and "Play with Stitch" on links and media (again on each
@@ -11,8 +14,25 @@ export const PLAY_MENU_ID = 'stitch-play';
  */
 export async function createContextMenu(api: BrowserApi): Promise<void> {
   const contexts = ['link', 'video', 'audio'];
-  await api.menus.createOnce({ id: MENU_ID, title: 'Download with Stitch', contexts });
-  await api.menus.add?.({ id: PLAY_MENU_ID, title: 'Play with Stitch', contexts });
+  await api.menus.createOnce({ id: MENU_ID, title: t('menuDownload'), contexts });
+  await api.menus.add?.({ id: PLAY_MENU_ID, title: t('menuPlay'), contexts });
+  await api.menus.add?.({ id: BROWSER_MENU_ID, title: t('menuBrowser'), contexts: ['link'] });
+  await api.menus.add?.({ id: LEAVE_SITE_MENU_ID, title: t('menuLeaveSite'), contexts: ['page', 'link'] });
+}
+
+/**
+ * A click on a bypass entry: `url` for the browser to download itself (Stitch ignores its own
+ * downloads), or `site`, the page's host, to leave to the browser from now on.
+ */
+export function browserFromClick(click: MenuClick): { url?: string; site?: string } | undefined {
+  if (click.menuItemId === BROWSER_MENU_ID) return click.linkUrl && /^https?:/i.test(click.linkUrl) ? { url: click.linkUrl } : undefined;
+  if (click.menuItemId !== LEAVE_SITE_MENU_ID) return undefined;
+  try {
+    const { hostname, protocol } = new URL(click.pageUrl ?? click.linkUrl ?? '');
+    return /^https?:$/.test(protocol) && hostname ? { site: hostname } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The player page to open for a click on "Play with Stitch", or undefined. */

@@ -1,5 +1,5 @@
-import { normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type Playback } from '../engine';
-import type { JobAction, JobView } from '../messages';
+import { checkRelink, normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type Playback } from '../engine';
+import { UNDO_MS, type JobAction, type JobView } from '../messages';
 import { mediaTypeOf } from '../media-type';
 import { cookieOriginsFor } from '../settings/mirror-rules';
 import type { Settings } from '../settings/schema';
@@ -23,6 +23,8 @@ export interface JobManagerDeps {
   newId?: () => string;
   /** How often running jobs check free storage. */
   spaceCheckMs?: number;
+  /** How long a cancel can be undone (default UNDO_MS; 0: no undo, removed at once). */
+  undoMs?: number;
   /** Sets each job's Referer on its requests while it runs (fetch cannot). */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
 }
@@ -35,6 +37,8 @@ export interface NewDownload {
   filename?: string;
   saveAs?: boolean;
   mirrors?: string[];
+  /** Taken over from the browser's own download (it can be handed back). */
+  takenOver?: boolean;
 }
 
 interface Entry {
@@ -61,6 +65,8 @@ export class JobManager {
   private readonly queue: string[] = [];
   private restoring: Promise<void> | undefined;
   private spaceTimer: ReturnType<typeof setInterval> | undefined;
+  /** Cancelled jobs waiting for their undo to expire. */
+  private readonly removals = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly deps: JobManagerDeps) {}
 
@@ -89,6 +95,7 @@ export class JobManager {
       mirrors: [...source.mirrors],
       filename: download.filename,
       saveAs: download.saveAs === true,
+      takenOver: download.takenOver === true ? true : undefined,
       pausedByUser: false,
       createdAt: Date.now(),
     };
@@ -158,10 +165,64 @@ export class JobManager {
         await this.wake(entry);
         break;
       case 'cancel':
-        await this.remove(entry);
-        return undefined;
+        await this.cancelUndoably(entry);
+        break;
+      case 'undo':
+        await this.undo(entry);
+        break;
     }
+    return this.entries.has(id) ? this.view(entry) : undefined;
+  }
+
+  /**
+   * Saves again, asking where, a complete job whose save failed (its bytes are still stored);
+   * anything else is refused in plain words.
+   */
+  async saveAs(id: string): Promise<JobView> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error('no such download; it may have been cleared');
+    if (entry.job.state.status !== 'complete' || entry.meta.save?.phase !== 'failed') {
+      throw new Error('only a finished download whose saving failed can be saved again; this one is not in that state');
+    }
+    await this.updateMeta(entry, { saveAs: true, save: undefined });
+    void this.save(entry);
     return this.view(entry);
+  }
+
+  /**
+   * Gives a paused or failed job a new URL (an expired link renewed). The stored bytes are kept
+   * when the new address serves the same file (see checkRelink), and the job resumes; otherwise
+   * nothing changes and `mismatch` says why, unless `startOver`: then they are dropped and it
+   * downloads anew from the new address.
+   */
+  async relink(id: string, url: string, startOver = false): Promise<{ job: JobView; mismatch?: string }> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error('no such download; it may have been cleared');
+    const state = this.view(entry).state;
+    if (entry.running || (state !== 'paused' && state !== 'failed') || entry.job.state.status === 'complete') {
+      throw new Error('only a paused or failed download can get a new address; pause it first');
+    }
+    const { file } = entry.job.state;
+    if (startOver || !file || entry.storedBytes === 0) {
+      await this.deps.store.clearBytes(id);
+      entry.storedBytes = 0;
+      await entry.job.relink(url, undefined);
+    } else {
+      const verdict = await checkRelink({ store: this.deps.store, jobId: id, file, newUrl: url, options: entry.job.options, signal: AbortSignal.timeout(30_000) });
+      if (!verdict.same) return { job: this.view(entry), mismatch: verdict.reason };
+      await entry.job.relink(url, verdict.file);
+    }
+    await this.wake(entry);
+    return { job: this.view(entry) };
+  }
+
+  /** Forgets a job and its stored bytes at once, without undo (it was handed to the browser). */
+  async forget(id: string): Promise<void> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (entry) await this.remove(entry);
   }
 
   /** Applies the action to every job it makes sense for; returns how many. */
@@ -169,6 +230,7 @@ export class JobManager {
     await this.restore();
     let affected = 0;
     for (const entry of [...this.entries.values()]) {
+      if (entry.meta.removing) continue; // cancelled: only its own Undo brings it back
       const state = this.view(entry).state;
       const applies =
         action === 'pause'
@@ -185,10 +247,17 @@ export class JobManager {
     return affected;
   }
 
-  /** Forgets saved, failed and cancelled jobs with their stored bytes. */
+  /**
+   * Forgets saved and cancelled jobs, and failed ones with nothing stored: a failed job that
+   * holds bytes may still be retried (or given a new link), so it stays until removed by hand.
+   */
   async clearFinished(): Promise<number> {
     await this.restore();
-    const finished = [...this.entries.values()].filter((e) => FINISHED_VIEW_STATES.has(this.view(e).state) && !e.running && !e.saving);
+    const finished = [...this.entries.values()].filter((e) => {
+      const state = this.view(e).state;
+      if (!FINISHED_VIEW_STATES.has(state) || e.running || e.saving) return false;
+      return state !== 'failed' || (e.storedBytes === 0 && e.job.state.status !== 'complete');
+    });
     for (const entry of finished) await this.remove(entry);
     return finished.length;
   }
@@ -218,7 +287,10 @@ export class JobManager {
       // Bytes a player kept after saving when the worker died: nobody plays them now.
       if (meta.save?.phase === 'saved') await this.freeBytes(entry);
     }
-    for (const entry of this.entries.values()) {
+    for (const entry of [...this.entries.values()]) {
+      // Cancelled before the worker stopped: gone once the undo expired, else still undoable.
+      if (entry.meta.removing && !this.removals.has(entry.job.id)) this.scheduleRemoval(entry);
+      if (entry.meta.removing) continue;
       if (this.shouldRun(entry) && !entry.running) this.enqueue(entry);
       else if (this.shouldSave(entry)) void this.save(entry);
     }
@@ -326,6 +398,42 @@ export class JobManager {
     this.pump();
   }
 
+  /** Stops the job but keeps it and its bytes until the undo expires; then it is removed. */
+  private async cancelUndoably(entry: Entry): Promise<void> {
+    if (entry.meta.removing) return;
+    if (this.deps.undoMs === 0) return this.remove(entry);
+    const pausedByUser = entry.meta.pausedByUser;
+    if (!FINISHED_VIEW_STATES.has(this.view(entry).state)) await this.pause(entry);
+    await this.updateMeta(entry, { removing: { at: Date.now() + (this.deps.undoMs ?? UNDO_MS), pausedByUser } });
+    this.scheduleRemoval(entry);
+  }
+
+  private scheduleRemoval(entry: Entry): void {
+    const id = entry.job.id;
+    clearTimeout(this.removals.get(id));
+    const delay = Math.max(0, (entry.meta.removing?.at ?? 0) - Date.now());
+    this.removals.set(
+      id,
+      setTimeout(() => {
+        this.removals.delete(id);
+        if (this.entries.get(id) === entry && entry.meta.removing) void this.remove(entry).catch(() => {});
+      }, delay),
+    );
+  }
+
+  /** Brings a cancelled job back as it was: running again unless the user had paused it. */
+  private async undo(entry: Entry): Promise<void> {
+    const removing = entry.meta.removing;
+    if (!removing) return;
+    clearTimeout(this.removals.get(entry.job.id));
+    this.removals.delete(entry.job.id);
+    await this.updateMeta(entry, { removing: undefined, pausedByUser: removing.pausedByUser });
+    if (this.shouldRun(entry)) {
+      this.enqueue(entry);
+      this.pump();
+    }
+  }
+
   private async remove(entry: Entry): Promise<void> {
     const queued = this.queue.indexOf(entry.job.id);
     if (queued >= 0) this.queue.splice(queued, 1);
@@ -368,7 +476,7 @@ export class JobManager {
       if (end.ok) {
         // A player still playing keeps them; the last one to leave frees them.
         if (entry.holds === 0) await this.freeBytes(entry);
-        await this.updateMeta(entry, { save: { phase: 'saved', downloadId } });
+        await this.updateMeta(entry, { save: { phase: 'saved', downloadId, filename: end.filename } });
       } else if (resumed && end.gone && !again) {
         // The browser lost the save begun before a restart: start a new one, once.
         await this.updateMeta(entry, { save: undefined });

@@ -20,9 +20,16 @@ export interface JobMeta {
   filename?: string;
   /** Ask where to save when complete. */
   saveAs: boolean;
+  /** Taken over from a browser download (the popup offers to hand it back). */
+  takenOver?: boolean;
   /** Paused by the user: never resumed automatically. */
   pausedByUser: boolean;
   save?: SaveRecord;
+  /**
+   * Cancelled or removed by the user, undoable until `at`; `pausedByUser` is what it was before
+   * (undo puts it back). Gone for good once `at` has passed.
+   */
+  removing?: { at: number; pausedByUser: boolean };
   /** Why Stitch holds the job back itself (not enough storage), in plain words. */
   heldFor?: string;
   createdAt: number;
@@ -33,6 +40,8 @@ export interface SaveRecord {
   /** The browser's downloads id of the save. */
   downloadId?: number;
   error?: string;
+  /** The name the browser saved it under (it may have added " (1)"); shown instead of ours once saved. */
+  filename?: string;
 }
 
 const PREFIX = 'job-meta:';
@@ -67,6 +76,7 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
     mirrors: strings(r.mirrors),
     filename: typeof r.filename === 'string' ? r.filename : undefined,
     saveAs: r.saveAs === true,
+    takenOver: r.takenOver === true ? true : undefined,
     pausedByUser: r.pausedByUser === true,
     save:
       save && typeof save === 'object' && phases.includes(save.phase as string)
@@ -74,13 +84,20 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
             phase: save.phase as SaveRecord['phase'],
             downloadId: typeof save.downloadId === 'number' ? save.downloadId : undefined,
             error: typeof save.error === 'string' ? save.error : undefined,
+            filename: typeof save.filename === 'string' ? save.filename : undefined,
           }
         : undefined,
     heldFor: typeof r.heldFor === 'string' ? r.heldFor : undefined,
+    removing: parseRemoving(r.removing),
     createdAt: typeof r.createdAt === 'number' ? r.createdAt : 0,
   };
 }
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function parseRemoving(raw: unknown): JobMeta['removing'] {
+  const r = raw as { at?: unknown; pausedByUser?: unknown } | undefined;
+  return r && typeof r === 'object' && typeof r.at === 'number' ? { at: r.at, pausedByUser: r.pausedByUser === true } : undefined;
 }

@@ -9,8 +9,11 @@ export interface SaveTarget {
   saveAs: boolean;
 }
 
-/** `gone`: the browser has no such download (erased, or lost across a restart). */
-export type SaveEnd = { ok: true } | { ok: false; error: string; gone?: boolean };
+/**
+ * `filename`: the name the browser wrote (it may differ, e.g. "file (1).bin" on a clash).
+ * `gone`: the browser has no such download (erased, or lost across a restart).
+ */
+export type SaveEnd = { ok: true; filename?: string } | { ok: false; error: string; gone?: boolean };
 
 /**
  * Hands finished files to the browser's downloads (blob URL, the real filename, `uniquify` on a
@@ -51,15 +54,21 @@ export class JobSaver {
     // It may have ended before we started listening (e.g. after a worker restart).
     const item = await this.api.downloads.search(id).catch(() => undefined);
     if (!item) this.settle(id, { ok: false, error: 'the browser no longer knows this download', gone: true });
-    else if (item.state === 'complete') this.settle(id, { ok: true });
+    else if (item.state === 'complete') this.settle(id, { ok: true, filename: baseName(item.filename) });
     else if (item.state === 'interrupted') this.settle(id, { ok: false, error: interruptedMessage(item.error) });
     return wait;
   }
 
   private changed(delta: DownloadDelta): void {
     const state = delta.state?.current;
-    if (state === 'complete') this.settle(delta.id, { ok: true });
+    if (state === 'complete') void this.completed(delta.id);
     else if (state === 'interrupted') this.settle(delta.id, { ok: false, error: interruptedMessage(delta.error?.current) });
+  }
+
+  /** Written: asks the browser for the name it chose before saying so. */
+  private async completed(id: number): Promise<void> {
+    const item = await this.api.downloads.search(id).catch(() => undefined);
+    this.settle(id, { ok: true, filename: baseName(item?.filename) });
   }
 
   private settle(id: number, end: SaveEnd): void {
@@ -72,6 +81,12 @@ export class JobSaver {
     this.waiters.delete(id);
     for (const resolve of waiters) resolve(end);
   }
+}
+
+/** The last part of a path the browser reports (either separator: Windows or not). */
+function baseName(path: string | undefined): string | undefined {
+  const name = path?.split(/[\\/]/).pop();
+  return name === '' ? undefined : name;
 }
 
 function interruptedMessage(reason: string | undefined): string {

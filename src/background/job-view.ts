@@ -1,4 +1,4 @@
-import { filenameFromUrl, sanitizeFilename, type JobSnapshot } from '../engine';
+import { filenameFromUrl, isRetrying, sanitizeFilename, type JobSnapshot } from '../engine';
 import type { JobView, JobViewState, MirrorContribution } from '../messages';
 import type { JobMeta } from './job-meta';
 
@@ -37,6 +37,9 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
     errorCode: showError ? error?.code : undefined,
     notices: snapshot.notices,
     mirrors: contributions(snapshot, received),
+    retrying: state === 'running' ? retrying(snapshot) : undefined,
+    undoUntil: meta.removing?.at,
+    takenOver: meta.takenOver,
     savedDownloadId: meta.save?.phase === 'saved' ? meta.save.downloadId : undefined,
     contentType: snapshot.contentType,
     createdAt: meta.createdAt,
@@ -44,8 +47,12 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
   };
 }
 
-/** The name to save under: the user's, else the server's, else one from the URL. */
-export function filenameOf(snapshot: Pick<JobSnapshot, 'filename' | 'url'>, meta: Pick<JobMeta, 'filename'>): string {
+/**
+ * Once saved, the name on disk (the browser may have added " (1)"); before, the name to save
+ * under: the user's, else the server's, else one from the URL.
+ */
+export function filenameOf(snapshot: Pick<JobSnapshot, 'filename' | 'url'>, meta: Pick<JobMeta, 'filename' | 'save'>): string {
+  if (meta.save?.phase === 'saved' && meta.save.filename) return meta.save.filename;
   return sanitizeFilename(meta.filename ?? snapshot.filename ?? filenameFromUrl(snapshot.url) ?? 'download');
 }
 
@@ -59,6 +66,19 @@ function viewState(snapshot: JobSnapshot, meta: JobMeta): JobViewState {
     default:
       return 'saving';
   }
+}
+
+/** While no source delivers: the fewest failures in a row, the soonest next try, the last reason. */
+function retrying(snapshot: JobSnapshot): JobView['retrying'] {
+  const reports = snapshot.mirrors ?? [];
+  if (!isRetrying(reports)) return undefined;
+  const live = reports.filter((r) => r.dropped === undefined);
+  const retryAts = live.map((r) => r.retryAt).filter((at): at is number => at !== undefined);
+  return {
+    attempts: Math.min(...live.map((r) => r.failures ?? 0)),
+    retryAt: retryAts.length > 0 ? Math.min(...retryAts) : undefined,
+    reason: live.find((r) => r.lastFailure)?.lastFailure,
+  };
 }
 
 /** Each source's share: the engine's per-mirror reports (the primary first). */

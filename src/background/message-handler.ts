@@ -5,6 +5,7 @@ import type { JobManager, NewDownload } from './job-manager';
 import { testMirrorRule } from './mirror-test';
 import { InvalidSettings, type SettingsStore } from './settings-store';
 import type { UiNotices } from './ui-notices';
+import type { Bypass } from './bypass';
 
 export interface HandlerDeps {
   api: BrowserApi;
@@ -13,9 +14,10 @@ export interface HandlerDeps {
   notices: UiNotices;
   mirrorsFor: (url: string) => string[];
   testRule?: typeof testMirrorRule;
+  bypass?: Bypass;
 }
 
-const ACTIONS: readonly JobAction[] = ['pause', 'resume', 'cancel', 'retry'];
+const ACTIONS: readonly JobAction[] = ['pause', 'resume', 'cancel', 'retry', 'undo'];
 
 /**
  * Answers one page request. Always resolves with a Reply: bad input gets ok:false with a
@@ -55,11 +57,7 @@ async function dispatch(request: Request, deps: HandlerDeps): Promise<ReplyOf<Re
       await api.downloads.show(savedDownloadId(manager, request.id));
       return {};
     case 'save-as':
-      throw new Error(
-        manager.get(requireString(request.id, 'id'))?.state === 'saved'
-          ? 'the file is already saved and its stored copy was freed; open its folder instead'
-          : 'Save as is offered when adding a URL; this download is saved to the download folder',
-      );
+      return { job: await manager.saveAs(requireString(request.id, 'id')) };
     case 'get-settings':
       return { settings: await deps.settings.load(), defaults: parseSettings(DEFAULT_SETTINGS) };
     case 'set-settings':
@@ -72,6 +70,12 @@ async function dispatch(request: Request, deps: HandlerDeps): Promise<ReplyOf<Re
       return (deps.testRule ?? testMirrorRule)(request.rule, requireHttpUrl(request.sampleUrl));
     case 'play':
       return playJob(request, deps);
+    case 'bypass':
+      return bypass(request, deps);
+    case 'relink':
+      return manager.relink(requireString(request.id, 'id'), requireHttpUrl(request.url), request.startOver === true);
+    case 'hand-to-browser':
+      return handToBrowser(requireString(request.id, 'id'), deps);
   }
 }
 
@@ -87,6 +91,27 @@ async function playJob(request: { id?: unknown; url?: unknown; referrer?: unknow
   const existing = manager.findPlayable(url);
   if (existing) return { job: existing, started: false };
   return { job: await manager.add(newDownload({ url, referrer: request.referrer }, deps.mirrorsFor)), started: true };
+}
+
+async function bypass(request: { next?: unknown; site?: unknown }, deps: HandlerDeps): Promise<ReplyOf<'bypass'>> {
+  if (!deps.bypass) throw new Error('leaving downloads to the browser is not available here');
+  if (typeof request.next === 'boolean') await deps.bypass.setNext(request.next);
+  if (request.site !== undefined) {
+    const host = typeof request.site === 'string' ? request.site.trim().toLowerCase() : '';
+    if (!/^[a-z0-9.-]+(:\d+)?$/.test(host)) throw new Error(`"${String(request.site)}" is not a site; give a host name like example.com`);
+    await deps.bypass.leaveSite(host.replace(/:\d+$/, ''));
+  }
+  return { next: await deps.bypass.nextArmed() };
+}
+
+/** The browser downloads the URL itself first (so nothing is lost if it refuses), then the job goes. */
+async function handToBrowser(id: string, deps: HandlerDeps): Promise<ReplyOf<'hand-to-browser'>> {
+  const job = deps.manager.get(id);
+  if (!job) throw new Error('no such download; it may have been cleared');
+  if (!deps.bypass) throw new Error('handing downloads to the browser is not available here');
+  await deps.bypass.browserDownload(deps.api, job.url);
+  await deps.manager.forget(id);
+  return {};
 }
 
 function newDownload(request: { url: unknown; filename?: unknown; referrer?: unknown; saveAs?: unknown }, mirrorsFor: (url: string) => string[]): NewDownload {

@@ -44,6 +44,15 @@ export function realBrowserApi(): BrowserApi {
       onMessage: browser.runtime.onMessage as unknown as BrowserApi['runtime']['onMessage'],
       onConnect: browser.runtime.onConnect as unknown as ApiEvent<(port: UiPort) => void>,
     },
+    action: browser.action && {
+      setBadgeText: (text) => browser.action.setBadgeText({ text }),
+      setBadgeBackgroundColor: (color) => browser.action.setBadgeBackgroundColor({ color }),
+    },
+    notifications: browser.notifications && {
+      create: async (id, note) =>
+        void (await browser.notifications.create(id, { type: 'basic', iconUrl: browser.runtime.getURL('icons/icon-128.png'), ...note })),
+      onClicked: browser.notifications.onClicked,
+    },
     tabs: {
       create: async (url) => void (await browser.tabs.create({ url: browser.runtime.getURL(url) })),
     },

@@ -17,6 +17,8 @@ export interface TakeoverDeps {
   probe?: (url: string, init: { referrer?: string; credentials: JobCredentials }) => Promise<ProbeResult>;
   /** Sets the page's Referer on Stitch's requests (fetch cannot): the probe must be asked as the job will. */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
+  /** True once for a download the user asked to leave to the browser (it is used up). */
+  leaveNext?: (url: string) => Promise<boolean>;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
   const url = item.finalUrl || item.url;
   const first = firstLook(item, settings, deps.api.extensionId, deps.posts.wasPosted(item.url, item.finalUrl));
   if (first !== 'probe') return leave(first.notice, url, deps);
+  if (await deps.leaveNext?.(url)) return leave('Left this download to the browser, as you asked.', url, deps);
   // The probe carries the Referer the job will send; the job holds the rule itself once added.
   const owner = `takeover:${item.id}`;
   const credentials = takeoverCredentials(url, item.referrer);
@@ -46,7 +49,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
     const after = await deps.api.downloads.search(item.id).catch(() => undefined);
     if (after?.state === 'complete') return 'left';
     await deps.api.downloads.erase(item.id).catch(() => {});
-    await deps.add({ url, referrer: item.referrer || undefined, credentials, mirrors: deps.mirrorsFor(url) });
+    await deps.add({ url, referrer: item.referrer || undefined, credentials, mirrors: deps.mirrorsFor(url), takenOver: true });
     return 'taken';
   } finally {
     await deps.referrers?.release(owner);

@@ -1,6 +1,6 @@
 // The engine's public API: the CLI, the background and the storage implementations import
 // from here, never from deep paths.
-export { DownloadJob, type JobSnapshot } from './job';
+export { DownloadJob, isRetrying, type JobSnapshot } from './job';
 export type { ExpectedIntegrity, JobState, JobStatus } from './job-state';
 export { DownloadError, formatBytes, type DownloadErrorCode } from './errors';
 export { DEFAULT_OPTIONS, type Clock, type EngineDependencies, type EngineOptions, type EngineTunables, type RequestContext } from './options';
@@ -8,6 +8,7 @@ export { trustedFetch } from './http/request-trust';
 export { countryOfLocale, type SourceHint } from './sources/hrw';
 export type { RemoteFile } from './remote-file';
 export type { Playback } from './scheduler/views';
+export { checkRelink, type RelinkVerdict } from './relink';
 export type { MirrorReport } from './scheduler/mirror-state';
 export { RateLimiter } from './rate-limiter';
 export { isQuotaError, type DownloadStore, type JobStateRecord } from './store';

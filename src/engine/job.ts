@@ -149,6 +149,23 @@ export class DownloadJob extends Emitter<JobEvents> {
     return this.running;
   }
 
+  /**
+   * Points a stopped job at a new URL of the same file (checked by `checkRelink`) with what
+   * that server said of it; `file` undefined starts over (the caller cleared the stored bytes).
+   */
+  async relink(url: string, file: RemoteFile | undefined): Promise<void> {
+    if (this.running) throw new Error('pause the download before changing its address');
+    if (!file) {
+      this.receivedBytes = 0;
+      this.hasher = undefined;
+    }
+    const status = this.jobState.status === 'failed' ? 'paused' : this.jobState.status;
+    const mirrors = this.jobState.mirrors.filter((m) => m !== url);
+    this.jobState = { ...this.jobState, url, file, mirrors, status, error: undefined };
+    await this.persist();
+    this.emit('status', this.snapshot());
+  }
+
   /** Replaces what the file must hash to (the user's latest word wins over a saved one). */
   async setExpected(expected: ExpectedIntegrity | undefined): Promise<void> {
     this.jobState = { ...this.jobState, expected };
@@ -319,7 +336,10 @@ export class DownloadJob extends Emitter<JobEvents> {
       url: this.jobState.url,
       sources: [this.jobState.url, ...this.jobState.mirrors],
       mirrorsChanged: (reports) => {
+        // A source starting or stopping to fail changes nothing else the pages see: tell them.
+        const wasRetrying = isRetrying(this.mirrorReports);
         this.mirrorReports = reports;
+        if (isRetrying(reports) !== wasRetrying) this.emitProgress(true);
       },
       addSources: async (urls, hints = {}) => {
         const added = newSources([this.jobState.url, ...this.jobState.mirrors], urls);
@@ -433,4 +453,10 @@ function newSources(known: readonly string[], urls: readonly string[]): string[]
     added.push(url);
   }
   return added;
+}
+
+/** No source delivers: every usable one failed its last attempts and waits to try again. */
+export function isRetrying(reports: readonly MirrorReport[]): boolean {
+  const live = reports.filter((r) => r.dropped === undefined);
+  return live.length > 0 && live.every((r) => (r.failures ?? 0) > 0);
 }

@@ -57,6 +57,12 @@ export class OptionsForm {
         unit: 'kB/s',
         hint: 'For all downloads together. Empty: no limit. 1 kB/s = 1,000 bytes per second.',
       }),
+      notifyFailed: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-notify-failed' }), 'Notify me when a download fails', {
+        checkbox: true,
+      }),
+      notifyCompleted: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-notify-completed' }), 'Notify me when a download is saved', {
+        checkbox: true,
+      }),
     };
     this.rules = new MirrorRulesEditor(testRule, onChange);
     const f = this.fields;
@@ -73,6 +79,7 @@ export class OptionsForm {
         h('p', { class: 'hint muted pair-hint' }, `Bounds of the block size Stitch picks per request (${blockBytes.min / 1024} KiB – ${blockBytes.max / 1024 / 1024} MiB).`),
         f.speedLimitKbps,
       ),
+      section('Notifications', f.notifyFailed, f.notifyCompleted),
       h(
         'section',
         { 'aria-labelledby': 'mirrors-title' },
@@ -107,6 +114,8 @@ export class OptionsForm {
       maxBlockKib: f.maxBlockKib.control.value,
       speedLimitKbps: f.speedLimitKbps.control.value,
       rules: this.rules.read(),
+      notifyFailed: (f.notifyFailed.control as HTMLInputElement).checked,
+      notifyCompleted: (f.notifyCompleted.control as HTMLInputElement).checked,
     };
   }
 
@@ -121,6 +130,8 @@ export class OptionsForm {
     f.minBlockKib.control.value = values.minBlockKib;
     f.maxBlockKib.control.value = values.maxBlockKib;
     f.speedLimitKbps.control.value = values.speedLimitKbps;
+    (f.notifyFailed.control as HTMLInputElement).checked = values.notifyFailed;
+    (f.notifyCompleted.control as HTMLInputElement).checked = values.notifyCompleted;
     this.rules.write(values.rules);
     this.touched.clear();
     this.showErrors([]);
@@ -177,6 +188,8 @@ const SETTING_OF = {
   minBlockKib: 'minBlockBytes',
   maxBlockKib: 'maxBlockBytes',
   speedLimitKbps: 'speedLimitBytesPerSec',
+  notifyFailed: 'notifyFailed',
+  notifyCompleted: 'notifyCompleted',
 } as const;
 
 function section(title: string, ...fields: (Field<Control> | HTMLElement)[]): HTMLElement {

@@ -4,7 +4,12 @@ import { OptionsPage } from './options-page';
 async function start(): Promise<void> {
   const root = document.getElementById('app') ?? document.body;
   const connection = await connectToBackground().catch(() => undefined);
-  await new OptionsPage(root, { send: connection?.send }).load();
+  const page = new OptionsPage(root, { send: connection?.send });
+  // Leaving with changes not saved asks first (the browser words the question).
+  addEventListener('beforeunload', (event) => {
+    if (page.hasUnsavedChanges) event.preventDefault();
+  });
+  await page.load();
 }
 
 void start();

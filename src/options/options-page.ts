@@ -21,6 +21,8 @@ export class OptionsPage {
   private readonly status = h('span', { class: 'status', 'data-testid': 'settings-status', role: 'status' });
   private readonly errors = h('div', { class: 'errors', 'data-testid': 'settings-errors', tabindex: -1 });
   private readonly saveButton = h('button', { type: 'submit', class: 'primary', 'data-testid': 'settings-save' }, 'Save');
+  /** Changes in the form that are not stored yet. */
+  private unsaved = false;
   private readonly importInput = h('input', { type: 'file', accept: '.json,application/json', class: 'visually-hidden', 'data-testid': 'settings-import' });
 
   constructor(
@@ -29,7 +31,10 @@ export class OptionsPage {
   ) {
     this.form = new OptionsForm(
       (rule, sampleUrl) => this.call({ type: 'test-mirror-rule', rule, sampleUrl }),
-      () => this.setStatus('Unsaved changes', 'pending'),
+      () => {
+        this.unsaved = true;
+        this.setStatus('Unsaved changes', 'pending');
+      },
     );
     const exportButton = h('button', { type: 'button', 'data-testid': 'settings-export', onclick: () => void this.export() }, 'Export…');
     const resetButton = h('button', { type: 'button', 'data-testid': 'settings-reset', onclick: () => this.reset() }, 'Reset to defaults');
@@ -60,9 +65,9 @@ export class OptionsPage {
     this.form.element.addEventListener('change', () => this.form.showErrors(formToSettings(this.form.read()).errors, true));
     root.replaceChildren(
       h('header', { class: 'page-header' }, h('h1', {}, 'Stitch settings')),
-      this.banner,
-      this.form.element,
+      h('main', {}, this.banner, this.form.element),
     );
+
     if (!deps.send) {
       setText(this.banner, NOT_CONNECTED);
       this.banner.hidden = false;
@@ -70,6 +75,11 @@ export class OptionsPage {
       this.importInput.parentElement!.classList.add('disabled');
       this.form.write(settingsToForm(this.defaults));
     }
+  }
+
+  /** Changes in the form not stored yet: leaving the page asks first (see main.ts). */
+  get hasUnsavedChanges(): boolean {
+    return this.unsaved;
   }
 
   /** Fills the form with the stored settings. */
@@ -95,6 +105,7 @@ export class OptionsPage {
       const reply = await this.call({ type: 'set-settings', settings });
       this.form.write(settingsToForm(reply.settings, values.rules.map((r) => r.sampleUrl)));
       this.showSummary([]);
+      this.unsaved = false;
       this.setStatus('Saved', 'ok');
       return true;
     } catch (error) {
@@ -127,6 +138,7 @@ export class OptionsPage {
       const { settings } = await this.call({ type: 'import-settings', json: text });
       this.form.write(settingsToForm(settings));
       this.showSummary([]);
+      this.unsaved = false;
       this.setStatus(`Imported ${file.name} and saved`, 'ok');
     } catch (error) {
       this.fail(refusal(error), `Nothing imported: ${file.name} has problems`, false);
@@ -138,6 +150,7 @@ export class OptionsPage {
     const samples = this.form.read().rules.map((r) => r.sampleUrl);
     this.form.write(settingsToForm(this.defaults, samples));
     this.showSummary([]);
+    this.unsaved = true;
     this.setStatus('Defaults filled in: save to keep them, or reload the page to undo', 'pending');
     this.saveButton.focus();
   }

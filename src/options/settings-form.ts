@@ -28,6 +28,8 @@ export interface FormValues {
   /** Empty: no limit. */
   speedLimitKbps: string;
   rules: RuleValues[];
+  notifyFailed: boolean;
+  notifyCompleted: boolean;
 }
 
 const KIB = 1024;
@@ -51,6 +53,8 @@ export function settingsToForm(settings: Settings, sampleUrls: readonly string[]
       sendCookies: rule.sendCookies,
       sampleUrl: sampleUrls[i] ?? '',
     })),
+    notifyFailed: settings.notifyFailed,
+    notifyCompleted: settings.notifyCompleted,
   };
 }
 
@@ -69,6 +73,8 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
     maxConcurrentJobs: wholeNumber(values.concurrent),
     connectionsPerServer: wholeNumber(values.connections),
     mirrorRules: values.rules.map(ruleFromValues),
+    notifyFailed: values.notifyFailed,
+    notifyCompleted: values.notifyCompleted,
   };
 
   const { thresholdBytes: threshold, blockBytes: block, speedLimitBytesPerSec: speed } = LIMITS;
@@ -141,6 +147,8 @@ const FIELD_ORDER = [
   'maxBlockBytes',
   'speedLimitBytesPerSec',
   'mirrorRules',
+  'notifyFailed',
+  'notifyCompleted',
 ];
 
 function sortByForm(errors: SettingsError[]): SettingsError[] {
@@ -177,6 +185,8 @@ const LABELS: Record<string, string> = {
   maxBlockBytes: 'Largest block',
   speedLimitBytesPerSec: 'Speed limit',
   mirrorRules: 'Mirror rules',
+  notifyFailed: 'Notify when a download fails',
+  notifyCompleted: 'Notify when a download is saved',
 };
 
 /** `Size threshold: the size threshold must…`, `Mirror rule 2: …` for the error summary. */

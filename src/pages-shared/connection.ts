@@ -6,6 +6,8 @@ export interface Connection {
   send: (message: unknown) => Promise<unknown>;
   connect: () => Runtime.Port;
   openOptionsPage: () => Promise<void>;
+  /** Opens a saved file; must be called inside the click handler (the browser wants a user gesture). */
+  openDownload: (downloadId: number) => Promise<void>;
 }
 
 /** Said on a page opened outside the extension (a file:// preview, a test), where no API exists. */
@@ -23,6 +25,7 @@ export async function connectToBackground(): Promise<Connection | undefined> {
     send: (message) => browser.runtime.sendMessage(message),
     connect: () => browser.runtime.connect({ name: UI_PORT }),
     openOptionsPage: () => browser.runtime.openOptionsPage(),
+    openDownload: (downloadId) => browser.downloads.open(downloadId),
   };
 }
 

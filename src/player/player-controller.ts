@@ -27,8 +27,9 @@ const RETRY_MS = 1000;
  */
 export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: PlayerQuery): Promise<void> {
   let job: JobView;
+  let started: boolean;
   try {
-    ({ job } = await callBackground(ext.send, 'id' in query ? { type: 'play', id: query.id } : { type: 'play', url: query.url }));
+    ({ job, started } = await callBackground(ext.send, 'id' in query ? { type: 'play', id: query.id } : { type: 'play', url: query.url }));
   } catch (error) {
     page.say(errorText(error), 'error');
     return;
@@ -47,10 +48,22 @@ export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: P
   });
 
   page.say('Waiting for the server’s answer…', 'wait');
-  const first = await feed.until((s) => hopeless(s) || s.job?.size !== undefined);
+  const first = await feed.until((s) => hopeless(s) || s.job?.size !== undefined || s.job?.retrying !== undefined);
   if (hopeless(first)) return page.say(hopelessText(first), 'error');
-  const type = mediaTypeOf(first.job!.contentType, first.job!.filename);
-  if (!type) return page.say(`${first.job!.filename} is not audio or video (${first.job!.contentType ?? 'unknown type'}): nothing to play.`, 'error');
+  if (first.job?.retrying) {
+    page.say('The server is not answering yet; Stitch keeps trying…', 'wait');
+    const answered = await feed.until((s) => hopeless(s) || s.job?.size !== undefined);
+    if (hopeless(answered)) return page.say(hopelessText(answered), 'error');
+  }
+  const known = feed.latest!;
+  const type = mediaTypeOf(known.job!.contentType, known.job!.filename);
+  if (!type) {
+    const what = `${known.job!.filename} is not audio or video (${known.job!.contentType ?? 'unknown type'}): nothing to play.`;
+    // Started only to play it: a download nobody asked for must not keep running.
+    if (!started) return page.say(what, 'error');
+    await callBackground(ext.send, { type: 'job-action', action: 'cancel', id: job.id }).catch(() => undefined);
+    return page.say(`${what} Stitch stopped the download it had started for it.`, 'error');
+  }
 
   if (hasStreamRoute()) return playStream(page, job.id, feed);
   if (allStored(first)) return playComplete(page, job.id, type, feed);

@@ -1,4 +1,5 @@
 import { h } from '../pages-shared/dom';
+import { t } from '../pages-shared/i18n';
 
 /** Starts a download; resolves with a line to announce, throws with a sentence for the user. */
 export type AddUrl = (url: string, saveAs: boolean) => Promise<string>;
@@ -16,7 +17,7 @@ export function addUrlForm(add: AddUrl, announce: (message: string) => void): HT
     'aria-describedby': 'add-url-error',
   });
   const saveAs = h('input', { type: 'checkbox', name: 'saveAs', id: 'add-url-save-as' });
-  const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'add-url-submit' }, 'Download');
+  const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'add-url-submit' }, t('addUrlSubmit'));
   const error = h('p', { id: 'add-url-error', class: 'error-text form-error', role: 'alert' });
 
   const form = h(
@@ -25,7 +26,7 @@ export function addUrlForm(add: AddUrl, announce: (message: string) => void): HT
     { class: 'add-url', novalidate: true, 'aria-label': 'Add a download' },
     h('label', { for: 'add-url', class: 'visually-hidden' }, 'URL to download'),
     h('div', { class: 'add-url-row' }, input, submit),
-    h('label', { class: 'check' }, saveAs, ' Ask where to save'),
+    h('label', { class: 'check' }, saveAs, ` ${t('addUrlSaveAs')}`),
     error,
   );
   form.addEventListener('submit', async (event) => {

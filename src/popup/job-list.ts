@@ -1,8 +1,20 @@
 import type { JobView } from '../messages';
 import { h } from '../pages-shared/dom';
-import { JobRow, type ActionHandler } from './job-row';
+import { t } from '../pages-shared/i18n';
+import { JobRow, type ActionHandler, type Relinker } from './job-row';
 
 export type ListPhase = 'loading' | 'ready' | 'offline';
+
+/** From this many jobs on, rows that are not downloading drop their bar and spacing. */
+export const COMPACT_FROM = 8;
+
+/** Whether a job matches the filter text: its name, host or state, case-insensitively. */
+export function matchesFilter(job: JobView, filter: string): boolean {
+  const words = filter.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const text = `${job.filename} ${job.url} ${job.state}`.toLowerCase();
+  return words.every((word) => text.includes(word));
+}
 
 /** The list of rows, reconciled by job id so rows (and focus in them) persist across updates. */
 export class JobList {
@@ -10,14 +22,20 @@ export class JobList {
   private readonly empty = h(
     'div',
     { class: 'empty-state', 'data-testid': 'empty' },
-    h('p', {}, h('strong', {}, 'No downloads yet.')),
-    h('p', { class: 'muted' }, 'Large downloads you start in the browser show up here. You can also paste a URL above.'),
+    h('p', {}, h('strong', {}, t('emptyTitle'))),
+    h('p', { class: 'muted' }, t('emptyHint')),
   );
-  private readonly loading = h('p', { class: 'empty-state muted' }, 'Loading downloads…');
+  private readonly loading = h('p', { class: 'empty-state muted' }, t('loading'));
+  private readonly noMatch = h('p', { class: 'empty-state muted', 'data-testid': 'no-match' }, t('noMatch'));
+  /** Text typed in the popup's filter; rows that do not match are hidden (not removed: focus stays). */
+  filter = '';
   readonly element = h('main', { class: 'jobs' }, this.list, this.loading);
   private readonly rows = new Map<string, { row: JobRow; job: JobView }>();
 
-  constructor(private readonly onAction: ActionHandler) {}
+  constructor(
+    private readonly onAction: ActionHandler,
+    private readonly relink?: Relinker,
+  ) {}
 
   /**
    * `phase` is 'loading' until the first snapshot, so "no downloads" is never said too early;
@@ -33,7 +51,7 @@ export class JobList {
     jobs.forEach((job, i) => {
       let entry = this.rows.get(job.id);
       if (!entry) {
-        entry = { row: new JobRow(job, this.onAction), job };
+        entry = { row: new JobRow(job, this.onAction, undefined, undefined, this.relink), job };
         this.rows.set(job.id, entry);
       } else if (entry.job !== job) {
         entry.row.update(job);
@@ -44,6 +62,15 @@ export class JobList {
     });
     this.loading.remove();
     this.empty.remove();
+    this.noMatch.remove();
+    let shown = 0;
+    for (const job of jobs) {
+      const visible = matchesFilter(job, this.filter);
+      this.rows.get(job.id)!.row.element.hidden = !visible;
+      if (visible) shown++;
+    }
+    this.list.classList.toggle('compact', jobs.length >= COMPACT_FROM);
+    if (jobs.length > 0 && shown === 0) this.element.append(this.noMatch);
     if (jobs.length > 0) return;
     if (phase === 'loading') this.element.append(this.loading);
     if (phase === 'ready') this.element.append(this.empty);

@@ -1,17 +1,22 @@
 import type { JobView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
-import { etaText, rateText, sizeText, stateLabel } from './job-text';
+import { etaText, noticeText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
+import { t } from '../pages-shared/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
-export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel';
+export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
+
+/** Gives the job a new URL; resolves with why the stored bytes cannot be kept, if so. */
+export type Relinker = (job: JobView, url: string, startOver: boolean) => Promise<string | undefined>;
 
 /** How many of a job's notices a row shows (the newest). */
 const NOTICES_SHOWN = 3;
 
 /** The actions that apply to a job in its state, in the order the row shows them. */
 export function rowActions(job: JobView): RowAction[] {
+  if (job.undoUntil !== undefined) return ['undo'];
   const actions: RowAction[] = [];
   switch (job.state) {
     case 'queued':
@@ -28,30 +33,41 @@ export function rowActions(job: JobView): RowAction[] {
   if (job.state === 'saved' && job.savedDownloadId !== undefined) actions.push('open', 'show');
   // A complete file that failed to save is still stored: the user may pick another place.
   if (job.state === 'failed' && job.errorCode === 'save-failed') actions.push('save-as');
+  // An expired link: a new address continues with the stored bytes (or starts over).
+  if (job.state === 'paused' || (job.state === 'failed' && job.errorCode !== 'save-failed')) actions.push('relink');
+  // Taken over but wanted in the browser after all: hand it back while it is not complete.
+  if (job.takenOver && ['queued', 'running', 'paused'].includes(job.state)) actions.push('hand-back');
   actions.push('copy-url');
-  if (job.state !== 'saving' && job.state !== 'saved' && job.state !== 'cancelled') actions.push('cancel');
+  // A saved row is removed from the list alone (the file on disk stays).
+  if (job.state !== 'saving' && job.state !== 'cancelled') actions.push('cancel');
   return actions;
 }
 
 function actionLabel(action: RowAction, job: JobView): string {
   switch (action) {
     case 'pause':
-      return 'Pause';
+      return t('actionPause');
     case 'resume':
-      return 'Resume';
+      return t('actionResume');
     case 'retry':
-      return 'Retry';
+      return t('actionRetry');
     case 'open':
-      return 'Open';
+      return t('actionOpen');
     case 'show':
-      return 'Show in folder';
+      return t('actionShow');
     case 'save-as':
-      return 'Save as…';
+      return t('actionSaveAs');
     case 'copy-url':
-      return 'Copy URL';
+      return t('actionCopyUrl');
     case 'cancel':
-      // A failed job is not running: cancelling it forgets it and its stored bytes.
-      return job.state === 'failed' ? 'Remove' : 'Cancel';
+      // A failed or saved job is not running: it is removed from the list (with its stored bytes).
+      return job.state === 'failed' || job.state === 'saved' ? t('actionRemove') : t('actionCancel');
+    case 'undo':
+      return t('actionUndo');
+    case 'hand-back':
+      return t('actionHandBack');
+    case 'relink':
+      return t('actionRelink');
   }
 }
 
@@ -88,6 +104,10 @@ export class JobRow {
   private job: JobView;
   private readonly filename = h('span', { class: 'filename', 'data-testid': 'job-filename' });
   private readonly state = h('span', { class: 'state', 'data-testid': 'job-state' });
+  /** Host and date; pressed, it shows the whole URL (a tooltip alone is out of a keyboard's reach). */
+  private readonly origin = h('button', { type: 'button', class: 'job-origin link muted', 'data-testid': 'job-origin', 'aria-expanded': 'false' });
+  private readonly fullUrl = h('p', { class: 'job-url', 'data-testid': 'job-url' });
+  private readonly retry = h('p', { class: 'job-retry', 'data-testid': 'job-retrying' });
   private readonly progress = h('progress', { 'data-testid': 'job-progress' });
   private readonly size = h('span', { 'data-testid': 'job-size' });
   private readonly rate = h('span', { class: 'rate', 'data-testid': 'job-rate' });
@@ -103,6 +123,7 @@ export class JobRow {
     private readonly onAction: ActionHandler,
     private readonly canPlayType: CanPlayType = browserCanPlayType,
     private readonly openPlayer: (job: JobView) => void = openPlayerTab,
+    private readonly relink?: Relinker,
   ) {
     this.job = job;
     this.mirrors = new MirrorBar(job.mirrors);
@@ -113,12 +134,19 @@ export class JobRow {
       'li',
       { class: 'job', 'data-testid': 'job-row', 'data-job-id': job.id, 'aria-labelledby': filenameId },
       h('div', { class: 'job-head' }, this.filename, this.state),
+      this.origin,
+      this.fullUrl,
       this.progress,
       h('div', { class: 'job-figures' }, this.size, h('span', { class: 'speed' }, this.rate, this.eta)),
       this.mirrors.element,
       this.notices,
       this.actions,
     );
+    this.fullUrl.hidden = true;
+    this.origin.addEventListener('click', () => {
+      this.fullUrl.hidden = !this.fullUrl.hidden;
+      this.origin.setAttribute('aria-expanded', String(!this.fullUrl.hidden));
+    });
     this.update(job);
   }
 
@@ -129,10 +157,16 @@ export class JobRow {
   update(job: JobView): void {
     this.job = job;
     this.element.dataset.state = job.state;
+    this.element.toggleAttribute('data-retrying', job.retrying !== undefined);
     setText(this.filename, job.filename);
     this.filename.title = `${job.filename}\n${job.url}`;
+    setText(this.origin, originText(job));
+    this.origin.title = job.url;
+    setText(this.fullUrl, job.url);
     setText(this.state, stateLabel(job));
-    this.state.className = `state state-${job.state}`;
+    this.state.className = stateClass(job);
+    this.element.toggleAttribute('data-undo', job.undoUntil !== undefined);
+    this.updateRetry(job);
     this.updateProgress(job);
     setText(this.size, sizeText(job));
     setText(this.rate, rateText(job));
@@ -164,8 +198,16 @@ export class JobRow {
     }
   }
 
+  /** Present only while the job waits to retry (like the error line). */
+  private updateRetry(job: JobView): void {
+    const text = retryText(job);
+    setText(this.retry, text);
+    if (text && !this.retry.isConnected) this.mirrors.element.before(this.retry);
+    if (!text) this.retry.remove();
+  }
+
   private updateNotices(job: JobView): void {
-    const shown = job.notices.slice(-NOTICES_SHOWN);
+    const shown = job.notices.slice(-NOTICES_SHOWN).map(noticeText);
     const current = [...this.notices.children].map((li) => li.textContent);
     if (current.length === shown.length && current.every((text, i) => text === shown[i])) return;
     this.notices.replaceChildren(...shown.map((notice) => h('li', {}, notice)));
@@ -191,7 +233,7 @@ export class JobRow {
 
   /** Opens the player (not a background action: the popup opens the page itself). */
   private playButton(job: JobView): HTMLButtonElement {
-    const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'job-play', 'aria-label': `Play ${job.filename}` }, 'Play');
+    const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'job-play', 'aria-label': `${t('actionPlay')} ${job.filename}` }, t('actionPlay'));
     button.addEventListener('click', () => this.openPlayer(this.job));
     return button;
   }
@@ -209,7 +251,56 @@ export class JobRow {
       },
       label,
     );
-    button.addEventListener('click', () => this.onAction(action, this.job, button));
+    if (action === 'relink') button.addEventListener('click', () => this.showRelinkForm());
+    else button.addEventListener('click', () => this.onAction(action, this.job, button));
     return button;
+  }
+
+  /** The inline form for a new address: Continue keeps the stored bytes when it may; else Start over. */
+  private showRelinkForm(): void {
+    const existing = this.element.querySelector<HTMLFormElement>('.relink');
+    if (existing) return void existing.querySelector('input')?.focus();
+    const inputId = `job-${this.job.id}-relink`;
+    const input = h('input', { type: 'url', id: inputId, required: true, placeholder: 'https://…', 'data-testid': 'job-relink-input' });
+    const error = h('p', { class: 'error-text', role: 'alert', 'data-testid': 'job-relink-error' });
+    const startOver = h('button', { type: 'button', class: 'danger', 'data-testid': 'job-relink-start-over' }, 'Start over from this link');
+    const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'job-relink-submit' }, 'Continue');
+    const close = h('button', { type: 'button' }, 'Cancel');
+    error.hidden = true;
+    startOver.hidden = true;
+    const form = h(
+      'form',
+      { class: 'relink', 'data-testid': 'job-relink-form' },
+      h('label', { for: inputId }, `New link for ${this.job.filename}`),
+      input,
+      h('div', { class: 'relink-buttons' }, submit, startOver, close),
+      error,
+    );
+    const send = async (fresh: boolean) => {
+      error.hidden = true;
+      submit.disabled = startOver.disabled = true;
+      try {
+        const mismatch = await this.relink?.(this.job, input.value.trim(), fresh);
+        if (mismatch === undefined) return form.remove();
+        setText(error, `This link does not give the same file: ${mismatch}. The stored part is kept; start over to download it all from this link.`);
+        startOver.hidden = false;
+      } catch (caught) {
+        setText(error, caught instanceof Error ? caught.message : String(caught));
+      } finally {
+        error.hidden = error.textContent === '';
+        submit.disabled = startOver.disabled = false;
+      }
+    };
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void send(false);
+    });
+    startOver.addEventListener('click', () => void send(true));
+    close.addEventListener('click', () => {
+      form.remove();
+      this.actions.querySelector<HTMLButtonElement>('[data-testid="job-relink"]')?.focus();
+    });
+    this.actions.after(form);
+    input.focus();
   }
 }

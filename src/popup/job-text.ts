@@ -1,26 +1,28 @@
 import type { JobView } from '../messages';
+import { t } from '../pages-shared/i18n';
 import { formatBytes, formatEta, formatPercent, formatRate } from '../pages-shared/format';
 
 /** The state in words, for the row's badge (data-state carries the machine value). */
 export function stateLabel(job: JobView): string {
+  if (job.undoUntil !== undefined) return job.state === 'saved' || job.state === 'failed' ? t('stateRemoved') : t('stateCancelled');
   switch (job.state) {
     case 'queued':
-      return 'Queued';
+      return t('stateQueued');
     case 'running':
-      return 'Downloading';
+      return job.retrying ? t('stateRetrying') : t('stateDownloading');
     case 'paused':
       // Paused by Stitch itself (storage full…) resumes on its own once the cause is gone.
-      return job.pausedByUser || !job.error ? 'Paused' : 'Paused by Stitch';
+      return job.pausedByUser || !job.error ? t('statePaused') : t('statePausedByStitch');
     case 'verifying':
-      return 'Verifying';
+      return t('stateVerifying');
     case 'saving':
-      return 'Saving';
+      return t('stateSaving');
     case 'saved':
-      return 'Saved';
+      return t('stateSaved');
     case 'failed':
-      return 'Failed';
+      return t('stateFailed');
     case 'cancelled':
-      return 'Cancelled';
+      return t('stateCancelled');
   }
 }
 
@@ -31,13 +33,56 @@ export function sizeText(job: JobView): string {
   return `${formatBytes(job.received)} of ${formatBytes(job.size)} (${formatPercent(job.received, job.size)})`;
 }
 
-/** Only a running job has a rate worth showing. */
+/** The badge's colour class: a job waiting to retry is not shown as healthy. */
+export function stateClass(job: JobView): string {
+  return `state state-${job.retrying ? 'retrying' : job.state}`;
+}
+
+/** Why a running job receives nothing, and that Stitch keeps trying; empty while all is well. */
+export function retryText(job: JobView): string {
+  if (!job.retrying) return '';
+  const cause = job.retrying.reason ? `The server answered ${job.retrying.reason}` : 'The server is not answering';
+  const attempts = job.retrying.attempts === 1 ? '1 attempt' : `${job.retrying.attempts} attempts`;
+  return `${cause} (${attempts} so far). Stitch keeps trying by itself; pause to stop.`;
+}
+
+/**
+ * An engine notice in the popup's words: addresses shortened to their host (the full URL is
+ * one Copy URL away), a capital first letter, and for a dropped source, that the file is safe.
+ */
+export function noticeText(notice: string): string {
+  const short = notice.replace(/\bhttps?:\/\/([^/\s]+)[^\s,;)]*/g, '$1');
+  const text = short.charAt(0).toUpperCase() + short.slice(1);
+  return /\bwas dropped\b/.test(text) ? `${text.replace(/\.?$/, '.')} Stitch stopped using it; your file is not affected.` : text;
+}
+
+/** Only a running job that receives bytes has a rate worth showing. */
 export function rateText(job: JobView): string {
-  return job.state === 'running' ? formatRate(job.rate) : '';
+  return job.state === 'running' && !job.retrying ? formatRate(job.rate) : '';
+}
+
+/** The host the file comes from and when it was added: tells apart rows of the same name. */
+export function originText(job: JobView, now = Date.now()): string {
+  let host = job.url;
+  try {
+    host = new URL(job.url).host;
+  } catch {
+    // Not a URL: show it as it is.
+  }
+  return `${host} · ${dateText(job.createdAt, now)}`;
+}
+
+/** Today: the time; this year: day and month; older: the full date (the user's locale). */
+export function dateText(at: number, now = Date.now()): string {
+  const date = new Date(at);
+  const today = new Date(now);
+  if (date.toDateString() === today.toDateString()) return new Intl.DateTimeFormat(undefined, { timeStyle: 'short' }).format(date);
+  if (date.getFullYear() === today.getFullYear()) return new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' }).format(date);
+  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(date);
 }
 
 export function etaText(job: JobView): string {
-  if (job.state !== 'running') return '';
+  if (job.state !== 'running' || job.retrying) return '';
   const eta = formatEta(job.etaSeconds);
   return eta ? `${eta} left` : '';
 }

@@ -34,7 +34,8 @@ function sortNewestFirst(jobs: JobView[]): JobView[] {
 }
 
 /** Which page-wide buttons have something to act on (the background's all-action rules). */
-export function pageActions(jobs: readonly JobView[]): { pauseAll: boolean; resumeAll: boolean; clearFinished: boolean } {
+export function pageActions(all: readonly JobView[]): { pauseAll: boolean; resumeAll: boolean; clearFinished: boolean } {
+  const jobs = all.filter((j) => j.undoUntil === undefined);
   return {
     pauseAll: jobs.some((j) => j.state === 'running' || j.state === 'queued'),
     resumeAll: jobs.some((j) => j.state === 'paused'),
@@ -60,6 +61,7 @@ export function announcement(before: JobView | undefined, after: JobView): strin
 
 /** `2 downloading · 14 MB/s` for the header; empty when nothing runs. */
 export function summary(jobs: readonly JobView[]): { running: number; rate: number } {
-  const running = jobs.filter((j) => j.state === 'running');
+  // A job waiting to retry is not downloading: it must not look healthy in the header.
+  const running = jobs.filter((j) => j.state === 'running' && !j.retrying);
   return { running: running.length, rate: running.reduce((sum, j) => sum + j.rate, 0) };
 }

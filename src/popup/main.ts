@@ -9,6 +9,7 @@ async function start(): Promise<void> {
   const page = new PopupPage(root, {
     send: connection?.send,
     openOptions: connection && (() => void connection.openOptionsPage().then(() => window.close())),
+    openDownload: connection?.openDownload,
   });
   if (!connection) return;
   const stop = openLivePort(connection.connect, (message) => page.apply(message), (status) => page.setStatus(status));

@@ -26,7 +26,8 @@ export function mirrorSegments(mirrors: readonly MirrorContribution[]): MirrorSe
 export function segmentText(segment: MirrorSegment): string {
   const parts = [segment.host, formatBytes(segment.bytes)];
   if (segment.percent > 0) parts.push(`${Math.round(segment.percent)} %`);
-  if (segment.dropped) parts.push(`dropped: ${segment.dropped}`);
+  // Addresses by host only: the line must fit the popup (the full URL is in the tooltip).
+  if (segment.dropped) parts.push(`dropped: ${segment.dropped.replace(/\bhttps?:\/\/([^/\s]+)[^\s,;)]*/g, '$1')}`);
   else if (segment.rate > 0) parts.push(formatRate(segment.rate));
   return parts.join(' · ');
 }

@@ -2,9 +2,11 @@ import { callBackground, type JobAction, type JobView, type PortMessage, type Re
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { announce, h, setText } from '../pages-shared/dom';
 import { formatRate } from '../pages-shared/format';
+import { t } from '../pages-shared/i18n';
 import { addUrlForm } from './add-url-form';
 import { JobList, type ListPhase } from './job-list';
 import type { RowAction } from './job-row';
+import { stateLabel } from './job-text';
 import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary, type PopupModel } from './jobs-model';
 import type { LiveStatus } from './live-port';
 import { NoticeList } from './notice-list';
@@ -14,19 +16,27 @@ export interface PopupDeps {
   send?: (message: unknown) => Promise<unknown>;
   openOptions?: () => void;
   copyText?: (text: string) => Promise<void>;
+  /** `browser.downloads.open`, called from the click itself: from the worker it lacks the user gesture. */
+  openDownload?: (downloadId: number) => Promise<void>;
 }
 
-const JOB_ACTIONS: ReadonlySet<RowAction> = new Set(['pause', 'resume', 'cancel', 'retry']);
+const JOB_ACTIONS: ReadonlySet<RowAction> = new Set(['pause', 'resume', 'cancel', 'retry', 'undo']);
 const ACTION_FAILED: Record<RowAction, string> = {
   pause: 'pause',
   resume: 'resume',
   cancel: 'cancel',
+  undo: 'bring back',
+  'hand-back': 'hand to the browser',
+  relink: 'give a new link to',
   retry: 'retry',
   open: 'open',
   show: 'show in its folder',
   'save-as': 'save',
   'copy-url': 'copy the URL of',
 };
+
+/** From this many downloads on, the popup offers a filter. */
+const FILTER_FROM = 6;
 
 /** The popup: header with page-wide actions, the add-URL form, notices and the job list. */
 export class PopupPage {
@@ -36,11 +46,22 @@ export class PopupPage {
   private readonly banner = h('p', { class: 'banner', role: 'status' });
   private readonly actionError = h('p', { class: 'error-text action-error', role: 'alert' });
   private readonly summary = h('span', { class: 'summary muted' });
-  private readonly pauseAll = this.pageButton('pause-all', 'Pause all', () => this.all('pause'));
-  private readonly resumeAll = this.pageButton('resume-all', 'Resume all', () => this.all('resume'));
-  private readonly clearFinished = this.pageButton('clear-finished', 'Clear finished', () => this.clear());
+  private readonly pauseAll = this.pageButton('pause-all', t('pauseAll'), () => this.all('pause'));
+  private readonly resumeAll = this.pageButton('resume-all', t('resumeAll'), () => this.all('resume'));
+  private readonly clearFinished = this.pageButton('clear-finished', t('clearFinished'), () => this.clear());
+  private readonly filter = h('input', {
+    type: 'search',
+    class: 'filter',
+    placeholder: t('filterPlaceholder'),
+    'aria-label': t('filterLabel'),
+    'data-testid': 'job-filter',
+  });
+  private readonly bypassNext = this.pageButton('bypass-next', t('bypassNext'), () => void this.toggleBypass());
   private readonly notices = new NoticeList(() => void this.run('dismiss notices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()));
-  private readonly jobs = new JobList((action, job, button) => void this.act(action, job, button));
+  private readonly jobs = new JobList(
+    (action, job, button) => void this.act(action, job, button),
+    (job, url, startOver) => this.relink(job, url, startOver),
+  );
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -49,7 +70,7 @@ export class PopupPage {
   ) {
     const settings = h(
       'button',
-      { type: 'button', class: 'icon', title: 'Settings', 'aria-label': 'Settings', onclick: () => deps.openOptions?.() },
+      { type: 'button', class: 'icon', title: t('settings'), 'aria-label': t('settings'), onclick: () => deps.openOptions?.() },
       '⚙',
     );
     settings.disabled = !deps.openOptions;
@@ -60,7 +81,8 @@ export class PopupPage {
         'header',
         {},
         h('div', { class: 'title-row' }, h('h1', {}, 'Stitch'), this.summary, settings),
-        h('div', { class: 'toolbar', role: 'group', 'aria-label': 'All downloads' }, this.pauseAll, this.resumeAll, this.clearFinished),
+        h('div', { class: 'toolbar', role: 'group', 'aria-label': t('allDownloads') }, this.pauseAll, this.resumeAll, this.clearFinished, this.bypassNext),
+        this.filter,
       ),
       this.banner,
       addUrlForm((url, saveAs) => this.addUrl(url, saveAs), (message) => announce(this.live, message)),
@@ -69,8 +91,18 @@ export class PopupPage {
       this.jobs.element,
       this.live,
     );
-    if (deps.send) this.render();
-    else this.setStatus('not-connected');
+    this.filter.addEventListener('input', () => {
+      this.jobs.filter = this.filter.value;
+      this.render();
+    });
+    this.bypassNext.setAttribute('aria-pressed', 'false');
+    this.bypassNext.title = 'The next download Stitch would take is left to the browser instead';
+    if (deps.send) {
+      this.render();
+      void this.run('read the bypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
+    } else {
+      this.setStatus('not-connected');
+    }
   }
 
   /** One message from the UI port. */
@@ -82,7 +114,11 @@ export class PopupPage {
       const said = announcement(before.get(message.job.id), message.job);
       if (said) announce(this.live, said);
     }
-    if (message.type === 'notice') announce(this.live, message.notice.message);
+    if (message.type === 'notice') {
+      announce(this.live, message.notice.message);
+      // A download left to the browser may have used up the bypass: show its state again.
+      if (this.bypassNext.getAttribute('aria-pressed') === 'true') void this.run('read the bypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
+    }
     this.render();
   }
 
@@ -103,12 +139,14 @@ export class PopupPage {
     const { jobs } = this.model;
     this.jobs.render(jobs, this.phase);
     this.notices.render(this.model.notices);
+    // The filter helps with many downloads; with a few it is only in the way.
+    this.filter.hidden = jobs.length < FILTER_FROM && this.filter.value === '';
     const can = pageActions(jobs);
     this.pauseAll.disabled = !can.pauseAll;
     this.resumeAll.disabled = !can.resumeAll;
     this.clearFinished.disabled = !can.clearFinished;
     const { running, rate } = summary(jobs);
-    setText(this.summary, running === 0 ? '' : `${running} downloading${rate > 0 ? ` · ${formatRate(rate)}` : ''}`);
+    setText(this.summary, running === 0 ? '' : `${t('downloadingSummary', formatCount(running))}${rate > 0 ? ` · ${formatRate(rate)}` : ''}`);
   }
 
   private root(): HTMLElement {
@@ -120,30 +158,68 @@ export class PopupPage {
   }
 
   private async act(action: RowAction, job: JobView, button: HTMLButtonElement): Promise<void> {
-    button.disabled = true;
+    // Not `disabled`: a disabled button drops keyboard focus to the page body.
+    if (button.getAttribute('aria-disabled') === 'true') return;
+    button.setAttribute('aria-disabled', 'true');
     try {
-      if (action === 'copy-url') {
+      // Before any await, so the browser still sees the user's click.
+      const opening = action === 'open' && this.deps.openDownload && job.savedDownloadId !== undefined ? this.deps.openDownload(job.savedDownloadId) : undefined;
+      if (opening) {
+        await opening;
+      } else if (action === 'hand-back') {
+        await this.call({ type: 'hand-to-browser', id: job.id });
+        announce(this.live, `The browser downloads ${job.filename} now.`);
+      } else if (action === 'copy-url') {
         await (this.deps.copyText ?? ((text) => navigator.clipboard.writeText(text)))(job.url);
         announce(this.live, 'URL copied.');
+        showCopied(button);
         return;
+      } else {
+        const reply = JOB_ACTIONS.has(action)
+          ? await this.call({ type: 'job-action', action: action as JobAction, id: job.id })
+          : await this.call({ type: action === 'open' ? 'open-file' : action === 'show' ? 'show-in-folder' : 'save-as', id: job.id });
+        // The reply's view is often ahead of the port; show it now.
+        const updated = (reply as { job?: JobView }).job;
+        if (updated) this.apply({ type: 'job', job: updated });
+        if (action === 'cancel' && updated?.undoUntil !== undefined) {
+          announce(this.live, `${stateLabel(updated)} ${job.filename}. Undo is available for ${Math.round((updated.undoUntil - Date.now()) / 1000)} seconds.`);
+        }
       }
-      const reply = JOB_ACTIONS.has(action)
-        ? await this.call({ type: 'job-action', action: action as JobAction, id: job.id })
-        : await this.call({ type: action === 'open' ? 'open-file' : action === 'show' ? 'show-in-folder' : 'save-as', id: job.id });
-      // The reply's view is often ahead of the port; show it now.
-      const updated = (reply as { job?: JobView }).job;
-      if (updated) this.apply({ type: 'job', job: updated });
       this.showActionError('');
     } catch (error) {
       this.showActionError(`Could not ${ACTION_FAILED[action]} ${job.filename}: ${errorText(error)}`);
     } finally {
-      button.disabled = false;
+      button.removeAttribute('aria-disabled');
+    }
+  }
+
+  /** Resolves with why the stored bytes cannot be kept; throws the background's refusal in words. */
+  private async relink(job: JobView, url: string, startOver: boolean): Promise<string | undefined> {
+    try {
+      const reply = await this.call({ type: 'relink', id: job.id, url, startOver });
+      this.apply({ type: 'job', job: reply.job });
+      if (!reply.mismatch) announce(this.live, `${job.filename} continues from the new link.`);
+      return reply.mismatch;
+    } catch (error) {
+      throw new Error(errorText(error));
     }
   }
 
   private async all(action: 'pause' | 'resume'): Promise<void> {
     const reply = await this.run(`${action} all`, { type: 'all-action', action });
     if (reply) announce(this.live, `${action === 'pause' ? 'Paused' : 'Resumed'} ${plural(reply.affected, 'download')}.`);
+  }
+
+  private async toggleBypass(): Promise<void> {
+    const next = this.bypassNext.getAttribute('aria-pressed') !== 'true';
+    const reply = await this.run('leave the next download to the browser', { type: 'bypass', next });
+    if (!reply) return;
+    this.showBypass(reply.next);
+    announce(this.live, reply.next ? 'The next download is left to the browser.' : 'Stitch takes the next download again.');
+  }
+
+  private showBypass(armed: boolean): void {
+    this.bypassNext.setAttribute('aria-pressed', String(armed));
   }
 
   private async clear(): Promise<void> {
@@ -189,6 +265,20 @@ export class PopupPage {
     clearTimeout(this.actionErrorTimer);
     if (message) this.actionErrorTimer = setTimeout(() => this.showActionError(''), 10_000);
   }
+}
+
+/** A visible "Copied" on the button for a moment: the announcement alone is only heard. */
+function showCopied(button: HTMLButtonElement): void {
+  const label = button.textContent;
+  const copied = t('actionCopied');
+  button.textContent = copied;
+  setTimeout(() => {
+    if (button.textContent === copied) button.textContent = label;
+  }, 2000);
+}
+
+function formatCount(count: number): string {
+  return new Intl.NumberFormat().format(count);
 }
 
 function plural(count: number, noun: string): string {

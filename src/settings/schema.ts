@@ -40,6 +40,10 @@ export interface Settings {
   /** Overall download rate cap in bytes/s; null: no limit. */
   speedLimitBytesPerSec: number | null;
   mirrorRules: MirrorRule[];
+  /** A system notification when a download fails (on by default: nobody watches the popup). */
+  notifyFailed: boolean;
+  /** A system notification when a download is saved. */
+  notifyCompleted: boolean;
 }
 
 export const MB = 1_000_000;
@@ -57,6 +61,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   maxBlockBytes: 16 * MIB,
   speedLimitBytesPerSec: null,
   mirrorRules: [],
+  notifyFailed: true,
+  notifyCompleted: false,
 });
 
 /** Limits every field must respect; the options page can show them as input bounds. */
@@ -102,6 +108,8 @@ export function parseSettings(input: unknown): Settings {
     mirrorRules: Array.isArray(raw.mirrorRules)
       ? raw.mirrorRules.flatMap((r) => normalizeMirrorRule(r) ?? []).slice(0, LIMITS.mirrorRules.max)
       : [],
+    notifyFailed: pick('notifyFailed', (v) => typeof v === 'boolean'),
+    notifyCompleted: pick('notifyCompleted', (v) => typeof v === 'boolean'),
   };
   if (settings.minBlockBytes > settings.maxBlockBytes) {
     settings.minBlockBytes = Math.min(d.minBlockBytes, settings.maxBlockBytes);
@@ -122,6 +130,9 @@ export function validateSettings(input: unknown): SettingsError[] {
 
   if (has('version') && input.version !== 1) fail('version', `unknown settings version ${String(input.version)}; expected 1`);
   if (has('takeover') && typeof input.takeover !== 'boolean') fail('takeover', 'take-over must be on or off (true or false)');
+  for (const field of ['notifyFailed', 'notifyCompleted']) {
+    if (has(field) && typeof input[field] !== 'boolean') fail(field, 'notifications must be on or off (true or false)');
+  }
   const ints: [keyof typeof LIMITS, string, string][] = [
     ['thresholdBytes', 'thresholdBytes', 'the size threshold'],
     ['maxConcurrentJobs', 'maxConcurrentJobs', 'concurrent downloads'],

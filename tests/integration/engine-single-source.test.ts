@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DownloadJob } from '../../src/engine';
+import { isRetrying, type DownloadJob } from '../../src/engine';
 import { contentSha256 } from '../support/content';
 import { defaultEtag, startMirror, type Mirror } from '../support/mirror-server';
 import { MiB, useTestBed } from '../support/test-bed';
@@ -131,6 +131,21 @@ describe('failures before the first byte', () => {
     expect(await run.sha256()).toBe(await contentSha256(8, size));
     expect(m.stats.requests.map((r) => r.status)).toEqual([503, 503, 206]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('says it is retrying while the server answers 503, and stops saying so once bytes arrive', async () => {
+    const m = await mirror({ size: MiB, seed: 9, faults: { errorStatus: { status: 503 }, faultRequests: 3 } });
+    const seen: { at: number; retrying: boolean; received: number }[] = [];
+    const started = Date.now();
+    const run = await download(m.url, { retryBaseMs: 300, retryMaxMs: 600, progressIntervalMs: 100 }, (job) =>
+      job.on('progress', (p) => seen.push({ at: Date.now() - started, retrying: isRetrying(p.mirrors), received: p.received })),
+    );
+    expect(run.result.status).toBe('complete');
+    const firstRetrying = seen.find((s) => s.retrying);
+    expect(firstRetrying?.at).toBeLessThan(2000);
+    expect(firstRetrying?.received).toBe(0);
+    expect(seen.at(-1)?.retrying).toBe(false);
+    expect(run.result.mirrors[0]).toMatchObject({ failures: 0 });
   });
 
   it('gives up after the retry limit with a clear error', async () => {

@@ -120,6 +120,7 @@ export class MirrorSet {
     const refusal = status === 429 || status === 503 || (status === undefined && working > 0);
     if (refusal) mirror.connectionCount.refused(now, { status, retryAfterMs, connections: working });
     if (refusal && working > 0) return;
+    mirror.lastFailure = describe(error);
     mirror.failed(options.retryBaseMs, options.retryMaxMs, retryAfterMs);
     if (mirror.failuresInARow < options.maxAttemptsWithoutProgress) return;
     const reason = `gave up after ${mirror.failuresInARow} attempts that received nothing; last: ${describe(error)}`;

@@ -26,6 +26,12 @@ export interface MirrorReport {
   connections: number;
   /** Why that many, in plain words (the connection-count policy's reason). */
   connectionsWhy: string;
+  /** Attempts in a row that received nothing (0 while it delivers). */
+  failures?: number;
+  /** While it waits before trying again: when (ms since the epoch). */
+  retryAt?: number;
+  /** Its last failure in plain words ("503 Service Unavailable"), when the scheduler said. */
+  lastFailure?: string;
 }
 
 /** One source of the file: its health, estimates and load. */
@@ -42,6 +48,8 @@ export class MirrorState {
   failuresInARow = 0;
   deadlineMisses = 0;
   backoffUntil = 0;
+  /** The last failure in plain words, for the UI while it is retried. */
+  lastFailure: string | undefined;
   /** When the last body byte arrived from it (0: never). */
   lastByteAt = 0;
   /** Its probe, kept until the primary's first bytes arrive to compare with. */
@@ -136,6 +144,9 @@ export class MirrorState {
       dropped: this.dropReason,
       connections: this.inFlight,
       connectionsWhy: this.connectionCount.reason,
+      failures: this.failuresInARow,
+      retryAt: this.backoffUntil > Date.now() ? this.backoffUntil : undefined,
+      lastFailure: this.failuresInARow > 0 ? this.lastFailure : undefined,
     };
   }
 }

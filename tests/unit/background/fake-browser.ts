@@ -74,6 +74,17 @@ export class FakeBrowser implements BrowserApi {
     onMessage: new FakeEvent<(message: unknown, sender: { id?: string; url?: string }) => Promise<unknown> | undefined>(),
     onConnect: new FakeEvent<(port: UiPort) => void>(),
   };
+  /** The toolbar badge's text, and every notification shown (id, title, message). */
+  badge = '';
+  readonly notes: { id: string; title: string; message: string }[] = [];
+  readonly action = {
+    setBadgeText: async (text: string) => void (this.badge = text),
+    setBadgeBackgroundColor: async () => {},
+  };
+  readonly notifications = {
+    create: async (id: string, note: { title: string; message: string }) => void this.notes.push({ id, ...note }),
+    onClicked: new FakeEvent<(id: string) => void>(),
+  };
   readonly webRequest = { onBeforeRequest: new FakeEvent<(details: SeenRequest) => void>() };
   /** declarativeNetRequest session rules; updates are logged in `calls` as `rules -1 +2`. */
   rules: SessionRule[] = [];

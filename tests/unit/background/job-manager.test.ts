@@ -50,7 +50,7 @@ interface Harness {
   activity: { active: boolean; unfinished: boolean }[];
 }
 
-function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: Partial<Settings>; free?: number; referrers?: ReferrerRules }): Harness {
+function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: Partial<Settings>; free?: number; referrers?: ReferrerRules; undoMs?: number }): Harness {
   const browser = options.browser ?? new FakeBrowser();
   const views = new Map<string, JobView>();
   const activity: Harness['activity'] = [];
@@ -66,8 +66,14 @@ function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: P
     onActivity: (active, unfinished) => activity.push({ active, unfinished }),
     spaceCheckMs: 50,
     referrers: options.referrers,
+    undoMs: options.undoMs ?? 0,
   });
   return { manager, browser, store: options.store, views, activity };
+}
+
+/** What the message handler needs, around a harness. */
+function requestDeps(h: Harness) {
+  return { api: h.browser, manager: h.manager, settings: new SettingsStore(h.browser), notices: new UiNotices(h.browser, () => {}), mirrorsFor: () => [] };
 }
 
 async function store(): Promise<IdbStore> {
@@ -113,6 +119,40 @@ describe('JobManager', () => {
     browser.autoComplete = true;
     await h.manager.act(job.id, 'retry');
     await until('saved', () => h.views.get(job.id)?.state === 'saved');
+  });
+
+  test('a failed save can be saved again asking where; other jobs refuse Save as in plain words', async () => {
+    const m = await server(1 * MiB);
+    const browser = new FakeBrowser();
+    browser.autoComplete = false;
+    const h = harness({ store: await store(), browser });
+    const job = await h.manager.add({ url: m.url });
+    await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
+    browser.finishDownload([...browser.items.keys()].at(-1)!, 'interrupted', 'FILE_NO_SPACE');
+    await until('failed', () => h.views.get(job.id)?.state === 'failed');
+
+    browser.autoComplete = true;
+    const reply = await handleRequest({ type: 'save-as', id: job.id }, requestDeps(h));
+    expect(reply.ok).toBe(true);
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+    const again = [...browser.items.values()].at(-1)!;
+    expect(again.request).toMatchObject({ saveAs: true, filename: 'f1048576.bin' });
+    const refused = await handleRequest({ type: 'save-as', id: job.id }, requestDeps(h));
+    expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/only a finished download whose saving failed/) });
+  });
+
+  test('once saved, the row shows the name the browser wrote, not the one asked for', async () => {
+    const m = await server(1 * MiB);
+    const browser = new FakeBrowser();
+    browser.autoComplete = false;
+    const h = harness({ store: await store(), browser });
+    const job = await h.manager.add({ url: m.url });
+    await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
+    const id = [...browser.items.keys()].at(-1)!;
+    browser.items.get(id)!.filename = '/home/user/Downloads/f1048576 (1).bin';
+    browser.finishDownload(id, 'complete');
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+    expect(h.views.get(job.id)?.filename).toBe('f1048576 (1).bin');
   });
 
   test('runs at most maxConcurrentJobs at once; the rest wait as queued', async () => {
@@ -197,6 +237,46 @@ describe('JobManager', () => {
     expect(await h.store.listJobs()).toEqual([done.id]);
     expect(await h.manager.clearFinished()).toBe(1);
     expect(await h.store.listJobs()).toEqual([]);
+  });
+});
+
+describe('JobManager: undo', () => {
+  test('cancel keeps the job paused with its bytes until the undo expires; undo resumes it', async () => {
+    const slow = await server(4 * MiB, 1 * MiB);
+    const h = harness({ store: await store(), undoMs: 400 });
+    const job = await h.manager.add({ url: slow.url });
+    await until('some bytes', () => (h.views.get(job.id)?.received ?? 0) > 256 * 1024);
+    const cancelled = await h.manager.act(job.id, 'cancel');
+    expect(cancelled).toMatchObject({ state: 'paused', undoUntil: expect.any(Number) });
+    const stored = await h.store.storedRanges(job.id);
+    expect(stored.length).toBeGreaterThan(0);
+    await h.manager.act(job.id, 'undo');
+    expect(h.views.get(job.id)).toMatchObject({ undoUntil: undefined });
+    await until('running again', () => h.views.get(job.id)?.state === 'running');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(h.views.has(job.id)).toBe(true); // the expired timer of the undone cancel removed nothing
+
+    await h.manager.act(job.id, 'cancel');
+    expect(await h.store.listJobs()).toEqual([job.id]);
+    await until('removed', () => !h.views.has(job.id), 2_000);
+    expect(await h.store.listJobs()).toEqual([]);
+  });
+
+  test('clear-finished keeps a failed job that holds bytes to retry, and a saved row can be removed alone', async () => {
+    const saved = await server(1 * MiB);
+    const flaky = await server(4 * MiB, 1 * MiB);
+    const h = harness({ store: await store() });
+    const done = await h.manager.add({ url: saved.url });
+    const failing = await h.manager.add({ url: flaky.url });
+    await until('saved', () => h.views.get(done.id)?.state === 'saved');
+    await until('some bytes', () => (h.views.get(failing.id)?.received ?? 0) > 256 * 1024);
+    flaky.setFaults({ errorStatus: { status: 404 } });
+    flaky.dropConnections();
+    await until('failed', () => h.views.get(failing.id)?.state === 'failed', 15_000);
+    expect(await h.manager.clearFinished()).toBe(1);
+    expect([...h.views.keys()]).toEqual([failing.id]);
+    await h.manager.act(failing.id, 'cancel');
+    expect(h.views.size).toBe(0);
   });
 });
 

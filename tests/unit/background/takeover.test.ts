@@ -6,6 +6,9 @@ import { ReferrerRules } from '../../../src/background/referrer-rules';
 import { takeOver } from '../../../src/background/takeover';
 import { afterProbe, firstLook, takeoverCredentials } from '../../../src/background/takeover-rules';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
+import { Bypass } from '../../../src/background/bypass';
+import { BROWSER_MENU_ID, browserFromClick, LEAVE_SITE_MENU_ID } from '../../../src/background/context-menu';
+import { SettingsStore } from '../../../src/background/settings-store';
 import { FakeBrowser } from './fake-browser';
 
 const settings = (change: Partial<Settings> = {}) => parseSettings({ ...DEFAULT_SETTINGS, ...change });
@@ -97,7 +100,7 @@ describe('takeOver', () => {
     expect(await takeOver(item, d)).toBe('taken');
     expect(browser.calls).toEqual([`cancel ${item.id}`, `erase ${item.id}`]);
     expect(added).toEqual([
-      { url: 'https://example.com/big.iso', referrer: 'https://example.com/page', credentials: 'include', mirrors: ['https://mirror.example.org/big.iso'] },
+      { url: 'https://example.com/big.iso', referrer: 'https://example.com/page', credentials: 'include', mirrors: ['https://mirror.example.org/big.iso'], takenOver: true },
     ]);
   });
 
@@ -119,6 +122,31 @@ describe('takeOver', () => {
     expect(browser.calls).toEqual([]);
     expect(added).toEqual([]);
     expect(notices[0]).toMatch(/without cookies \(403\).*another site/);
+  });
+
+  test('an armed bypass leaves the next download to the browser, once; the one after is taken', async () => {
+    const browser = new FakeBrowser();
+    const bypass = new Bypass(browser, new SettingsStore(browser));
+    await bypass.setNext(true);
+    const { deps: d, added, notices } = deps(browser, ok());
+    const withBypass = { ...d, leaveNext: (url: string) => bypass.takeNext(url) };
+    const first = browser.startBrowserDownload({ url: 'https://example.com/big.iso', totalBytes: 100_000_000 });
+    expect(await takeOver(first, withBypass)).toBe('left');
+    expect(browser.calls).toEqual([]);
+    expect(notices).toEqual(['Left this download to the browser, as you asked.']);
+    expect(await bypass.nextArmed()).toBe(false);
+    const second = browser.startBrowserDownload({ url: 'https://example.com/other.iso', totalBytes: 100_000_000 });
+    expect(await takeOver(second, withBypass)).toBe('taken');
+    expect(added).toHaveLength(1);
+  });
+
+  test('leaving a site to the browser adds it to the excluded sites once', async () => {
+    const browser = new FakeBrowser();
+    const store = new SettingsStore(browser);
+    const bypass = new Bypass(browser, store);
+    expect(await bypass.leaveSite('downloads.example.com')).toEqual(['downloads.example.com']);
+    expect(await bypass.leaveSite('downloads.example.com')).toEqual(['downloads.example.com']);
+    expect((await store.load()).excludedSites).toEqual(['downloads.example.com']);
   });
 
   test('a refused re-request leaves the browser download running and records a notice', async () => {
@@ -231,5 +259,15 @@ describe('takeOver', () => {
       await takeOver(browser.startBrowserDownload({ url: 'https://dl.example.com/small', referrer: PAGE, totalBytes: 1000 }), t.d);
       expect(browser.calls.filter((c) => c.startsWith('rules'))).toEqual([]);
     });
+  });
+});
+
+describe('bypass entries of the context menu', () => {
+  test('a link goes to the browser; a page or link leaves its site', () => {
+    expect(browserFromClick({ menuItemId: BROWSER_MENU_ID, linkUrl: 'https://example.com/a.iso' })).toEqual({ url: 'https://example.com/a.iso' });
+    expect(browserFromClick({ menuItemId: BROWSER_MENU_ID, linkUrl: 'javascript:void(0)' })).toBeUndefined();
+    expect(browserFromClick({ menuItemId: LEAVE_SITE_MENU_ID, pageUrl: 'https://dl.example.org/files/' })).toEqual({ site: 'dl.example.org' });
+    expect(browserFromClick({ menuItemId: LEAVE_SITE_MENU_ID, pageUrl: 'file:///tmp/x.html' })).toBeUndefined();
+    expect(browserFromClick({ menuItemId: 'stitch-download', linkUrl: 'https://example.com/a.iso' })).toBeUndefined();
   });
 });

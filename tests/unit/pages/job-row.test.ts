@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { JobViewState } from '../../../src/messages';
 import { canPlayHere, JobRow, rowActions } from '../../../src/popup/job-row';
 import { jobView } from './fixtures';
+import { noticeText } from '../../../src/popup/job-text';
 
 const testIds = (root: Element, prefix: string) =>
   [...root.querySelectorAll('[data-testid]')].map((e) => e.getAttribute('data-testid')!).filter((id) => id.startsWith(prefix));
@@ -11,12 +12,14 @@ describe('rowActions', () => {
   const cases: [JobViewState, object, string[]][] = [
     ['queued', {}, ['pause', 'copy-url', 'cancel']],
     ['running', {}, ['pause', 'copy-url', 'cancel']],
-    ['paused', { pausedByUser: true }, ['resume', 'copy-url', 'cancel']],
+    ['paused', { pausedByUser: true }, ['resume', 'relink', 'copy-url', 'cancel']],
+    ['paused', { pausedByUser: true, takenOver: true }, ['resume', 'relink', 'hand-back', 'copy-url', 'cancel']],
     ['verifying', {}, ['copy-url', 'cancel']],
     ['saving', {}, ['copy-url']],
-    ['saved', { savedDownloadId: 7 }, ['open', 'show', 'copy-url']],
-    ['saved', {}, ['copy-url']],
-    ['failed', { error: 'the server said 404' }, ['retry', 'copy-url', 'cancel']],
+    ['saved', { savedDownloadId: 7 }, ['open', 'show', 'copy-url', 'cancel']],
+    ['saved', {}, ['copy-url', 'cancel']],
+    ['paused', { undoUntil: 5_000 }, ['undo']],
+    ['failed', { error: 'the server said 404' }, ['retry', 'relink', 'copy-url', 'cancel']],
     ['failed', { error: 'could not save', errorCode: 'save-failed' }, ['retry', 'save-as', 'copy-url', 'cancel']],
     ['cancelled', {}, ['copy-url']],
   ];
@@ -44,11 +47,25 @@ describe('JobRow', () => {
     const progress = el.querySelector<HTMLProgressElement>('[data-testid="job-progress"]')!;
     expect(progress.value).toBe(25_000_000);
     expect(progress.max).toBe(100_000_000);
-    expect(testIds(el, 'job-').filter((id) => !['job-row', 'job-filename', 'job-state', 'job-progress', 'job-size', 'job-rate', 'job-eta', 'job-notices', 'job-mirrors'].includes(id))).toEqual([
+    expect(testIds(el, 'job-').filter((id) => !['job-row', 'job-filename', 'job-state', 'job-origin', 'job-url', 'job-progress', 'job-size', 'job-rate', 'job-eta', 'job-notices', 'job-mirrors'].includes(id))).toEqual([
       'job-pause',
       'job-copy-url',
       'job-cancel',
     ]);
+  });
+
+  it('says Retrying, why and that Stitch keeps trying while no source delivers; no rate or time left', () => {
+    const row = new JobRow(jobView({ retrying: { attempts: 3, reason: '503 Service Unavailable' } }), () => {});
+    const el = row.element;
+    const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent;
+    expect(text('job-state')).toBe('Retrying');
+    expect(el.querySelector('[data-testid="job-state"]')!.className).toContain('state-retrying');
+    expect(text('job-retrying')).toBe('The server answered 503 Service Unavailable (3 attempts so far). Stitch keeps trying by itself; pause to stop.');
+    expect(text('job-rate')).toBe('');
+    expect(text('job-eta')).toBe('');
+    row.update(jobView());
+    expect(text('job-state')).toBe('Downloading');
+    expect(el.querySelector('[data-testid="job-retrying"]')).toBeNull();
   });
 
   it('shows the error only while there is one, and the buttons of the new state', () => {
@@ -83,7 +100,7 @@ describe('JobRow', () => {
   it('shows the newest notices', () => {
     const row = new JobRow(jobView({ notices: ['one', 'two', 'three', 'four'] }), () => {});
     const notices = row.element.querySelector('[data-testid="job-notices"]')!;
-    expect([...notices.children].map((li) => li.textContent)).toEqual(['two', 'three', 'four']);
+    expect([...notices.children].map((li) => li.textContent)).toEqual(['Two', 'Three', 'Four']);
   });
 
   it('updates in place and keeps keyboard focus where it was when the buttons change', () => {
@@ -124,10 +141,10 @@ describe('Play', () => {
     expect(canPlayHere(jobView({ ...video, canPlay: undefined }), playsWebm)).toBe(false);
   });
 
-  it('is the first button of the row and opens the player for the current job', () => {
+  it('is the first action button of the row and opens the player for the current job', () => {
     const opened: string[] = [];
     const row = new JobRow(jobView(video), () => {}, playsWebm, (job) => opened.push(job.id));
-    const buttons = [...row.element.querySelectorAll('button')].map((b) => b.dataset.testid);
+    const buttons = [...row.element.querySelectorAll<HTMLButtonElement>('.actions button')].map((b) => b.dataset.testid);
     expect(buttons).toEqual(['job-play', 'job-pause', 'job-copy-url', 'job-cancel']);
     const play = row.element.querySelector<HTMLButtonElement>('[data-testid="job-play"]')!;
     expect(play.getAttribute('aria-label')).toBe('Play clip.webm');
@@ -136,5 +153,28 @@ describe('Play', () => {
     // Saved and freed: no more Play.
     row.update(jobView({ ...video, canPlay: undefined, state: 'saved', savedDownloadId: 4 }));
     expect(row.element.querySelector('[data-testid="job-play"]')).toBeNull();
+  });
+});
+
+describe('the row’s origin line', () => {
+  it('says host and date, and shows the whole URL when pressed', () => {
+    const row = new JobRow(jobView({ url: 'https://cdn.example.com/a/b/big.iso?token=1' }), () => {});
+    const origin = row.element.querySelector<HTMLButtonElement>('[data-testid="job-origin"]')!;
+    const url = row.element.querySelector<HTMLElement>('[data-testid="job-url"]')!;
+    expect(origin.textContent).toMatch(/^cdn\.example\.com · /);
+    expect(url.hidden).toBe(true);
+    origin.click();
+    expect(url.hidden).toBe(false);
+    expect(url.textContent).toBe('https://cdn.example.com/a/b/big.iso?token=1');
+    expect(origin.getAttribute('aria-expanded')).toBe('true');
+  });
+});
+
+describe('noticeText', () => {
+  it('shortens addresses to hosts and says a dropped source leaves the file safe', () => {
+    expect(noticeText('mirror http://127.0.0.1:41233/file.bin was dropped: it serves different bytes than http://127.0.0.1:45527/file.bin (first difference at byte 0)')).toBe(
+      'Mirror 127.0.0.1:41233 was dropped: it serves different bytes than 127.0.0.1:45527 (first difference at byte 0). Stitch stopped using it; your file is not affected.',
+    );
+    expect(noticeText('resumed after a reset')).toBe('Resumed after a reset');
   });
 });

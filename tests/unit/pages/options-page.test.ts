@@ -224,3 +224,22 @@ describe('OptionsPage', () => {
     expect(byTestId<HTMLButtonElement>('settings-save').disabled).toBe(true);
   });
 });
+
+describe('leaving with unsaved changes', () => {
+  it('asks before leaving only while a change is not saved', async () => {
+    const { page } = await openPage();
+    const leave = () => page.hasUnsavedChanges;
+    expect(leave()).toBe(false);
+    const threshold = input('setting-threshold-mb');
+    threshold.value = '75';
+    threshold.dispatchEvent(new Event('input', { bubbles: true }));
+    expect(leave()).toBe(true);
+    expect(await page.save()).toBe(true);
+    expect(leave()).toBe(false);
+  });
+
+  it('puts the form inside the page’s main landmark', async () => {
+    await openPage();
+    expect(document.querySelector('main [data-testid="settings-form"]')).not.toBeNull();
+  });
+});

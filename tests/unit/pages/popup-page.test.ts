@@ -53,7 +53,7 @@ describe('PopupPage', () => {
     page.apply({ type: 'snapshot', jobs: [jobView()], notices: [] });
     byTestId('job-pause')!.click();
     await settle();
-    expect(sent).toEqual([{ type: 'job-action', action: 'pause', id: 'job-1' }]);
+    expect(sent.filter((r) => r.type !== 'bypass')).toEqual([{ type: 'job-action', action: 'pause', id: 'job-1' }]);
     expect(byTestId('job-row')!.dataset.state).toBe('paused');
     expect(byTestId('job-resume')).not.toBeNull();
   });
@@ -67,6 +67,38 @@ describe('PopupPage', () => {
     expect(document.querySelector('.action-error')!.textContent).toBe('Could not open big.iso: The file is not saved yet');
   });
 
+  it('opens a saved file itself, inside the click (the browser wants a user gesture), not through the worker', async () => {
+    const { send, sent } = fakeSend({});
+    const opened: number[] = [];
+    let inClick = false;
+    const page = new PopupPage(document.body, {
+      send,
+      openDownload: async (id) => {
+        expect(inClick).toBe(true);
+        opened.push(id);
+      },
+    });
+    page.apply({ type: 'snapshot', jobs: [jobView({ state: 'saved', savedDownloadId: 7 })], notices: [] });
+    inClick = true;
+    byTestId('job-open')!.click();
+    inClick = false;
+    await settle();
+    expect(opened).toEqual([7]);
+    expect(sent.some((r) => r.type === 'open-file')).toBe(false);
+    expect(document.querySelector<HTMLElement>('.action-error')!.hidden).toBe(true);
+  });
+
+  it('shows "Copied" on the button after Copy URL', async () => {
+    const { send } = fakeSend({});
+    const copied: string[] = [];
+    const page = new PopupPage(document.body, { send, copyText: async (text) => void copied.push(text) });
+    page.apply({ type: 'snapshot', jobs: [jobView()], notices: [] });
+    byTestId('job-copy-url')!.click();
+    await settle();
+    expect(copied).toEqual(['https://example.com/files/big.iso']);
+    expect(byTestId('job-copy-url')!.textContent).toBe('Copied');
+  });
+
   it('adds a URL by hand and shows the background’s reason when it refuses', async () => {
     const { send, sent } = fakeSend({ 'add-url': { ok: false, error: '"nope" is not a URL; paste a full address starting with http:// or https://' } });
     new PopupPage(document.body, { send }).apply({ type: 'snapshot', jobs: [], notices: [] });
@@ -74,7 +106,7 @@ describe('PopupPage', () => {
     input.value = 'nope';
     byTestId('add-url-submit')!.click();
     await settle();
-    expect(sent[0]).toEqual({ type: 'add-url', url: 'nope', saveAs: false });
+    expect(sent.find((r) => r.type === 'add-url')).toEqual({ type: 'add-url', url: 'nope', saveAs: false });
     expect(document.querySelector('#add-url-error')!.textContent).toContain('is not a URL');
     expect(input.getAttribute('aria-invalid')).toBe('true');
   });

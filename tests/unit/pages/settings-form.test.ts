@@ -17,6 +17,8 @@ describe('settingsToForm / formToSettings', () => {
       maxBlockKib: '16384',
       speedLimitKbps: '',
       rules: [],
+      notifyFailed: true,
+      notifyCompleted: false,
     });
   });
 

@@ -9,7 +9,7 @@ describe('"Play with Stitch"', () => {
     const added: { id: string; contexts: string[] }[] = [];
     await createContextMenu({ ...browser, menus: { ...browser.menus, add: async (entry) => void added.push(entry) } });
     expect(browser.calls).toEqual(['menu stitch-download']);
-    expect(added).toEqual([{ id: PLAY_MENU_ID, title: 'Play with Stitch', contexts: ['link', 'video', 'audio'] }]);
+    expect(added[0]).toEqual({ id: PLAY_MENU_ID, title: 'Play with Stitch', contexts: ['link', 'video', 'audio'] });
   });
 
   it('opens the player for the media (or the link) clicked', () => {

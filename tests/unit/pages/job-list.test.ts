@@ -1,0 +1,31 @@
+// @vitest-environment happy-dom
+import { describe, expect, it } from 'vitest';
+import { COMPACT_FROM, JobList, matchesFilter } from '../../../src/popup/job-list';
+import { jobView } from './fixtures';
+
+describe('the job list with many downloads', () => {
+  it('filters by name, site or state, every word', () => {
+    const job = jobView({ filename: 'debian-13.iso', url: 'https://cdimage.debian.org/x/debian-13.iso', state: 'paused' });
+    expect(matchesFilter(job, '')).toBe(true);
+    expect(matchesFilter(job, 'DEBIAN')).toBe(true);
+    expect(matchesFilter(job, 'cdimage paused')).toBe(true);
+    expect(matchesFilter(job, 'debian running')).toBe(false);
+  });
+
+  it('hides rows that do not match (keeping them), says when none does, and goes compact from many rows', () => {
+    const list = new JobList(() => {});
+    const jobs = Array.from({ length: COMPACT_FROM }, (_, i) => jobView({ id: `j${i}`, filename: `file-${i}.bin`, state: i % 2 ? 'saved' : 'running' }));
+    list.render(jobs, 'ready');
+    expect(list.list.classList.contains('compact')).toBe(true);
+    list.filter = 'file-3';
+    list.render(jobs, 'ready');
+    const visible = [...list.list.children].filter((row) => !(row as HTMLElement).hidden);
+    expect(visible.map((row) => row.getAttribute('data-job-id'))).toEqual(['j3']);
+    expect(list.list.children).toHaveLength(COMPACT_FROM);
+    list.filter = 'nothing like it';
+    list.render(jobs, 'ready');
+    expect(list.element.querySelector('[data-testid="no-match"]')).not.toBeNull();
+    list.render(jobs.slice(0, 2), 'ready');
+    expect(list.list.classList.contains('compact')).toBe(false);
+  });
+});
