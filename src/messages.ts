@@ -87,6 +87,9 @@ export interface MirrorContribution {
   rate: number;
   /** Dropped sources say why, in plain words ("served different bytes"). */
   dropped?: string;
+  /** Connections to it now, while the job runs, and why that many (the connection count's reason). */
+  connections?: number;
+  connectionsWhy?: string;
 }
 
 export interface JobView {

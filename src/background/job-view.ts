@@ -88,7 +88,14 @@ function contributions(snapshot: JobSnapshot, received: number): MirrorContribut
   if (reports.length === 0) {
     return received === 0 ? [] : [{ url: snapshot.url, host: hostOf(snapshot.url), bytes: received, rate: running ? snapshot.rate : 0 }];
   }
-  return reports.map((m) => ({ url: m.url, host: hostOf(m.url), bytes: m.bytes, rate: running ? m.rate : 0, dropped: m.dropped }));
+  return reports.map((m) => ({
+    url: m.url,
+    host: hostOf(m.url),
+    bytes: m.bytes,
+    rate: running ? m.rate : 0,
+    dropped: m.dropped,
+    ...(running && !m.dropped ? { connections: m.connections, connectionsWhy: m.connectionsWhy } : {}),
+  }));
 }
 
 function hostOf(url: string): string {

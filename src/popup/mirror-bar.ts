@@ -29,6 +29,7 @@ export function segmentText(segment: MirrorSegment): string {
   // Addresses by host only: the line must fit the popup (the full URL is in the tooltip).
   if (segment.dropped) parts.push(`dropped: ${segment.dropped.replace(/\bhttps?:\/\/([^/\s]+)[^\s,;)]*/g, '$1')}`);
   else if (segment.rate > 0) parts.push(formatRate(segment.rate));
+  if (!segment.dropped && segment.connections) parts.push(`${segment.connections} connection${segment.connections === 1 ? '' : 's'}`);
   return parts.join(' · ');
 }
 
@@ -47,8 +48,9 @@ export class MirrorBar {
   }
 
   update(mirrors: readonly MirrorContribution[]): void {
-    // One source tells nothing the progress bar does not; show the breakdown once there are more.
-    this.element.hidden = mirrors.length < 2 && !mirrors.some((m) => m.dropped);
+    // One source tells little the progress bar does not; show the breakdown once there are more,
+    // or when the one server gets more connections than the two it starts with.
+    this.element.hidden = mirrors.length < 2 && !mirrors.some((m) => m.dropped || (m.connections ?? 0) > 2);
     const segments = mirrorSegments(mirrors);
     const key = segments.map((s) => `${s.url}|${s.colour}`).join('\n');
     if (key !== this.key) this.rebuild(segments, key);
@@ -57,7 +59,7 @@ export class MirrorBar {
       const bar = this.segments[i]!;
       bar.style.width = `${segment.percent.toFixed(2)}%`;
       bar.classList.toggle('zero', segment.percent === 0);
-      const title = `${segment.url}\n${text}`;
+      const title = `${segment.url}\n${text}${segment.connectionsWhy ? `\n${segment.connectionsWhy}` : ''}`;
       if (bar.title !== title) bar.title = title;
       setText(this.lines[i]!.querySelector('.legend-text')!, text);
     });

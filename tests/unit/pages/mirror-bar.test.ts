@@ -34,6 +34,11 @@ describe('mirrorSegments', () => {
     const [segment] = mirrorSegments([source('a.example', 2_000_000, { rate: 1_500_000 })]);
     expect(segmentText(segment!)).toBe('a.example · 2 MB · 100 % · 1.5 MB/s');
   });
+
+  it('says how many connections each server uses while the job runs', () => {
+    const [segment] = mirrorSegments([source('a.example', 2_000_000, { rate: 1_500_000, connections: 6 })]);
+    expect(segmentText(segment!)).toBe('a.example · 2 MB · 100 % · 1.5 MB/s · 6 connections');
+  });
 });
 
 describe('MirrorBar', () => {
@@ -48,6 +53,8 @@ describe('MirrorBar', () => {
   it('stays hidden for a single healthy source', () => {
     expect(new MirrorBar([source('a.example', 600)]).element.hidden).toBe(true);
     expect(new MirrorBar([source('a.example', 600, { dropped: 'stalled' })]).element.hidden).toBe(false);
+    // One server with more connections than the two it starts with: the line says how many.
+    expect(new MirrorBar([source('a.example', 600, { connections: 8 })]).element.hidden).toBe(false);
   });
 
   it('updates widths in place while the sources stay the same', () => {
