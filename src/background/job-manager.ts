@@ -250,7 +250,7 @@ export class JobManager {
   /** Starts queued jobs while slots are free. */
   private pump(): void {
     const limit = this.deps.settings().maxConcurrentJobs;
-    let running = [...this.entries.values()].filter((e) => e.running).length;
+    let running = [...this.entries.values()].filter((e) => e.running !== undefined).length;
     while (running < limit && this.queue.length > 0) {
       const entry = this.entries.get(this.queue.shift()!);
       if (!entry || entry.running) continue;
@@ -376,20 +376,22 @@ export class JobManager {
   /** While jobs run, pause them all when storage is nearly full (the store would fail next). */
   private watchSpace(): void {
     if (this.spaceTimer) return;
-    this.spaceTimer = setInterval(async () => {
-      const running = [...this.entries.values()].filter((e) => e.running && e.job.state.status === 'running');
-      if (running.length === 0) {
-        clearInterval(this.spaceTimer);
-        this.spaceTimer = undefined;
-        return;
-      }
-      const problem = runningProblem(await freeBytes(this.deps.estimate));
-      if (!problem) return;
-      for (const entry of running) {
-        await this.hold(entry, problem);
-        entry.job.pause();
-      }
-    }, this.deps.spaceCheckMs ?? 10_000);
+    this.spaceTimer = setInterval(() => void this.checkSpace(), this.deps.spaceCheckMs ?? 10_000);
+  }
+
+  private async checkSpace(): Promise<void> {
+    const running = [...this.entries.values()].filter((e) => e.running !== undefined && e.job.state.status === 'running');
+    if (running.length === 0) {
+      clearInterval(this.spaceTimer);
+      this.spaceTimer = undefined;
+      return;
+    }
+    const problem = runningProblem(await freeBytes(this.deps.estimate));
+    if (!problem) return;
+    for (const entry of running) {
+      await this.hold(entry, problem);
+      entry.job.pause();
+    }
   }
 
   private async freeBytes(entry: Entry): Promise<void> {

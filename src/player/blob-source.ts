@@ -6,7 +6,7 @@ import { openIdbStore } from '../storage/idb-store';
  * possible, once the download is complete. The page reads the extension's IndexedDB directly
  * (same origin as the background): bytes never go through messages.
  */
-export async function completeFileUrl(jobId: string, size: number, type: string): Promise<{ url: string; revoke(): void }> {
+export async function completeFileUrl(jobId: string, size: number, type: string): Promise<{ url: string; revoke: () => void }> {
   const store = await openIdbStore();
   try {
     const blob = new Blob(await store.readBlobs(jobId, 0, size), { type });

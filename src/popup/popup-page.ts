@@ -36,9 +36,9 @@ export class PopupPage {
   private readonly banner = h('p', { class: 'banner', role: 'status' });
   private readonly actionError = h('p', { class: 'error-text action-error', role: 'alert' });
   private readonly summary = h('span', { class: 'summary muted' });
-  private readonly pauseAll = this.pageButton('pause-all', 'Pause all', () => this.all('pause'));
-  private readonly resumeAll = this.pageButton('resume-all', 'Resume all', () => this.all('resume'));
-  private readonly clearFinished = this.pageButton('clear-finished', 'Clear finished', () => this.clear());
+  private readonly pauseAll = this.pageButton('pause-all', 'Pause all', () => void this.all('pause'));
+  private readonly resumeAll = this.pageButton('resume-all', 'Resume all', () => void this.all('resume'));
+  private readonly clearFinished = this.pageButton('clear-finished', 'Clear finished', () => void this.clear());
   private readonly notices = new NoticeList(() => void this.run('dismiss notices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()));
   private readonly jobs = new JobList((action, job, button) => void this.act(action, job, button));
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
@@ -162,7 +162,7 @@ export class PopupPage {
       this.apply({ type: 'job', job });
       return `Added ${job.filename}.`;
     } catch (error) {
-      throw new Error(errorText(error));
+      throw new Error(errorText(error), { cause: error });
     }
   }
 

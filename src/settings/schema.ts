@@ -53,7 +53,7 @@ const MIME_PATTERN = normalized(normalizeMimePattern, 'is not a MIME type like v
 const SITE = normalized(normalizeSite, 'is not a host name like example.com');
 
 const patternMessage = (issue: v.BaseIssue<unknown>) =>
-  `"${String(issue.input ?? '')}" is not a URL pattern: write a host and path prefix, like example.com/releases/`;
+  `"${typeof issue.input === 'string' ? issue.input : ''}" is not a URL pattern: write a host and path prefix, like example.com/releases/`;
 const ruleMessage = 'a mirror rule needs a URL pattern and a list of mirrors';
 const oneMirrorAtLeast = 'list at least one mirror prefix, like https://mirror.example.org/pub/';
 

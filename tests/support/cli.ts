@@ -16,8 +16,8 @@ export function startStitch(args: string[], cwd: string): { child: ChildProcess;
   const child = spawn(process.execPath, [STITCH_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<CliResult>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr })),
   );

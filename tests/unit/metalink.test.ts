@@ -323,7 +323,7 @@ describe('parseMetalink: invalid documents', () => {
   ])('rejects the unsafe name %j', (name, problem) => {
     expect(isSafeMetalinkName(name)).toBe(false);
     expect(metalinkNameProblem(name)).toContain(problem);
-    const xml = `<metalink><file name="${name.replace(/\n/g, '&#10;').replace(/\u0000/g, '')}"><url>http://x/</url></file></metalink>`;
+    const xml = `<metalink><file name="${name.replace(/\n/g, '&#10;').replaceAll('\u0000', '')}"><url>http://x/</url></file></metalink>`;
     if (!name.includes('\u0000')) {
       expect(error(xml)).toMatch(/^unsafe file name .*: it /);
     }

@@ -453,7 +453,7 @@ export class MirrorScheduler {
       if (fetch.pos >= fetch.group.end) this.blockDone(fetch);
       fetch.mirror.failuresInARow = 0;
     } catch (caught) {
-      const error = fetch.controller.signal.aborted ? fetch.controller.signal.reason : exchange?.signal.aborted ? exchange.signal.reason : caught;
+      const error: unknown = fetch.controller.signal.aborted ? fetch.controller.signal.reason : exchange?.signal.aborted ? exchange.signal.reason : caught;
       await writer.flush().catch((flushError: unknown) => this.fail(isQuotaError(flushError) ? storageFull(writer.stored) : flushError));
       this.fetchFailed(fetch, error, writer.stored > 0 || fetch.pos > fetch.start);
     } finally {

@@ -247,6 +247,7 @@ function parseXml(input: string): XmlElement {
 export function metalinkNameProblem(name: string): string | undefined {
   if (name === '') return 'it is empty';
   if (name.includes('\\')) return 'it contains a backslash';
+  // eslint-disable-next-line no-control-regex -- control characters are what this rejects
   if (/[\x00-\x1f\x7f]/.test(name)) return 'it contains control characters';
   if (name.startsWith('/')) return 'it is an absolute path';
   if (/^[a-z]:/i.test(name)) return 'it starts with a drive letter';

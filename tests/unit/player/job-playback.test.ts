@@ -13,7 +13,7 @@ import { openIdbStore } from '../../../src/storage/idb-store';
 import { startMirror } from '../../support/mirror-server';
 import { FakeBrowser } from '../background/fake-browser';
 
-const closers: (() => Promise<unknown> | unknown)[] = [];
+const closers: (() => unknown)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
