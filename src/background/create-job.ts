@@ -17,7 +17,8 @@ export function createJob(store: DownloadStore, id: string, source: JobSource, s
   return DownloadJob.create(store, { id, url: source.url, mirrors: [...source.mirrors] }, engineOptions(source, settings));
 }
 
-export function openJob(store: DownloadStore, id: string, source: Omit<JobSource, 'url'>, settings: Settings): Promise<DownloadJob | undefined> {
+/** Reopens a stored job; its URLs (mirrors included) are in the engine's stored state. */
+export function openJob(store: DownloadStore, id: string, source: Pick<JobSource, 'referrer'>, settings: Settings): Promise<DownloadJob | undefined> {
   return DownloadJob.open(store, id, engineOptions(source, settings));
 }
 
@@ -30,7 +31,7 @@ export const speedLimit = new RateLimiter();
  * Chrome's worker (it is not same-origin with it): the Referer is set in both by a session rule
  * while the job runs (referrer-rules.ts, held by JobManager).
  */
-function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Partial<EngineOptions> {
+function engineOptions(source: Pick<JobSource, 'referrer'>, settings: Settings): Partial<EngineOptions> {
   return {
     credentials: 'include',
     referrer: safeReferrer(source.referrer),

@@ -78,7 +78,6 @@ export class JobManager {
     const meta: JobMeta = {
       id,
       referrer: download.referrer,
-      mirrors: [...source.mirrors],
       filename: download.filename,
       saveAs: download.saveAs === true,
       pausedByUser: false,
@@ -201,7 +200,7 @@ export class JobManager {
     for (const id of await this.deps.store.listJobs()) {
       if (this.entries.has(id)) continue;
       const meta = await this.deps.meta.load(id);
-      const job = await openJob(this.deps.store, id, { mirrors: meta.mirrors, referrer: meta.referrer }, settings).catch(() => undefined);
+      const job = await openJob(this.deps.store, id, { referrer: meta.referrer }, settings).catch(() => undefined);
       if (!job) continue; // unreadable state: leave it, never crash the worker
       if (meta.createdAt === 0) meta.createdAt = job.state.createdAt;
       const stored = job.state.status === 'complete' ? 0 : rangesLength(normalizeRanges(await this.deps.store.storedRanges(id)));

@@ -9,8 +9,6 @@ export interface JobMeta {
   id: string;
   /** The page the download came from. */
   referrer?: string;
-  /** Mirror URLs from the rules when the job was created (the engine may not use them yet). */
-  mirrors: string[];
   /** The user's name for the file (add-url); otherwise the server's. */
   filename?: string;
   /** Ask where to save when complete. */
@@ -56,7 +54,6 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
   return {
     id,
     referrer: typeof r.referrer === 'string' ? r.referrer : undefined,
-    mirrors: Array.isArray(r.mirrors) ? r.mirrors.filter((m): m is string => typeof m === 'string') : [],
     filename: typeof r.filename === 'string' ? r.filename : undefined,
     saveAs: r.saveAs === true,
     pausedByUser: r.pausedByUser === true,

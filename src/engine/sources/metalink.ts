@@ -6,6 +6,7 @@
  */
 import {
   DIGEST_LENGTH,
+  DIGEST_STRENGTH,
   type Digest,
   type DigestAlgorithm,
   digestFromHex,
@@ -20,17 +21,6 @@ export interface MetalinkUrl {
   url: string;
   /** 1..999999, lower first. */
   priority?: number;
-  /** ISO 3166-1 alpha-2 country code, lower-cased. */
-  location?: string;
-}
-
-export interface MetalinkMetaurl {
-  url: string;
-  /** e.g. `torrent`. */
-  mediatype: string;
-  priority?: number;
-  /** The file's name inside the described resource (e.g. a multi-file torrent). */
-  name?: string;
 }
 
 export interface MetalinkPieces {
@@ -49,10 +39,6 @@ export interface MetalinkFile {
   pieces?: MetalinkPieces;
   /** http(s) only (the only schemes Stitch can fetch), by priority, unprioritized last. */
   urls: MetalinkUrl[];
-  metaurls: MetalinkMetaurl[];
-  identity?: string;
-  version?: string;
-  description?: string;
 }
 
 export type MetalinkResult = { files: MetalinkFile[] } | { error: string };
@@ -296,8 +282,6 @@ function checkedName(name: string | undefined, what: string): string {
   return name;
 }
 
-const STRENGTH: readonly DigestAlgorithm[] = ['sha-512', 'sha-256', 'sha-1', 'md5'];
-
 function readPieces(el: XmlElement, name: string, size: number | undefined) {
   let best: MetalinkPieces | undefined;
   for (const p of childrenNamed(el, 'pieces')) {
@@ -317,7 +301,7 @@ function readPieces(el: XmlElement, name: string, size: number | undefined) {
         `"${name}" has ${hashes.length} piece hashes, ${Math.ceil(size / length)} expected`,
       );
     }
-    if (!best || STRENGTH.indexOf(algorithm) < STRENGTH.indexOf(best.algorithm)) {
+    if (!best || DIGEST_STRENGTH.indexOf(algorithm) < DIGEST_STRENGTH.indexOf(best.algorithm)) {
       best = { algorithm, length, hashes };
     }
   }
@@ -329,7 +313,7 @@ const byPriority = <T extends { priority?: number }>(list: T[]) =>
 
 function readFile(el: XmlElement, baseUrl: string | undefined): MetalinkFile {
   const name = checkedName(el.attrs.get('name'), 'a <file>');
-  const file: MetalinkFile = { name, hashes: [], urls: [], metaurls: [] };
+  const file: MetalinkFile = { name, hashes: [], urls: [] };
 
   const sizeText = childText(el, 'size');
   if (sizeText !== undefined) {
@@ -361,29 +345,9 @@ function readFile(el: XmlElement, baseUrl: string | undefined): MetalinkFile {
     const entry: MetalinkUrl = { url };
     const priority = positiveInt(u.attrs.get('priority'), 999999);
     if (priority !== undefined) entry.priority = priority;
-    const location = u.attrs.get('location')?.trim();
-    if (location && /^[a-z]{2}$/i.test(location)) entry.location = location.toLowerCase();
     file.urls.push(entry);
   }
   byPriority(file.urls);
-
-  for (const m of childrenNamed(el, 'metaurl')) {
-    const url = httpUrl(m.text, baseUrl);
-    const mediatype = m.attrs.get('mediatype')?.trim().toLowerCase();
-    if (url === undefined || !mediatype) continue;
-    const entry: MetalinkMetaurl = { url, mediatype };
-    const priority = positiveInt(m.attrs.get('priority'), 999999);
-    if (priority !== undefined) entry.priority = priority;
-    const inner = m.attrs.get('name');
-    if (inner !== undefined) entry.name = checkedName(inner, 'a <metaurl>');
-    file.metaurls.push(entry);
-  }
-  byPriority(file.metaurls);
-
-  for (const key of ['identity', 'version', 'description'] as const) {
-    const text = childText(el, key);
-    if (text !== undefined) file[key] = text;
-  }
   return file;
 }
 
