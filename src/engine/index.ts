@@ -2,7 +2,8 @@
 // from here, never from deep paths.
 export { DownloadJob, type JobSnapshot } from './job';
 export type { ExpectedIntegrity, JobState, JobStatus } from './job-state';
-export { DownloadError, formatBytes, type DownloadErrorCode } from './errors';
+export { DownloadError, type DownloadErrorCode } from './errors';
+export { formatBytes } from './format-bytes';
 export { DEFAULT_OPTIONS, type EngineOptions } from './options';
 export type { RemoteFile } from './remote-file';
 export type { Playback } from './scheduler/scheduler';
