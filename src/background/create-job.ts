@@ -1,4 +1,4 @@
-import { DownloadJob, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
+import { DownloadJob, parseHttpUrl, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
 import type { Settings } from '../settings/schema';
 
 /** What the background knows when it starts a download. */
@@ -43,11 +43,5 @@ function engineOptions(source: Pick<JobSource, 'referrer'>, settings: Settings):
 }
 
 function safeReferrer(referrer: string | undefined): string | undefined {
-  if (!referrer) return undefined;
-  try {
-    const url = new URL(referrer);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+  return referrer ? parseHttpUrl(referrer)?.href : undefined;
 }

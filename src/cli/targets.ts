@@ -1,4 +1,4 @@
-import { fetchMetalink, filenameFromUrl, fromMetalinkFile, isSafeMetalinkName, parseChecksumArgument, parseMetalink, sanitizeFilename, type ExpectedIntegrity, type MetalinkFile } from '../engine';
+import { fetchMetalink, filenameFromUrl, fromMetalinkFile, isHttpUrl, isSafeMetalinkName, parseChecksumArgument, parseMetalink, sanitizeFilename, type ExpectedIntegrity, type MetalinkFile } from '../engine';
 import { readFile } from 'node:fs/promises';
 import type { GetCommand } from './args';
 
@@ -60,6 +60,6 @@ export function httpUrl(text: string): string {
   } catch {
     throw new Error(`"${text}" is not a URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`only http and https URLs are supported, not ${parsed.protocol}`);
+  if (!isHttpUrl(parsed)) throw new Error(`only http and https URLs are supported, not ${parsed.protocol}`);
   return parsed.href;
 }

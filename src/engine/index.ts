@@ -4,6 +4,7 @@ export { DownloadJob, type JobSnapshot } from './job';
 export type { ExpectedIntegrity, JobState, JobStatus } from './job-state';
 export { DownloadError, type DownloadErrorCode } from './errors';
 export { formatBytes } from './format-bytes';
+export { isHttpUrl, parseHttpUrl } from './http/http-url';
 export { DEFAULT_OPTIONS, type EngineOptions } from './options';
 export type { RemoteFile } from './remote-file';
 export type { Playback } from './scheduler/scheduler';

@@ -3,9 +3,7 @@
  * bytes, like the browser's downloads list and the options page's MB and kB/s fields), so the
  * pages and the CLI print them alike.
  */
-// The one deep import of the engine from a page: through src/engine/index.ts the bundler would
-// load the whole engine chunk into the popup and the options page for this one function.
-import { formatBytes } from '../engine/format-bytes';
+import { formatBytes } from '../engine/pages';
 
 export { formatBytes };
 

@@ -1,3 +1,4 @@
+import { parseHttpUrl } from '../engine/pages';
 import { parsePattern, type MirrorRule } from './schema';
 
 /**
@@ -6,13 +7,8 @@ import { parsePattern, type MirrorRule } from './schema';
  * included. Empty when no rule matches.
  */
 export function mirrorUrlsFor(url: string, rules: readonly MirrorRule[]): string[] {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return [];
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return [];
+  const parsed = parseHttpUrl(url);
+  if (!parsed) return [];
   for (const rule of rules) {
     const pattern = parsePattern(rule.pattern);
     if (!pattern || pattern.host !== parsed.host || !parsed.pathname.startsWith(pattern.pathPrefix)) continue;

@@ -6,6 +6,7 @@
  */
 
 import * as v from 'valibot';
+import { parseHttpUrl } from '../engine/pages';
 
 export const MB = 1_000_000;
 export const MIB = 1024 * 1024;
@@ -214,14 +215,9 @@ export function parsePattern(pattern: string): { host: string; pathPrefix: strin
 
 /** An http(s) URL prefix without query or fragment; undefined otherwise. */
 export function normalizeMirrorPrefix(prefix: string): string | undefined {
-  try {
-    const url = new URL(prefix.trim());
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-    if (url.search || url.hash || url.username || url.password) return undefined;
-    return url.href;
-  } catch {
-    return undefined;
-  }
+  const url = parseHttpUrl(prefix.trim());
+  if (!url || url.search || url.hash || url.username || url.password) return undefined;
+  return url.href;
 }
 
 /** `type/subtype` or `type/*`, lower case; undefined when malformed. */

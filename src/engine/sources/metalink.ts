@@ -14,6 +14,7 @@ import {
   normalizeDigestAlgorithm,
   sameDigest,
 } from '../integrity/digests';
+import { parseHttpUrl } from '../http/http-url';
 
 export const METALINK_NS = 'urn:ietf:params:xml:ns:metalink';
 
@@ -267,12 +268,7 @@ function positiveInt(value: string | undefined, max = Number.MAX_SAFE_INTEGER) {
 
 function httpUrl(text: string, baseUrl: string | undefined): string | undefined {
   if (text.trim() === '') return undefined; // would resolve to the base itself
-  try {
-    const u = new URL(text.trim(), baseUrl);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
+  return parseHttpUrl(text.trim(), baseUrl)?.href;
 }
 
 function checkedName(name: string | undefined, what: string): string {
