@@ -5,6 +5,7 @@ export type { ExpectedIntegrity, JobState, JobStatus } from './job-state';
 export { DownloadError, type DownloadErrorCode } from './errors';
 export { formatBytes } from './format-bytes';
 export { isHttpUrl, parseHttpUrl } from './http/http-url';
+export { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER } from './limits';
 export { DEFAULT_OPTIONS, type EngineOptions } from './options';
 export type { RemoteFile } from './remote-file';
 export type { Playback } from './scheduler/scheduler';

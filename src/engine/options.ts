@@ -1,5 +1,6 @@
 import type { DigestAlgorithm } from './integrity/digests';
 import { createHasher, type Hasher } from './integrity/hasher';
+import { DEFAULT_MAX_BLOCK_BYTES } from './limits';
 import type { RateLimiter } from './rate-limiter';
 
 /** Tunables of one download; every field has a default suited to real networks. */
@@ -18,7 +19,7 @@ export interface EngineOptions {
   maxRestarts: number;
   /** Minimum time between progress events. */
   progressIntervalMs: number;
-  /** Requests in flight to one mirror at once: the second overlaps the first's end (≤ 6). */
+  /** Requests in flight to one mirror at once: the second overlaps the first's end (≤ MAX_CONNECTIONS_PER_SERVER). */
   connectionsPerServer: number;
   /** At most this many mirrors are used at once, chosen by HRW order, load and distance. */
   maxMirrors: number;
@@ -39,6 +40,11 @@ export interface EngineOptions {
   createHasher: (algorithm: DigestAlgorithm) => Hasher;
 }
 
+/**
+ * The CLI runs with these (the benchmark measures them). The extension's settings
+ * (src/settings/schema.ts) differ on purpose in two: 4 connections per server and 1 MiB smallest
+ * blocks, so fewer, larger block records go to IndexedDB.
+ */
 export const DEFAULT_OPTIONS: EngineOptions = {
   stallTimeoutMs: 20_000,
   maxAttemptsWithoutProgress: 8,
@@ -52,7 +58,7 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   maxMirrors: 8,
   blockSeconds: 1,
   minBlockBytes: 128 * 1024,
-  maxBlockBytes: 16 * 1024 * 1024,
+  maxBlockBytes: DEFAULT_MAX_BLOCK_BYTES,
   maxBufferBytes: 96 * 1024 * 1024,
   headers: {},
   credentials: 'same-origin',

@@ -5,3 +5,4 @@
  */
 export { formatBytes } from './format-bytes';
 export { isHttpUrl, parseHttpUrl } from './http/http-url';
+export { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER } from './limits';

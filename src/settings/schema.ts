@@ -6,7 +6,7 @@
  */
 
 import * as v from 'valibot';
-import { parseHttpUrl } from '../engine/pages';
+import { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER, parseHttpUrl } from '../engine/pages';
 
 export const MB = 1_000_000;
 export const MIB = 1024 * 1024;
@@ -15,7 +15,7 @@ export const MIB = 1024 * 1024;
 export const LIMITS = {
   thresholdBytes: { min: 0, max: 1e15 },
   maxConcurrentJobs: { min: 1, max: 10 },
-  connectionsPerServer: { min: 1, max: 6 },
+  connectionsPerServer: { min: 1, max: MAX_CONNECTIONS_PER_SERVER },
   blockBytes: { min: 64 * 1024, max: 64 * MIB },
   speedLimitBytesPerSec: { min: 1024, max: 1e12 },
   mirrorRules: { max: 100 },
@@ -98,11 +98,11 @@ const FIELDS = v.object({
   excludedSites: v.optional(list(SITE, LIMITS.listEntries.max, 'must be a list', 'entries'), () => []),
   /** Jobs running at once; the rest wait in the queue. */
   maxConcurrentJobs: v.optional(wholeNumberNamed('concurrent downloads', LIMITS.maxConcurrentJobs), 3),
-  /** Connections to one server at once (HTTP/1.1 browsers allow 6). */
+  /** Connections to one server at once (HTTP/1.1 browsers allow 6). 4, not the engine's 2: see DEFAULT_OPTIONS. */
   connectionsPerServer: v.optional(wholeNumberNamed('connections per server', LIMITS.connectionsPerServer), 4),
-  /** Bounds of the block size the scheduler may choose. */
+  /** Bounds of the block size the scheduler may choose. The smallest is 1 MiB, not the engine's 128 KiB: see DEFAULT_OPTIONS. */
   minBlockBytes: v.optional(wholeNumberNamed('the smallest block size', LIMITS.blockBytes), 1 * MIB),
-  maxBlockBytes: v.optional(wholeNumberNamed('the largest block size', LIMITS.blockBytes), 16 * MIB),
+  maxBlockBytes: v.optional(wholeNumberNamed('the largest block size', LIMITS.blockBytes), DEFAULT_MAX_BLOCK_BYTES),
   /** Overall download rate cap in bytes/s; null: no limit. */
   speedLimitBytesPerSec: v.optional(v.nullable(wholeNumber(LIMITS.speedLimitBytesPerSec, speedLimitMessage)), null),
   mirrorRules: v.optional(list(MIRROR_RULE, LIMITS.mirrorRules.max, 'mirror rules must be a list', 'mirror rules'), () => []),
