@@ -6,7 +6,7 @@ import { ReferrerRules } from '../../../src/background/referrer-rules';
 import { takeOver } from '../../../src/background/takeover';
 import { afterProbe, firstLook } from '../../../src/background/takeover-rules';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
-import { FakeBrowser } from './fake-browser';
+import { FakeBrowser } from '../../support/fake-browser';
 
 const settings = (change: Partial<Settings> = {}) => parseSettings({ ...DEFAULT_SETTINGS, ...change });
 const big = (over: Partial<BrowserDownload> = {}): BrowserDownload => ({
