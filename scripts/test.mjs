@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The whole test suite, as CI runs it: system packages, type check, build, unit + integration
+// The whole test suite, as CI runs it: system packages, type check, lint, build, unit + integration
 // tests, the Firefox lint, then the browser end-to-end tests. Ends with one "N passed, N failed"
 // line summed over every Vitest run.
 import { spawnSync } from 'node:child_process';
@@ -40,6 +40,7 @@ function summary() {
 
 step('system packages (Chromium, Firefox ESR)', 'bash', ['scripts/install-system-deps.sh', 'test']);
 step('type check', 'npx', ['tsc', '--noEmit']);
+step('lint (ESLint, Prettier)', 'npm', ['run', 'lint']);
 step('build', 'npm', ['run', 'build']);
 step('unit and integration tests', 'npx', ['vitest', 'run', ...json('unit-integration')]);
 step('lint:firefox', 'npm', ['run', 'lint:firefox']);

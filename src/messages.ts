@@ -1,6 +1,7 @@
 /**
  * The one message protocol between Stitch's pages (popup, options, player) and the background.
- * Pages never touch the store or the engine; they only send these messages. Changes here are
+ * Pages never touch the engine and never write to the store; they only send these messages (the
+ * player alone reads a finished job's stored bytes, from IndexedDB, to play it). Changes here are
  * additive only: new request types and new optional fields.
  *
  * Requests (page → background): `browser.runtime.sendMessage(request)` with a `Request` below;

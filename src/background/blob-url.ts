@@ -1,4 +1,5 @@
 import type { OffscreenReply, OffscreenRequest } from '../offscreen/protocol';
+import { storedBlobUrl, type ReadBlobs } from '../storage/stored-blob-url';
 
 /** Makes a blob URL of a finished job's stored bytes for downloads.download, without copying them. */
 export interface BlobUrlMaker {
@@ -6,17 +7,10 @@ export interface BlobUrlMaker {
   revoke(url: string): Promise<void>;
 }
 
-/** Reads the job's bytes as Blob slices of the stored records. */
-export type ReadBlobs = (jobId: string, start: number, end: number) => Promise<Blob[]>;
-
 /** Firefox's background page (and any context with URL.createObjectURL). */
 export function directBlobUrls(readBlobs: ReadBlobs): BlobUrlMaker {
   return {
-    async make(jobId, size, contentType) {
-      const blob = new Blob(await readBlobs(jobId, 0, size), { type: contentType ?? 'application/octet-stream' });
-      if (blob.size !== size) throw new Error(`the stored file has ${blob.size} bytes, expected ${size}`);
-      return URL.createObjectURL(blob);
-    },
+    make: (jobId, size, contentType) => storedBlobUrl(readBlobs, jobId, size, contentType),
     async revoke(url) {
       URL.revokeObjectURL(url);
     },

@@ -1,4 +1,4 @@
-import { countryOfLocale, DownloadJob, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
+import { countryOfLocale, DownloadJob, parseHttpUrl, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
 import type { Settings } from '../settings/schema';
 
 /** Whether a job's requests to the origin of its URL carry the browser's cookies. */
@@ -23,7 +23,8 @@ export function createJob(store: DownloadStore, id: string, source: JobSource, s
   return DownloadJob.create(store, { id, url: source.url, mirrors: [...source.mirrors] }, engineOptions(source, settings));
 }
 
-export function openJob(store: DownloadStore, id: string, source: Omit<JobSource, 'url'>, settings: Settings): Promise<DownloadJob | undefined> {
+/** Reopens a stored job; its URLs (mirrors included) are in the engine's stored state. */
+export function openJob(store: DownloadStore, id: string, source: Omit<JobSource, 'url' | 'mirrors'>, settings: Settings): Promise<DownloadJob | undefined> {
   return DownloadJob.open(store, id, engineOptions(source, settings));
 }
 
@@ -38,7 +39,7 @@ export const speedLimit = new RateLimiter();
  * same-origin with it): the Referer is set in both by a session rule while the job runs
  * (referrer-rules.ts, held by JobManager).
  */
-function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Partial<EngineOptions> {
+function engineOptions(source: Omit<JobSource, 'url' | 'mirrors'>, settings: Settings): Partial<EngineOptions> {
   return {
     credentials: source.credentials,
     credentialOrigins: [...source.cookieOrigins],
@@ -55,11 +56,5 @@ function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Part
 }
 
 function safeReferrer(referrer: string | undefined): string | undefined {
-  if (!referrer) return undefined;
-  try {
-    const url = new URL(referrer);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
+  return referrer ? parseHttpUrl(referrer)?.href : undefined;
 }

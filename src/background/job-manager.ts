@@ -92,7 +92,6 @@ export class JobManager {
       referrer: download.referrer,
       credentials,
       cookieOrigins,
-      mirrors: [...source.mirrors],
       filename: download.filename,
       saveAs: download.saveAs === true,
       takenOver: download.takenOver === true ? true : undefined,
@@ -278,7 +277,7 @@ export class JobManager {
     for (const id of await this.deps.store.listJobs()) {
       if (this.entries.has(id)) continue;
       const meta = await this.deps.meta.load(id);
-      const source = { mirrors: meta.mirrors, referrer: meta.referrer, credentials: meta.credentials, cookieOrigins: meta.cookieOrigins };
+      const source = { referrer: meta.referrer, credentials: meta.credentials, cookieOrigins: meta.cookieOrigins };
       const job = await openJob(this.deps.store, id, source, settings).catch(() => undefined);
       if (!job) continue; // unreadable state: leave it, never crash the worker
       if (meta.createdAt === 0) meta.createdAt = job.state.createdAt;
@@ -331,7 +330,7 @@ export class JobManager {
   /** Starts queued jobs while slots are free. */
   private pump(): void {
     const limit = this.deps.settings().maxConcurrentJobs;
-    let running = [...this.entries.values()].filter((e) => e.running).length;
+    let running = [...this.entries.values()].filter((e) => e.running !== undefined).length;
     while (running < limit && this.queue.length > 0) {
       const entry = this.entries.get(this.queue.shift()!);
       if (!entry || entry.running) continue;
@@ -493,20 +492,22 @@ export class JobManager {
   /** While jobs run, pause them all when storage is nearly full (the store would fail next). */
   private watchSpace(): void {
     if (this.spaceTimer) return;
-    this.spaceTimer = setInterval(async () => {
-      const running = [...this.entries.values()].filter((e) => e.running && e.job.state.status === 'running');
-      if (running.length === 0) {
-        clearInterval(this.spaceTimer);
-        this.spaceTimer = undefined;
-        return;
-      }
-      const problem = runningProblem(await freeBytes(this.deps.estimate));
-      if (!problem) return;
-      for (const entry of running) {
-        await this.hold(entry, problem);
-        entry.job.pause();
-      }
-    }, this.deps.spaceCheckMs ?? 10_000);
+    this.spaceTimer = setInterval(() => void this.checkSpace(), this.deps.spaceCheckMs ?? 10_000);
+  }
+
+  private async checkSpace(): Promise<void> {
+    const running = [...this.entries.values()].filter((e) => e.running !== undefined && e.job.state.status === 'running');
+    if (running.length === 0) {
+      clearInterval(this.spaceTimer);
+      this.spaceTimer = undefined;
+      return;
+    }
+    const problem = runningProblem(await freeBytes(this.deps.estimate));
+    if (!problem) return;
+    for (const entry of running) {
+      await this.hold(entry, problem);
+      entry.job.pause();
+    }
   }
 
   private async freeBytes(entry: Entry): Promise<void> {

@@ -14,8 +14,6 @@ export interface JobMeta {
   credentials: JobCredentials;
   /** Mirror origins a rule allowed cookies for when the job was created. */
   cookieOrigins: string[];
-  /** Mirror URLs from the rules when the job was created (the engine may not use them yet). */
-  mirrors: string[];
   /** The user's name for the file (add-url); otherwise the server's. */
   filename?: string;
   /** Ask where to save when complete. */
@@ -73,7 +71,6 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
     // Jobs stored before this field was kept were started with cookies.
     credentials: r.credentials === 'omit' ? 'omit' : 'include',
     cookieOrigins: strings(r.cookieOrigins),
-    mirrors: strings(r.mirrors),
     filename: typeof r.filename === 'string' ? r.filename : undefined,
     saveAs: r.saveAs === true,
     takenOver: r.takenOver === true ? true : undefined,

@@ -1,3 +1,4 @@
+import { isHttpUrl } from '../engine';
 import { isRequest, type JobAction, type Reply, type Request, type ReplyOf, type RequestType } from '../messages';
 import { DEFAULT_SETTINGS, parseSettings } from '../settings/schema';
 import type { BrowserApi } from './browser-api';
@@ -146,6 +147,6 @@ function requireHttpUrl(value: unknown): string {
   } catch {
     throw new Error(`"${text}" is not a URL; paste a full address starting with http:// or https://`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('only http:// and https:// addresses can be downloaded');
+  if (!isHttpUrl(url)) throw new Error('only http:// and https:// addresses can be downloaded');
   return url.href;
 }

@@ -1,5 +1,5 @@
 import browser from 'webextension-polyfill';
-import type { ApiEvent, BrowserApi, BrowserDownload, SessionRule, UiPort } from './browser-api';
+import type { BrowserApi } from './browser-api';
 
 /** The BrowserApi of the running extension, over webextension-polyfill. */
 export function realBrowserApi(): BrowserApi {
@@ -11,11 +11,11 @@ export function realBrowserApi(): BrowserApi {
       download: (request) => downloads.download(request),
       cancel: (id) => downloads.cancel(id),
       erase: async (id) => void (await downloads.erase({ id })),
-      search: async (id) => (await downloads.search({ id }))[0] as BrowserDownload | undefined,
+      search: async (id) => (await downloads.search({ id }))[0],
       open: (id) => downloads.open(id),
       show: async (id) => void (await downloads.show(id)),
-      onCreated: downloads.onCreated as unknown as ApiEvent<(item: BrowserDownload) => void>,
-      onChanged: downloads.onChanged as unknown as BrowserApi['downloads']['onChanged'],
+      onCreated: downloads.onCreated,
+      onChanged: downloads.onChanged,
     },
     storage: {
       get: async (key) => (await browser.storage.local.get(key))[key],
@@ -30,7 +30,7 @@ export function realBrowserApi(): BrowserApi {
       async add(entry) {
         browser.contextMenus.create({ ...entry, contexts: entry.contexts as never });
       },
-      onClicked: browser.contextMenus.onClicked as unknown as BrowserApi['menus']['onClicked'],
+      onClicked: browser.contextMenus.onClicked,
     },
     alarms: {
       create: async (name, periodInMinutes) => browser.alarms.create(name, { periodInMinutes, delayInMinutes: periodInMinutes }),
@@ -40,9 +40,9 @@ export function realBrowserApi(): BrowserApi {
     runtime: {
       ping: async () => void (await browser.runtime.getPlatformInfo()),
       onStartup: browser.runtime.onStartup,
-      onInstalled: browser.runtime.onInstalled as unknown as ApiEvent<() => void>,
-      onMessage: browser.runtime.onMessage as unknown as BrowserApi['runtime']['onMessage'],
-      onConnect: browser.runtime.onConnect as unknown as ApiEvent<(port: UiPort) => void>,
+      onInstalled: browser.runtime.onInstalled,
+      onMessage: browser.runtime.onMessage,
+      onConnect: browser.runtime.onConnect,
     },
     action: browser.action && {
       setBadgeText: (text) => browser.action.setBadgeText({ text }),
@@ -65,7 +65,7 @@ export function realBrowserApi(): BrowserApi {
       },
     },
     sessionRules: browser.declarativeNetRequest && {
-      get: async () => (await browser.declarativeNetRequest.getSessionRules()) as SessionRule[],
+      get: () => browser.declarativeNetRequest.getSessionRules(),
       update: (change) => browser.declarativeNetRequest.updateSessionRules(change as never),
     },
   };

@@ -1,3 +1,4 @@
+import { parseHttpUrl } from '../engine';
 import type { BrowserApi, SessionRule } from './browser-api';
 
 /**
@@ -146,13 +147,8 @@ export function refererRule(id: number, w: Wanted): SessionRule {
  * character (any of these three among them), so the filter stays exact but for them.
  */
 export function urlFilterFor(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  const parsed = parseHttpUrl(url);
+  if (!parsed) return undefined;
   parsed.hash = '';
   return `|${parsed.href.replace(/[*^|]/g, '^')}|`;
 }
@@ -166,15 +162,14 @@ export function urlFilterFor(url: string): string | undefined {
  */
 export function refererValue(referrer: string | undefined, url: string): string | undefined {
   if (!referrer) return undefined;
-  let page: URL;
   let target: URL;
   try {
-    page = new URL(referrer);
     target = new URL(url);
   } catch {
     return undefined;
   }
-  if (page.protocol !== 'http:' && page.protocol !== 'https:') return undefined;
+  const page = parseHttpUrl(referrer);
+  if (!page) return undefined;
   if (page.protocol === 'https:' && !trustworthy(target)) return undefined;
   if (page.origin !== target.origin) return `${page.origin}/`;
   page.hash = '';

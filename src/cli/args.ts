@@ -1,4 +1,7 @@
 import { parseArgs } from 'node:util';
+import { DEFAULT_OPTIONS, MAX_CONNECTIONS_PER_SERVER } from '../engine';
+
+const defaults = DEFAULT_OPTIONS;
 
 export const USAGE = `usage: stitch get URL|FILE.meta4 [-o FILE] [options]
 
@@ -13,14 +16,14 @@ options:
                            from all of them at once; a mirror serving other bytes is dropped
       --checksum ALG=HEX   the file's digest (sha-256, sha-512, sha-1, md5): a file that does
                            not match is never saved
-      --connections N      connections to start with per server, 1-6 (default 2); more are
-                           opened while they raise the server's rate, up to --max-connections
-      --max-connections N  at most N connections to one server, 1-64 (default 16); some
+      --connections N      connections to start with per server, 1-${MAX_CONNECTIONS_PER_SERVER} (default ${defaults.connectionsPerServer});
+                           more are opened while they raise the server's rate, up to --max-connections
+      --max-connections N  at most N connections to one server, 1-64 (default ${defaults.maxConnectionsPerServer}); some
                            sites ban clients that open several: use 1 there
       --limit-rate RATE    at most RATE bytes/s over all connections (e.g. 500k, 2M)
       --stats FILE         write a JSON summary (time, bytes, requests, memory, mirrors)
-      --stall-timeout SEC  abandon and resume a connection silent this long (default 20)
-      --retries N          attempts that receive nothing before giving up (default 8)
+      --stall-timeout SEC  abandon and resume a connection silent this long (default ${defaults.stallTimeoutMs / 1000})
+      --retries N          attempts that receive nothing before giving up (default ${defaults.maxAttemptsWithoutProgress})
   -q, --quiet              no progress output
   -h, --help               this help`;
 
@@ -64,7 +67,7 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
   if (!source) throw new Error('missing URL');
   if (rest.length > 0) throw new Error(`unexpected argument "${rest[0]}"`);
   const connections = optionalNumber(values.connections, '--connections', 1);
-  if (connections !== undefined && connections > 6) throw new Error('--connections is at most 6');
+  if (connections !== undefined && connections > MAX_CONNECTIONS_PER_SERVER) throw new Error(`--connections is at most ${MAX_CONNECTIONS_PER_SERVER}`);
   return {
     source,
     output: values.output,

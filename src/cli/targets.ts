@@ -3,6 +3,7 @@ import {
   filenameFromUrl,
   formatBytes,
   fromMetalinkFile,
+  isHttpUrl,
   isSafeMetalinkName,
   METALINK_LIMITS,
   parseChecksumArgument,
@@ -77,6 +78,6 @@ export function httpUrl(text: string): string {
   } catch {
     throw new Error(`"${text}" is not a URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`only http and https URLs are supported, not ${parsed.protocol}`);
+  if (!isHttpUrl(parsed)) throw new Error(`only http and https URLs are supported, not ${parsed.protocol}`);
   return parsed.href;
 }

@@ -12,7 +12,7 @@ export class BlockWriter {
   private blockStart = 0;
   private end: number | undefined;
   private readonly pending = new Set<Promise<void>>();
-  private failure: unknown;
+  private failure: { error: unknown } | undefined;
   /** Bytes whose write has resolved: they survive the process dying. */
   stored = 0;
   /**
@@ -82,7 +82,7 @@ export class BlockWriter {
         this.onStored(start, start + data.length);
       },
       (error: unknown) => {
-        this.failure ??= error;
+        this.failure ??= { error };
       },
     );
     this.pending.add(write);
@@ -94,6 +94,6 @@ export class BlockWriter {
   }
 
   private throwIfFailed(): void {
-    if (this.failure !== undefined) throw this.failure;
+    if (this.failure) throw this.failure.error;
   }
 }

@@ -5,8 +5,8 @@ export class Emitter<Events extends Record<string, unknown>> {
   on<K extends keyof Events>(event: K, listener: (payload: Events[K]) => void): () => void {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
-    set.add(listener as (payload: never) => void);
-    return () => set.delete(listener as (payload: never) => void);
+    set.add(listener);
+    return () => set.delete(listener);
   }
 
   protected emit<K extends keyof Events>(event: K, payload: Events[K]): void {

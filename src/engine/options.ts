@@ -1,6 +1,7 @@
 import type { DigestAlgorithm } from './integrity/digests';
 import { createHasher, type Hasher } from './integrity/hasher';
 import { trustedFetch } from './http/request-trust';
+import { DEFAULT_MAX_BLOCK_BYTES } from './limits';
 import type { RateLimiter } from './rate-limiter';
 import { DEFAULT_CONNECTION_COUNT } from './scheduler/connection-count';
 
@@ -81,6 +82,12 @@ export type EngineOptions = EngineTunables & RequestContext & EngineDependencies
  */
 export const MAX_SOURCES = 32;
 
+/**
+ * The CLI runs with these (the benchmark measures them). The extension's settings
+ * (src/settings/schema.ts) differ on purpose in two: at most 4 connections per server (browsers
+ * open six per host over HTTP/1.1, and pages need some) and 1 MiB smallest blocks, so fewer,
+ * larger block records go to IndexedDB.
+ */
 export const DEFAULT_OPTIONS: EngineOptions = {
   stallTimeoutMs: 20_000,
   maxAttemptsWithoutProgress: 8,
@@ -96,7 +103,7 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   maxMirrors: 8,
   blockSeconds: 1,
   minBlockBytes: 128 * 1024,
-  maxBlockBytes: 16 * 1024 * 1024,
+  maxBlockBytes: DEFAULT_MAX_BLOCK_BYTES,
   maxBufferBytes: 96 * 1024 * 1024,
   headers: {},
   credentials: 'same-origin',

@@ -1,4 +1,4 @@
-import { formatBytes } from './errors';
+import { formatBytes } from './format-bytes';
 import { openExchange, type Exchange } from './http/exchange';
 import type { EngineOptions } from './options';
 import { normalizeRanges, type ByteRange } from './ranges';

@@ -1,5 +1,6 @@
 import type { DownloadStore } from './store';
-import { DownloadError, formatBytes } from './errors';
+import { DownloadError } from './errors';
+import { formatBytes } from './format-bytes';
 import { filenameFromUrl, sanitizeFilename } from './http/headers';
 import type { ResponseFacts } from './http/response-facts';
 import type { EngineOptions } from './options';

@@ -1,7 +1,8 @@
 import { isQuotaError, type DownloadStore } from './store';
 import { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, type ByteRange } from './ranges';
 import { BlockWriter } from './block-writer';
-import { DownloadError, formatBytes } from './errors';
+import { DownloadError } from './errors';
+import { formatBytes } from './format-bytes';
 import { checkResponse, type Ask } from './http/response-check';
 import { openExchange, receiveBody, type Exchange } from './http/exchange';
 import type { ResponseFacts } from './http/response-facts';

@@ -1,4 +1,5 @@
 import { openIdbStore, type IdbStore } from '../storage/idb-store';
+import { storedBlobUrl } from '../storage/stored-blob-url';
 import { isOffscreenRequest, type OffscreenReply, type OffscreenRequest } from './protocol';
 
 /**
@@ -13,11 +14,9 @@ async function handle(request: OffscreenRequest): Promise<OffscreenReply> {
     URL.revokeObjectURL(request.url);
     return { ok: true };
   }
-  store ??= openIdbStore();
-  const blobs = await (await store).readBlobs(request.jobId, 0, request.size);
-  const blob = new Blob(blobs, { type: request.contentType ?? 'application/octet-stream' });
-  if (blob.size !== request.size) return { ok: false, error: `the stored file has ${blob.size} bytes, expected ${request.size}` };
-  return { ok: true, url: URL.createObjectURL(blob) };
+  const opened = (store ??= openIdbStore());
+  const readBlobs = async (jobId: string, start: number, end: number) => (await opened).readBlobs(jobId, start, end);
+  return { ok: true, url: await storedBlobUrl(readBlobs, request.jobId, request.size, request.contentType) };
 }
 
 chrome.runtime.onMessage.addListener((message: unknown, _sender: unknown, sendResponse: (reply: unknown) => void) => {

@@ -41,5 +41,5 @@ export function errorText(error: unknown): string {
 
 /** A request without payload. */
 export function bareRequest<T extends RequestType>(type: T): RequestOf<T> {
-  return { type } as RequestOf<T>;
+  return { type };
 }

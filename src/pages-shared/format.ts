@@ -1,28 +1,11 @@
 /**
- * Numbers for people. Decimal units (1 MB = 10^6 bytes), like the browser's downloads list and
- * the options page's MB and kB/s fields.
+ * Numbers for people. Sizes come from the engine's `formatBytes` (decimal units, 1 MB = 10^6
+ * bytes, like the browser's downloads list and the options page's MB and kB/s fields), so the
+ * pages and the CLI print them alike.
  */
+import { formatBytes } from '../engine/pages';
 
-const UNITS = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
-
-/** `0 B`, `999 B`, `1.5 kB`, `12.3 MB`, `1.23 GB`: three significant digits at most. */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '–';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < UNITS.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  if (unit === 0) return `${Math.round(value)} B`;
-  // 999.95 kB would print as "1000 kB": move up a unit instead.
-  if (Number(value.toPrecision(3)) >= 1000 && unit < UNITS.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  const digits = value < 10 ? 2 : value < 100 ? 1 : 0;
-  return `${trimZeros(value.toFixed(digits))} ${UNITS[unit]}`;
-}
+export { formatBytes };
 
 /** `2.5 MB/s`; an empty string for no rate, so idle rows stay quiet. */
 export function formatRate(bytesPerSecond: number): string {
@@ -53,8 +36,4 @@ export function formatPercent(received: number, size: number | undefined): strin
   if (size === undefined || size <= 0) return '';
   const percent = Math.min(100, (received / size) * 100);
   return `${received < size ? Math.min(99, Math.floor(percent)) : 100} %`;
-}
-
-function trimZeros(text: string): string {
-  return text.includes('.') ? text.replace(/\.?0+$/, '') : text;
 }

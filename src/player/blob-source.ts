@@ -1,4 +1,5 @@
 import { openIdbStore } from '../storage/idb-store';
+import { storedBlobUrl } from '../storage/stored-blob-url';
 
 /**
  * A blob URL of the complete file, built from the stored records as Blob slices (Chrome keeps
@@ -6,12 +7,10 @@ import { openIdbStore } from '../storage/idb-store';
  * possible, once the download is complete. The page reads the extension's IndexedDB directly
  * (same origin as the background): bytes never go through messages.
  */
-export async function completeFileUrl(jobId: string, size: number, type: string): Promise<{ url: string; revoke(): void }> {
+export async function completeFileUrl(jobId: string, size: number, type: string): Promise<{ url: string; revoke: () => void }> {
   const store = await openIdbStore();
   try {
-    const blob = new Blob(await store.readBlobs(jobId, 0, size), { type });
-    if (blob.size !== size) throw new Error(`the stored file has ${blob.size} bytes, expected ${size}`);
-    const url = URL.createObjectURL(blob);
+    const url = await storedBlobUrl((id, start, end) => store.readBlobs(id, start, end), jobId, size, type);
     return { url, revoke: () => URL.revokeObjectURL(url) };
   } finally {
     store.close();

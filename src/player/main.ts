@@ -1,7 +1,6 @@
 import { PLAYER_PORT } from '../messages';
 import { NOT_CONNECTED } from '../pages-shared/connection';
 import { runPlayer, type PlayerQuery } from './player-controller';
-import type { PlayerPortLike } from './player-link';
 import { PlayerPage } from './player-page';
 
 /** Player entry: ?id=<jobId> (from the popup) or ?url=<encoded URL> (context menu, other tools). */
@@ -18,7 +17,7 @@ async function start(): Promise<void> {
   const { default: browser } = await import('webextension-polyfill');
   await runPlayer(page, {
     send: (message) => browser.runtime.sendMessage(message),
-    connect: () => browser.runtime.connect({ name: PLAYER_PORT }) as unknown as PlayerPortLike,
+    connect: () => browser.runtime.connect({ name: PLAYER_PORT }),
   }, query);
 }
 

@@ -29,8 +29,11 @@ export function addUrlForm(add: AddUrl, announce: (message: string) => void): HT
     h('label', { class: 'check' }, saveAs, ` ${t('addUrlSaveAs')}`),
     error,
   );
-  form.addEventListener('submit', async (event) => {
+  form.addEventListener('submit', (event) => {
     event.preventDefault();
+    void addFromForm();
+  });
+  async function addFromForm(): Promise<void> {
     const url = input.value.trim();
     if (url === '') {
       showError('Paste a URL to download first.');
@@ -48,7 +51,7 @@ export function addUrlForm(add: AddUrl, announce: (message: string) => void): HT
     } finally {
       submit.disabled = false;
     }
-  });
+  }
   input.addEventListener('input', () => showError(''));
 
   function showError(message: string): void {

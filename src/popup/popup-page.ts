@@ -46,9 +46,9 @@ export class PopupPage {
   private readonly banner = h('p', { class: 'banner', role: 'status' });
   private readonly actionError = h('p', { class: 'error-text action-error', role: 'alert' });
   private readonly summary = h('span', { class: 'summary muted' });
-  private readonly pauseAll = this.pageButton('pause-all', t('pauseAll'), () => this.all('pause'));
-  private readonly resumeAll = this.pageButton('resume-all', t('resumeAll'), () => this.all('resume'));
-  private readonly clearFinished = this.pageButton('clear-finished', t('clearFinished'), () => this.clear());
+  private readonly pauseAll = this.pageButton('pause-all', t('pauseAll'), () => void this.all('pause'));
+  private readonly resumeAll = this.pageButton('resume-all', t('resumeAll'), () => void this.all('resume'));
+  private readonly clearFinished = this.pageButton('clear-finished', t('clearFinished'), () => void this.clear());
   private readonly filter = h('input', {
     type: 'search',
     class: 'filter',
@@ -238,7 +238,7 @@ export class PopupPage {
       this.apply({ type: 'job', job });
       return `Added ${job.filename}.`;
     } catch (error) {
-      throw new Error(errorText(error));
+      throw new Error(errorText(error), { cause: error });
     }
   }
 

@@ -1,3 +1,4 @@
+import { parseHttpUrl } from '../engine/pages';
 import { parsePattern, type MirrorRule } from './schema';
 
 /**
@@ -21,13 +22,8 @@ export function cookieOriginsFor(url: string, rules: readonly MirrorRule[]): str
 }
 
 function matchRule(url: string, rules: readonly MirrorRule[]): { rule: MirrorRule; parsed: URL; pathPrefix: string } | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  const parsed = parseHttpUrl(url);
+  if (!parsed) return undefined;
   for (const rule of rules) {
     const pattern = parsePattern(rule.pattern);
     if (pattern && pattern.host === parsed.host && parsed.pathname.startsWith(pattern.pathPrefix)) return { rule, parsed, pathPrefix: pattern.pathPrefix };

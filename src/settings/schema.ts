@@ -5,77 +5,124 @@
  * Platform-free: no browser API here.
  */
 
-/** Sends URLs matching `pattern` to the same path under each mirror prefix as well. */
-export interface MirrorRule {
-  /**
-   * Host (with port if not the default) and path prefix, no scheme: `example.com/releases/`.
-   * A URL matches when its host equals the host and its path starts with the path prefix.
-   */
-  pattern: string;
-  /** Absolute http(s) URL prefixes; the part of the URL after the pattern is appended. */
-  mirrors: string[];
-  /** Append the URL's query too (it often holds a signed token meant for the original site only). */
-  passQuery: boolean;
-  /** Send the browser's cookies for the mirrors' sites with their requests. */
-  sendCookies: boolean;
-}
-
-export interface Settings {
-  version: 1;
-  /** Take over browser downloads at all. */
-  takeover: boolean;
-  /** Downloads of at least this many bytes (or of unknown size) are taken over. */
-  thresholdBytes: number;
-  /** MIME types left to the browser: exact (`application/pdf`) or a family (`video/*`). */
-  excludedTypes: string[];
-  /** Hosts left to the browser; a host also covers its subdomains. */
-  excludedSites: string[];
-  /** Jobs running at once; the rest wait in the queue. */
-  maxConcurrentJobs: number;
-  /** Connections to one server at once (HTTP/1.1 browsers allow 6). */
-  connectionsPerServer: number;
-  /** Bounds of the block size the scheduler may choose. */
-  minBlockBytes: number;
-  maxBlockBytes: number;
-  /** Overall download rate cap in bytes/s; null: no limit. */
-  speedLimitBytesPerSec: number | null;
-  mirrorRules: MirrorRule[];
-  /** A system notification when a download fails (on by default: nobody watches the popup). */
-  notifyFailed: boolean;
-  /** A system notification when a download is saved. */
-  notifyCompleted: boolean;
-}
+import * as v from 'valibot';
+import { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER, parseHttpUrl } from '../engine/pages';
 
 export const MB = 1_000_000;
 export const MIB = 1024 * 1024;
-
-export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
-  version: 1,
-  takeover: true,
-  thresholdBytes: 20 * MB,
-  excludedTypes: [],
-  excludedSites: [],
-  maxConcurrentJobs: 3,
-  connectionsPerServer: 4,
-  minBlockBytes: 1 * MIB,
-  maxBlockBytes: 16 * MIB,
-  speedLimitBytesPerSec: null,
-  mirrorRules: [],
-  notifyFailed: true,
-  notifyCompleted: false,
-});
 
 /** Limits every field must respect; the options page can show them as input bounds. */
 export const LIMITS = {
   thresholdBytes: { min: 0, max: 1e15 },
   maxConcurrentJobs: { min: 1, max: 10 },
-  connectionsPerServer: { min: 1, max: 6 },
+  connectionsPerServer: { min: 1, max: MAX_CONNECTIONS_PER_SERVER },
   blockBytes: { min: 64 * 1024, max: 64 * MIB },
   speedLimitBytesPerSec: { min: 1024, max: 1e12 },
   mirrorRules: { max: 100 },
   mirrorsPerRule: { max: 16 },
   listEntries: { max: 500 },
 } as const;
+
+interface Bounds {
+  min: number;
+  max: number;
+}
+
+/** A whole number within `bounds`; one message for every way of missing it. */
+function wholeNumber(bounds: Bounds, message: string) {
+  const within = (n: number) => Number.isSafeInteger(n) && n >= bounds.min && n <= bounds.max;
+  return v.pipe(v.number(message), v.check(within, message));
+}
+
+const wholeNumberNamed = (label: string, bounds: Bounds) =>
+  wholeNumber(bounds, `${label} must be a whole number from ${bounds.min} to ${bounds.max}`);
+
+/** A string put in canonical form by `normalize`; `"entry" problem` when it cannot be. */
+function normalized(normalize: (value: string) => string | undefined, problem: string) {
+  const message = (issue: v.BaseIssue<unknown>) => `"${String(issue.input)}" ${problem}`;
+  return v.pipe(
+    v.string(message),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => normalize(dataset.value) ?? (addIssue({ message }), NEVER)),
+  );
+}
+
+function list<T extends v.GenericSchema>(entry: T, max: number, notAList: string, what: string) {
+  return v.pipe(v.array(entry, notAList), v.maxLength(max, `at most ${max} ${what}`));
+}
+
+const MIME_PATTERN = normalized(normalizeMimePattern, 'is not a MIME type like video/mp4 or video/*');
+const SITE = normalized(normalizeSite, 'is not a host name like example.com');
+
+const patternMessage = (issue: v.BaseIssue<unknown>) =>
+  `"${typeof issue.input === 'string' ? issue.input : ''}" is not a URL pattern: write a host and path prefix, like example.com/releases/`;
+const ruleMessage = 'a mirror rule needs a URL pattern and a list of mirrors';
+const oneMirrorAtLeast = 'list at least one mirror prefix, like https://mirror.example.org/pub/';
+
+/** Sends URLs matching `pattern` to the same path under each mirror prefix as well. */
+const MIRROR_RULE = v.pipe(
+  v.custom<Record<string, unknown>>(isObject, ruleMessage),
+  v.object({
+    /**
+     * Host (with port if not the default) and path prefix, no scheme: `example.com/releases/`.
+     * A URL matches when its host equals the host and its path starts with the path prefix.
+     */
+    pattern: v.optional(v.pipe(v.string(patternMessage), v.check((p) => parsePattern(p) !== undefined, patternMessage)), ''),
+    /** Absolute http(s) URL prefixes; the part of the URL after the pattern is appended. */
+    mirrors: v.optional(
+      v.pipe(
+        v.array(normalized(normalizeMirrorPrefix, 'is not an http:// or https:// URL prefix'), oneMirrorAtLeast),
+        v.minLength(1, oneMirrorAtLeast),
+        v.maxLength(LIMITS.mirrorsPerRule.max, `at most ${LIMITS.mirrorsPerRule.max} mirrors per rule`),
+      ),
+      () => [],
+    ),
+    /** Append the URL's query too (it often holds a signed token meant for the original site only). */
+    passQuery: v.optional(v.boolean('passQuery must be true or false'), false),
+    /** Send the browser's cookies for the mirrors' sites with their requests. */
+    sendCookies: v.optional(v.boolean('sendCookies must be true or false'), false),
+  }),
+);
+
+const { min: minSpeed, max: maxSpeed } = LIMITS.speedLimitBytesPerSec;
+const speedLimitMessage = `the speed limit must be empty (no limit) or a whole number of bytes/s from ${minSpeed} to ${maxSpeed}`;
+
+/**
+ * The one declaration of every setting: its type, its default (the `optional` value) and its
+ * check with the words shown to the user. `parseSettings` and `validateSettings` both read it.
+ */
+const FIELDS = v.object({
+  version: v.optional(v.literal(1, (issue) => `unknown settings version ${String(issue.input)}; expected 1`), 1),
+  /** Take over browser downloads at all. */
+  takeover: v.optional(v.boolean('take-over must be on or off (true or false)'), true),
+  /** Downloads of at least this many bytes (or of unknown size) are taken over. */
+  thresholdBytes: v.optional(wholeNumberNamed('the size threshold', LIMITS.thresholdBytes), 20 * MB),
+  /** MIME types left to the browser: exact (`application/pdf`) or a family (`video/*`). */
+  excludedTypes: v.optional(list(MIME_PATTERN, LIMITS.listEntries.max, 'must be a list', 'entries'), () => []),
+  /** Hosts left to the browser; a host also covers its subdomains. */
+  excludedSites: v.optional(list(SITE, LIMITS.listEntries.max, 'must be a list', 'entries'), () => []),
+  /** Jobs running at once; the rest wait in the queue. */
+  maxConcurrentJobs: v.optional(wholeNumberNamed('concurrent downloads', LIMITS.maxConcurrentJobs), 3),
+  /**
+   * The most connections to one server (HTTP/1.1 browsers allow 6): Stitch starts with two and
+   * adds more while they make the download faster. 4, not the engine's 16: see DEFAULT_OPTIONS.
+   */
+  connectionsPerServer: v.optional(wholeNumberNamed('connections per server', LIMITS.connectionsPerServer), 4),
+  /** Bounds of the block size the scheduler may choose. The smallest is 1 MiB, not the engine's 128 KiB: see DEFAULT_OPTIONS. */
+  minBlockBytes: v.optional(wholeNumberNamed('the smallest block size', LIMITS.blockBytes), 1 * MIB),
+  maxBlockBytes: v.optional(wholeNumberNamed('the largest block size', LIMITS.blockBytes), DEFAULT_MAX_BLOCK_BYTES),
+  /** Overall download rate cap in bytes/s; null: no limit. */
+  speedLimitBytesPerSec: v.optional(v.nullable(wholeNumber(LIMITS.speedLimitBytesPerSec, speedLimitMessage)), null),
+  mirrorRules: v.optional(list(MIRROR_RULE, LIMITS.mirrorRules.max, 'mirror rules must be a list', 'mirror rules'), () => []),
+  /** A system notification when a download fails (on by default: nobody watches the popup). */
+  notifyFailed: v.optional(v.boolean('notifications must be on or off (true or false)'), true),
+  /** A system notification when a download is saved. */
+  notifyCompleted: v.optional(v.boolean('notifications must be on or off (true or false)'), false),
+});
+
+export type MirrorRule = v.InferOutput<typeof MIRROR_RULE>;
+export type Settings = v.InferOutput<typeof FIELDS>;
+
+export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze(v.getDefaults(FIELDS));
 
 /** One problem with one field, in words the options page can show next to it. */
 export interface SettingsError {
@@ -84,6 +131,13 @@ export interface SettingsError {
   message: string;
 }
 
+/** Lists are read entry by entry, so one bad entry loses only itself. */
+const LENIENT_LISTS: Partial<Record<keyof Settings, [read: (entry: unknown) => unknown, max: number]>> = {
+  excludedTypes: [validOrUndefined(MIME_PATTERN), LIMITS.listEntries.max],
+  excludedSites: [validOrUndefined(SITE), LIMITS.listEntries.max],
+  mirrorRules: [normalizeMirrorRule, LIMITS.mirrorRules.max],
+};
+
 /**
  * Reads stored or imported settings, never throwing: every missing or invalid field falls back
  * to its default on its own, so one bad value does not lose the others. Invalid list entries
@@ -91,27 +145,18 @@ export interface SettingsError {
  */
 export function parseSettings(input: unknown): Settings {
   const raw = isObject(input) ? input : {};
-  const d = DEFAULT_SETTINGS;
-  const pick = <K extends keyof Settings>(key: K, ok: (v: unknown) => boolean): Settings[K] =>
-    ok(raw[key]) ? (raw[key] as Settings[K]) : clone(d[key]);
-  const settings: Settings = {
-    version: 1,
-    takeover: pick('takeover', (v) => typeof v === 'boolean'),
-    thresholdBytes: pick('thresholdBytes', (v) => isIntIn(v, LIMITS.thresholdBytes)),
-    excludedTypes: cleanList(raw.excludedTypes, normalizeMimePattern),
-    excludedSites: cleanList(raw.excludedSites, normalizeSite),
-    maxConcurrentJobs: pick('maxConcurrentJobs', (v) => isIntIn(v, LIMITS.maxConcurrentJobs)),
-    connectionsPerServer: pick('connectionsPerServer', (v) => isIntIn(v, LIMITS.connectionsPerServer)),
-    minBlockBytes: pick('minBlockBytes', (v) => isIntIn(v, LIMITS.blockBytes)),
-    maxBlockBytes: pick('maxBlockBytes', (v) => isIntIn(v, LIMITS.blockBytes)),
-    speedLimitBytesPerSec: pick('speedLimitBytesPerSec', (v) => v === null || isIntIn(v, LIMITS.speedLimitBytesPerSec)),
-    mirrorRules: Array.isArray(raw.mirrorRules)
-      ? raw.mirrorRules.flatMap((r) => normalizeMirrorRule(r) ?? []).slice(0, LIMITS.mirrorRules.max)
-      : [],
-    notifyFailed: pick('notifyFailed', (v) => typeof v === 'boolean'),
-    notifyCompleted: pick('notifyCompleted', (v) => typeof v === 'boolean'),
-  };
+  const fields: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(FIELDS.entries)) {
+    const lenient = LENIENT_LISTS[key as keyof Settings];
+    if (lenient) fields[key] = cleanList(raw[key], ...lenient);
+    else {
+      const result = v.safeParse(schema, raw[key]);
+      fields[key] = result.success ? result.output : v.getDefault(schema);
+    }
+  }
+  const settings = fields as Settings;
   if (settings.minBlockBytes > settings.maxBlockBytes) {
+    const d = DEFAULT_SETTINGS;
     settings.minBlockBytes = Math.min(d.minBlockBytes, settings.maxBlockBytes);
     settings.maxBlockBytes = Math.max(d.maxBlockBytes, settings.minBlockBytes);
   }
@@ -120,80 +165,35 @@ export function parseSettings(input: unknown): Settings {
 
 /**
  * Checks settings strictly, as the user gave them; an empty array means valid. Unlike
- * `parseSettings`, nothing is dropped silently: each problem is reported with its field.
+ * `parseSettings`, nothing is dropped silently: each problem is reported with its field,
+ * in the order of the fields.
  */
 export function validateSettings(input: unknown): SettingsError[] {
   if (!isObject(input)) return [{ field: '', message: 'settings must be a JSON object' }];
-  const errors: SettingsError[] = [];
-  const fail = (field: string, message: string) => errors.push({ field, message });
-  const has = (key: string) => input[key] !== undefined;
-
-  if (has('version') && input.version !== 1) fail('version', `unknown settings version ${String(input.version)}; expected 1`);
-  if (has('takeover') && typeof input.takeover !== 'boolean') fail('takeover', 'take-over must be on or off (true or false)');
-  for (const field of ['notifyFailed', 'notifyCompleted']) {
-    if (has(field) && typeof input[field] !== 'boolean') fail(field, 'notifications must be on or off (true or false)');
+  const errors = issuesOf(FIELDS, input, '');
+  // Only when both are given: a save leaves missing fields at their current values, not the defaults.
+  const { minBlockBytes: min, maxBlockBytes: max } = input;
+  const blockErrors = errors.some((e) => e.field === 'minBlockBytes' || e.field === 'maxBlockBytes');
+  if (!blockErrors && typeof min === 'number' && typeof max === 'number' && min > max) {
+    errors.push({ field: 'minBlockBytes', message: 'the smallest block size must not exceed the largest' });
   }
-  const ints: [keyof typeof LIMITS, string, string][] = [
-    ['thresholdBytes', 'thresholdBytes', 'the size threshold'],
-    ['maxConcurrentJobs', 'maxConcurrentJobs', 'concurrent downloads'],
-    ['connectionsPerServer', 'connectionsPerServer', 'connections per server'],
-    ['blockBytes', 'minBlockBytes', 'the smallest block size'],
-    ['blockBytes', 'maxBlockBytes', 'the largest block size'],
-  ];
-  for (const [limit, field, label] of ints) {
-    if (!has(field)) continue;
-    const bounds = LIMITS[limit] as { min: number; max: number };
-    if (!isIntIn(input[field], bounds)) fail(field, `${label} must be a whole number from ${bounds.min} to ${bounds.max}`);
-  }
-  if (isIntIn(input.minBlockBytes, LIMITS.blockBytes) && isIntIn(input.maxBlockBytes, LIMITS.blockBytes)) {
-    if ((input.minBlockBytes as number) > (input.maxBlockBytes as number)) {
-      fail('minBlockBytes', 'the smallest block size must not exceed the largest');
-    }
-  }
-  if (has('speedLimitBytesPerSec') && input.speedLimitBytesPerSec !== null) {
-    const { min, max } = LIMITS.speedLimitBytesPerSec;
-    if (!isIntIn(input.speedLimitBytesPerSec, LIMITS.speedLimitBytesPerSec)) {
-      fail('speedLimitBytesPerSec', `the speed limit must be empty (no limit) or a whole number of bytes/s from ${min} to ${max}`);
-    }
-  }
-  checkList(input.excludedTypes, 'excludedTypes', normalizeMimePattern, 'is not a MIME type like video/mp4 or video/*', fail);
-  checkList(input.excludedSites, 'excludedSites', normalizeSite, 'is not a host name like example.com', fail);
-  if (has('mirrorRules')) {
-    if (!Array.isArray(input.mirrorRules)) fail('mirrorRules', 'mirror rules must be a list');
-    else {
-      if (input.mirrorRules.length > LIMITS.mirrorRules.max) fail('mirrorRules', `at most ${LIMITS.mirrorRules.max} mirror rules`);
-      input.mirrorRules.forEach((rule, i) => errors.push(...validateMirrorRule(rule, `mirrorRules.${i}`)));
-    }
-  }
-  return errors;
+  const order = Object.keys(FIELDS.entries);
+  const rank = (error: SettingsError) => order.indexOf(error.field.split('.')[0]!);
+  return errors.sort((a, b) => rank(a) - rank(b));
 }
 
 /** Strict check of one mirror rule, for the options page's per-rule messages. */
 export function validateMirrorRule(rule: unknown, field = 'mirrorRule'): SettingsError[] {
-  if (!isObject(rule)) return [{ field, message: 'a mirror rule needs a URL pattern and a list of mirrors' }];
-  const errors: SettingsError[] = [];
-  if (typeof rule.pattern !== 'string' || parsePattern(rule.pattern) === undefined) {
-    errors.push({
-      field: `${field}.pattern`,
-      message: `"${String(rule.pattern ?? '')}" is not a URL pattern: write a host and path prefix, like example.com/releases/`,
-    });
-  }
-  if (!Array.isArray(rule.mirrors) || rule.mirrors.length === 0) {
-    errors.push({ field: `${field}.mirrors`, message: 'list at least one mirror prefix, like https://mirror.example.org/pub/' });
-  } else {
-    if (rule.mirrors.length > LIMITS.mirrorsPerRule.max) {
-      errors.push({ field: `${field}.mirrors`, message: `at most ${LIMITS.mirrorsPerRule.max} mirrors per rule` });
-    }
-    rule.mirrors.forEach((mirror, j) => {
-      if (typeof mirror !== 'string' || normalizeMirrorPrefix(mirror) === undefined) {
-        errors.push({ field: `${field}.mirrors.${j}`, message: `"${String(mirror)}" is not an http:// or https:// URL prefix` });
-      }
-    });
-  }
-  for (const flag of ['passQuery', 'sendCookies'] as const) {
-    if (rule[flag] !== undefined && typeof rule[flag] !== 'boolean') errors.push({ field: `${field}.${flag}`, message: `${flag} must be true or false` });
-  }
-  return errors;
+  return issuesOf(MIRROR_RULE, rule, field);
+}
+
+function issuesOf(schema: v.GenericSchema, input: unknown, prefix: string): SettingsError[] {
+  const result = v.safeParse(schema, input);
+  if (result.success) return [];
+  return result.issues.map((issue) => ({
+    field: [prefix, v.getDotPath(issue)].filter(Boolean).join('.'),
+    message: issue.message,
+  }));
 }
 
 /** The rule in canonical form, or undefined when it cannot be used. */
@@ -232,14 +232,9 @@ export function parsePattern(pattern: string): { host: string; pathPrefix: strin
 
 /** An http(s) URL prefix without query or fragment; undefined otherwise. */
 export function normalizeMirrorPrefix(prefix: string): string | undefined {
-  try {
-    const url = new URL(prefix.trim());
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-    if (url.search || url.hash || url.username || url.password) return undefined;
-    return url.href;
-  } catch {
-    return undefined;
-  }
+  const url = parseHttpUrl(prefix.trim());
+  if (!url || url.search || url.hash || url.username || url.password) return undefined;
+  return url.href;
 }
 
 /** `type/subtype` or `type/*`, lower case; undefined when malformed. */
@@ -260,35 +255,18 @@ export function normalizeSite(value: string): string | undefined {
   }
 }
 
-function checkList(
-  value: unknown,
-  field: string,
-  normalize: (v: string) => string | undefined,
-  problem: string,
-  fail: (field: string, message: string) => void,
-): void {
-  if (value === undefined) return;
-  if (!Array.isArray(value)) return fail(field, 'must be a list');
-  if (value.length > LIMITS.listEntries.max) fail(field, `at most ${LIMITS.listEntries.max} entries`);
-  value.forEach((entry, i) => {
-    if (typeof entry !== 'string' || normalize(entry) === undefined) fail(`${field}.${i}`, `"${String(entry)}" ${problem}`);
-  });
+function validOrUndefined<T extends v.GenericSchema>(schema: T): (entry: unknown) => v.InferOutput<T> | undefined {
+  return (entry) => {
+    const result = v.safeParse(schema, entry);
+    return result.success ? result.output : undefined;
+  };
 }
 
-function cleanList(value: unknown, normalize: (v: string) => string | undefined): string[] {
+function cleanList(value: unknown, read: (entry: unknown) => unknown, max: number): unknown[] {
   if (!Array.isArray(value)) return [];
-  const clean = value.flatMap((v) => (typeof v === 'string' ? (normalize(v) ?? []) : []));
-  return [...new Set(clean)].slice(0, LIMITS.listEntries.max);
-}
-
-function isIntIn(value: unknown, bounds: { min: number; max: number }): boolean {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= bounds.min && value <= bounds.max;
+  return [...new Set(value.map(read).filter((entry) => entry !== undefined))].slice(0, max);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function clone<T>(value: T): T {
-  return Array.isArray(value) ? ([...value] as T) : value;
 }

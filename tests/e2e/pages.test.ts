@@ -110,10 +110,10 @@ async function popupWithJobs() {
   const popup = await extensionPage(browser, 'popup.html');
   await popup.setViewportSize({ width: 400, height: 600 });
 
-  const { settings } = (await request(popup, { type: 'get-settings' })).value;
+  const { settings } = (await request(popup, { type: 'get-settings' })).value!;
   const rule = { pattern: `127.0.0.1:${running.port}/`, mirrors: [`${liar.origin}/`, `${helper.origin}/`] };
   expect((await request(popup, { type: 'set-settings', settings: { ...settings, mirrorRules: [rule] } })).ok).toBe(true);
-  const add = async (url: string) => (await request(popup, { type: 'add-url', url })).value.job.id as string;
+  const add = async (url: string) => (await request(popup, { type: 'add-url', url })).value!.job.id as string;
   const ids = { saved: await add(saved.url), failed: await add(failed.url), paused: await add(paused.url), running: await add(running.url) };
   const row = (id: string) => popup.locator(`[data-job-id="${id}"]`);
   await expect.poll(() => row(ids.paused).getAttribute('data-state'), { timeout: 20_000 }).toBe('running');
@@ -181,7 +181,7 @@ test('options and player pages pass axe in light and dark', async () => {
     expect(await seriousViolations(options, scheme), scheme).toEqual([]);
     await options.screenshot({ path: resolve(DOCS, scheme === 'light' ? 'options.png' : 'options-dark.png') });
   }
-  const { job } = (await request(options, { type: 'add-url', url: server.url })).value;
+  const { job } = (await request(options, { type: 'add-url', url: server.url })).value!;
   const player = await extensionPage(browser, `player.html?id=${job.id}`);
   await expect.poll(() => player.getByTestId('player-state').textContent(), { timeout: 20_000 }).not.toBe('');
   for (const scheme of ['light', 'dark'] as const) expect(await seriousViolations(player, scheme), scheme).toEqual([]);
@@ -190,7 +190,7 @@ test('options and player pages pass axe in light and dark', async () => {
   const notMedia = await mirror({ size: 64 * MiB, seed: 40, filename: 'archive.zip', contentType: 'application/zip', rate: 2 * MiB });
   const started = await extensionPage(browser, `player.html?url=${encodeURIComponent(notMedia.url)}`);
   await expect.poll(() => started.getByTestId('player-message').textContent(), { timeout: 20_000 }).toMatch(/not audio or video.*stopped the download/);
-  const jobs = (await request(options, { type: 'list-jobs' })).value.jobs as { url: string; state: string; undoUntil?: number }[];
+  const jobs = (await request(options, { type: 'list-jobs' })).value!.jobs as { url: string; state: string; undoUntil?: number }[];
   expect(jobs.find((j) => j.url === notMedia.url)).toMatchObject({ state: 'paused', undoUntil: expect.any(Number) });
   const sent = notMedia.stats.bytesSent;
   await new Promise((r) => setTimeout(r, 1500));
@@ -203,7 +203,7 @@ test('a server answering 503 shows Retrying within 2 s, not a healthy download',
   const browser = await browserWith(p);
   const popup = await extensionPage(browser, 'popup.html');
   const started = Date.now();
-  const { job } = (await request(popup, { type: 'add-url', url: server.url })).value;
+  const { job } = (await request(popup, { type: 'add-url', url: server.url })).value!;
   const row = popup.locator(`[data-job-id="${job.id}"]`);
   await expect.poll(() => row.getByTestId('job-state').textContent(), { timeout: 2_000, interval: 50 }).toBe('Retrying');
   const shownAfter = Date.now() - started;
@@ -234,7 +234,7 @@ test('the bypass leaves the next download to the browser; a job taken over can b
   const saved = await waitForFile(p.downloads, 'left.bin', size, 60_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(37, size));
   expect(left.stats.requests).toHaveLength(1); // the browser's own request: Stitch asked nothing
-  expect((await request(popup, { type: 'list-jobs' })).value.jobs).toEqual([]);
+  expect((await request(popup, { type: 'list-jobs' })).value!.jobs).toEqual([]);
   await expect.poll(() => popup.getByTestId('notice').first().textContent(), { timeout: 5_000 }).toMatch(/as you asked/);
   await expect.poll(() => bypass.getAttribute('aria-pressed'), { timeout: 5_000 }).toBe('false');
 
@@ -256,7 +256,7 @@ test('a new link continues a paused job from the stored bytes, fetching none of 
   const p = profile();
   const browser = await browserWith(p);
   const popup = await extensionPage(browser, 'popup.html');
-  const { job } = (await request(popup, { type: 'add-url', url: old.url })).value;
+  const { job } = (await request(popup, { type: 'add-url', url: old.url })).value!;
   const row = popup.locator(`[data-job-id="${job.id}"]`);
   const progress = () => row.getByTestId('job-progress').evaluate((el: HTMLProgressElement) => el.value);
   await expect.poll(progress, { timeout: 20_000 }).toBeGreaterThan(2 * MiB);
@@ -288,7 +288,7 @@ test('Cancel can be undone from the popup, with focus on Undo; without undo the 
   const p = profile();
   const browser = await browserWith(p);
   const popup = await extensionPage(browser, 'popup.html');
-  const { job } = (await request(popup, { type: 'add-url', url: server.url })).value;
+  const { job } = (await request(popup, { type: 'add-url', url: server.url })).value!;
   const row = popup.locator(`[data-job-id="${job.id}"]`);
   const progress = () => row.getByTestId('job-progress').evaluate((el: HTMLProgressElement) => el.value);
   await expect.poll(progress, { timeout: 20_000 }).toBeGreaterThan(MiB);
@@ -304,5 +304,5 @@ test('Cancel can be undone from the popup, with focus on Undo; without undo the 
 
   await row.getByTestId('job-cancel').click();
   await expect.poll(() => row.count(), { timeout: 20_000 }).toBe(0);
-  expect((await request(popup, { type: 'list-jobs' })).value.jobs).toEqual([]);
+  expect((await request(popup, { type: 'list-jobs' })).value!.jobs).toEqual([]);
 });

@@ -60,6 +60,6 @@ test('Chromium: a video plays long before its download completes, seeks ahead, a
   // Once no player holds them, the saved job's stored bytes are freed: no more Play.
   await again.close();
   await player.close();
-  await expect.poll(async () => (await request(popup, { type: 'list-jobs' })).value.jobs[0]?.canPlay, { timeout: 10_000 }).toBeUndefined();
+  await expect.poll(async () => (await request(popup, { type: 'list-jobs' })).value?.jobs[0]?.canPlay, { timeout: 10_000 }).toBeUndefined();
   await expect.poll(() => row.getByTestId('job-play').count(), { timeout: 5_000 }).toBe(0);
 });

@@ -41,7 +41,7 @@ test('a download from a server that requires the page as Referer is taken over a
   const ui = await extensionPage(browser, 'offscreen/offscreen.html');
   const jobs = await until('the job to be saved', async () => {
     const reply = await request(ui, { type: 'list-jobs' });
-    return reply.value?.jobs?.[0]?.state === 'saved' ? reply.value.jobs : undefined;
+    return reply.value?.jobs[0]?.state === 'saved' ? reply.value.jobs : undefined;
   }, 10_000);
   expect(jobs).toHaveLength(1);
   expect(jobs[0]).toMatchObject({ filename: 'protected.bin', size, url: server.url });

@@ -60,5 +60,5 @@ test('the browser restarted mid-download (same profile) resumes and ends with th
   expect(server.stats.requests.filter((r) => r.status === 403)).toEqual([]);
   const ui2 = await extensionPage(second, 'offscreen/offscreen.html');
   const list = await request(ui2, { type: 'list-jobs' });
-  expect(list.value.jobs).toMatchObject([{ state: 'saved', size, filename: 'restarted.bin' }]);
+  expect(list.value?.jobs).toMatchObject([{ state: 'saved', size, filename: 'restarted.bin' }]);
 });

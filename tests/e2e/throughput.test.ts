@@ -23,11 +23,11 @@ test('throughput into IndexedDB and browser memory during a large download', asy
   const started = performance.now();
   const added = await request(ui, { type: 'add-url', url: server.url });
   expect(added.ok).toBe(true);
-  const id = added.value.job.id as string;
+  const id = added.value!.job.id;
   await until(
     'the download to be stored',
     async () => {
-      const jobs = (await request(ui, { type: 'list-jobs' })).value.jobs as { id: string; state: string }[];
+      const jobs = (await request(ui, { type: 'list-jobs' })).value?.jobs ?? [];
       const state = jobs.find((j) => j.id === id)?.state;
       return state !== undefined && state !== 'queued' && state !== 'running' ? state : undefined;
     },

@@ -33,7 +33,7 @@ test('a throttled download over 60 s completes with no debugger attached', { tim
   onCleanup(() => profile.remove());
   const chrome = spawn(CHROMIUM, ['--headless', `--user-data-dir=${profile.dir}`, ...chromiumArgs(), pageUrl], { stdio: ['ignore', 'ignore', 'pipe'] });
   let browserLog = '';
-  chrome.stderr!.on('data', (d: Buffer) => (browserLog = (browserLog + d.toString()).slice(-4000)));
+  chrome.stderr.on('data', (d: Buffer) => (browserLog = (browserLog + d.toString()).slice(-4000)));
   onCleanup(() => new Promise((done) => (chrome.exitCode !== null ? done(undefined) : (chrome.once('exit', done), chrome.kill('SIGTERM')))));
 
   const saved = await waitForFile(profile.downloads, 'slow.bin', size, 130_000).catch((error: unknown) => {

@@ -162,7 +162,7 @@ describe('several mirrors at once', () => {
     // Some range asked of the slow mirror was asked of the fast one too (a hedge).
     const starts = (m: Mirror) => m.stats.requests.map((r) => Number(/bytes=(\d+)-/.exec(r.range ?? '')?.[1]));
     const slowAsked = ms[1]!.stats.requests.map((r) => /bytes=(\d+)-(\d+)/.exec(r.range ?? '')).filter((x) => x !== null);
-    const hedged = starts(ms[0]!).filter((s) => slowAsked.some((r) => s > Number(r![1]) && s <= Number(r![2])));
+    const hedged = starts(ms[0]!).filter((s) => slowAsked.some((r) => s > Number(r[1]) && s <= Number(r[2])));
     expect(hedged.length).toBeGreaterThan(0);
     // Without hedging the slow mirror's last blocks would take tens of seconds.
     expect(seconds).toBeLessThan(6);

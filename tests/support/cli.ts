@@ -39,8 +39,8 @@ export function startStitch(args: string[], cwd: string, options: CliOptions = {
   let stderr = '';
   let timedOut = false;
   const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), options.timeoutMs);
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => {
       clearTimeout(timer);

@@ -11,18 +11,16 @@ export function useTestBed() {
     await Promise.all(closers.splice(0).map((close) => close()));
   });
   const bed = {
-    onCleanup(close: () => Promise<void>): void {
+    onCleanup: (close: () => Promise<void>): void => {
       closers.push(close);
     },
-    async mirror(options: MirrorOptions): Promise<Mirror> {
+    mirror: async (options: MirrorOptions): Promise<Mirror> => {
       const m = await startMirror(options);
       closers.push(() => m.close());
       return m;
     },
-    mirrors(options: MirrorOptions[]): Promise<Mirror[]> {
-      return Promise.all(options.map((o) => bed.mirror(o)));
-    },
-    async download(...args: Parameters<typeof runEngine>): Promise<EngineRun> {
+    mirrors: (options: MirrorOptions[]): Promise<Mirror[]> => Promise.all(options.map((o) => bed.mirror(o))),
+    download: async (...args: Parameters<typeof runEngine>): Promise<EngineRun> => {
       const run = await runEngine(...args);
       closers.push(() => run.cleanup());
       return run;

@@ -6,12 +6,10 @@ import {
   bytesToHex,
   decodeBase64,
   digestFromHex,
-  digestsContradict,
   normalizeDigestAlgorithm,
   parseLegacyDigest,
   parseReprDigest,
   sameDigest,
-  strongestDigest,
 } from '../../src/engine/integrity/digests';
 
 const NODE_NAME: Record<DigestAlgorithm, string> = {
@@ -221,35 +219,5 @@ describe('comparing digests', () => {
   ])('sameDigest: %s', (_, a, b, expected) => {
     expect(sameDigest(a, b)).toBe(expected);
     expect(sameDigest(b, a)).toBe(expected);
-  });
-
-  it.each<[DigestAlgorithm[], DigestAlgorithm | undefined]>([
-    [[], undefined],
-    [['md5'], 'md5'],
-    [['md5', 'sha-1'], 'sha-1'],
-    [['sha-1', 'sha-256', 'md5'], 'sha-256'],
-    [['sha-256', 'sha-512'], 'sha-512'],
-    [['sha-512', 'md5', 'sha-256', 'sha-1'], 'sha-512'],
-  ])('strongestDigest of %j is %j', (algorithms, expected) => {
-    expect(strongestDigest(algorithms.map((a) => d(a)))?.algorithm).toBe(expected);
-  });
-
-  it('strongestDigest keeps the first of equally strong digests', () => {
-    const first = d('sha-256', 'a');
-    expect(strongestDigest([d('md5'), first, d('sha-256', 'b')])).toBe(first);
-  });
-
-  it.each<[string, Digest[], Digest[], boolean]>([
-    ['both empty', [], [], false],
-    ['one empty', [d('sha-256')], [], false],
-    ['same digest', [d('sha-256')], [d('sha-256')], false],
-    ['same value, several algorithms', [d('sha-256'), d('md5')], [d('md5'), d('sha-256')], false],
-    ['disjoint algorithms', [d('sha-256')], [d('sha-512', 'other')], false],
-    ['different sha-256', [d('sha-256')], [d('sha-256', 'other')], true],
-    ['md5 differs, sha-256 agrees', [d('sha-256'), d('md5')], [d('sha-256'), d('md5', 'x')], true],
-    ['one side has a matching and a different value', [d('sha-1'), d('sha-1', 'x')], [d('sha-1')], true],
-  ])('digestsContradict: %s', (_, a, b, expected) => {
-    expect(digestsContradict(a, b)).toBe(expected);
-    expect(digestsContradict(b, a)).toBe(expected);
   });
 });

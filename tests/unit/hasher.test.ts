@@ -79,19 +79,4 @@ describe('createHasher', () => {
     buf.fill(0);
     expect(hex(h.digest())).toBe(nodeDigest('sha-1', new Uint8Array([1, 2, 3])));
   });
-
-  it('measures sha-256 throughput on 256 MiB (report only)', { timeout: 120_000 }, () => {
-    const chunk = new Uint8Array(randomBytes(1 << 20));
-    const chunks = 256;
-    const h = createHasher('sha-256');
-    const start = performance.now();
-    for (let i = 0; i < chunks; i++) h.update(chunk);
-    const digest = h.digest();
-    const seconds = (performance.now() - start) / 1000;
-    const node = createHash('sha256');
-    for (let i = 0; i < chunks; i++) node.update(chunk);
-    expect(hex(digest)).toBe(node.digest('hex'));
-    const mbs = (chunks * chunk.length) / 1e6 / seconds;
-    console.log(`sha-256 (@noble/hashes): 256 MiB in ${seconds.toFixed(2)} s = ${mbs.toFixed(0)} MB/s`);
-  });
 });

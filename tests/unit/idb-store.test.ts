@@ -49,6 +49,7 @@ function harness(records: IdbRecordKind): StoreHarness<IdbStore> {
  * Chrome does when a commit does not fit; 'throw' throws from put itself.
  */
 function failNextPut(how: 'abort' | 'throw'): () => void {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the store as `this`
   const put = fake.IDBObjectStore.prototype.put;
   const spy = vi
     .spyOn(fake.IDBObjectStore.prototype, 'put')
@@ -90,6 +91,7 @@ describe('IdbStore', () => {
   });
 
   it('falls back to byte records when Blob values are refused', async () => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the store as `this`
     const put = fake.IDBObjectStore.prototype.put;
     const spy = vi
       .spyOn(fake.IDBObjectStore.prototype, 'put')

@@ -116,7 +116,6 @@ describe('advertised sources of a public file', () => {
       name: 'file.iso',
       hashes: [],
       urls: ['https://mirror.example.org/file.iso', 'http://10.0.0.1/file.iso', 'http://localhost/file.iso'].map((url) => ({ url })),
-      metaurls: [],
     };
     expect(fromMetalinkFile(file, 'the Metalink file', primary).urls).toEqual(['https://mirror.example.org/file.iso']);
     expect(fromMetalinkFile(file, 'the Metalink file', 'http://127.0.0.1/file.iso').urls).toHaveLength(3);

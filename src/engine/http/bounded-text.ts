@@ -1,4 +1,4 @@
-import { formatBytes } from '../errors';
+import { formatBytes } from '../format-bytes';
 
 /** How much of a small document (a Metalink file) is read, and for how long. */
 export interface TextLimits {

@@ -1,5 +1,6 @@
 import type { BlockWriter } from '../block-writer';
-import { DownloadError, formatBytes } from '../errors';
+import { DownloadError } from '../errors';
+import { formatBytes } from '../format-bytes';
 import type { EngineOptions } from '../options';
 import type { RateLimiter } from '../rate-limiter';
 import { Watchdog } from '../watchdog';

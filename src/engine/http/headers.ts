@@ -179,6 +179,7 @@ export function parseContentDisposition(value: string | null): string | undefine
   if (!name) return undefined;
   // Many servers send raw UTF-8 in `filename`, which fetch exposes as Latin-1 chars; like
   // browsers, use the UTF-8 reading when it is valid.
+  // eslint-disable-next-line no-control-regex -- the Latin-1 range, control characters included
   if (/[\x80-\xff]/.test(name) && !/[^\x00-\xff]/.test(name)) {
     return fatalUtf8(latin1Bytes(name)) ?? name;
   }
@@ -258,6 +259,7 @@ export function sanitizeFilename(name: string, fallback = 'download'): string {
   if (s.length > HEAD_CHARS + TAIL_CHARS) s = s.slice(0, HEAD_CHARS) + s.slice(-TAIL_CHARS);
   s = s
     // Bidi controls make "gpj.exe" look like "exe.jpg".
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
     .replace(/[\x00-\x1f\x7f-\x9f<>:"|?*\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
     // Lone surrogates cannot be encoded in a file name on any OS.
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '');

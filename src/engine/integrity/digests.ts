@@ -23,7 +23,7 @@ export const DIGEST_LENGTH: Readonly<Record<DigestAlgorithm, number>> = {
 };
 
 /** Strongest first. */
-const STRENGTH: readonly DigestAlgorithm[] = ['sha-512', 'sha-256', 'sha-1', 'md5'];
+export const DIGEST_STRENGTH: readonly DigestAlgorithm[] = ['sha-512', 'sha-256', 'sha-1', 'md5'];
 
 // RFC 9530 and RFC 3230 registries ("sha" is SHA-1 in both), RFC 5843, and the IANA hash textual
 // names Metalink uses; plus the unhyphenated spellings common in the wild.
@@ -226,21 +226,4 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 export function sameDigest(a: Digest, b: Digest): boolean {
   return a.algorithm === b.algorithm && equalBytes(a.value, b.value);
-}
-
-/** The digest to verify with: sha-512 > sha-256 > sha-1 > md5. */
-export function strongestDigest(list: readonly Digest[]): Digest | undefined {
-  let best: Digest | undefined;
-  for (const d of list) {
-    if (!best || STRENGTH.indexOf(d.algorithm) < STRENGTH.indexOf(best.algorithm)) best = d;
-  }
-  return best;
-}
-
-/**
- * True only when both sides give the same algorithm different values. Disjoint algorithms are not
- * a contradiction: they cannot be compared without the bytes.
- */
-export function digestsContradict(a: readonly Digest[], b: readonly Digest[]): boolean {
-  return a.some((x) => b.some((y) => x.algorithm === y.algorithm && !equalBytes(x.value, y.value)));
 }

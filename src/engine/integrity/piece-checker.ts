@@ -27,10 +27,6 @@ export class PieceChecker {
     private readonly createHasher: (algorithm: DigestAlgorithm) => Hasher,
   ) {}
 
-  get busy(): boolean {
-    return this.running !== undefined;
-  }
-
   get allVerified(): boolean {
     return this.verified.size === this.pieces.hashes.length;
   }

@@ -2,6 +2,7 @@
  * RFC 8288 `Link` header parsing, and the RFC 6249 (Metalink/HTTP) mirrors it can announce. Pure
  * and platform-free; malformed links are skipped, never thrown on.
  */
+import { parseHttpUrl } from '../http/http-url';
 
 export interface Link {
   /** The URI reference between `<` and `>`, unresolved. */
@@ -141,12 +142,7 @@ export interface DescribedBy {
 export const METALINK_MEDIA_TYPE = 'application/metalink4+xml';
 
 function httpUrl(ref: string, base: string): string | undefined {
-  try {
-    const u = new URL(ref, base);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
+  return parseHttpUrl(ref, base)?.href;
 }
 
 function intParam(value: string | undefined, min: number, max: number): number | undefined {

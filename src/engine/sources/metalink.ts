@@ -6,6 +6,7 @@
  */
 import {
   DIGEST_LENGTH,
+  DIGEST_STRENGTH,
   type Digest,
   type DigestAlgorithm,
   digestFromHex,
@@ -14,6 +15,7 @@ import {
   sameDigest,
 } from '../integrity/digests';
 import { MAX_PATH_DEPTH, sanitizeRelativePath } from '../http/headers';
+import { parseHttpUrl } from '../http/http-url';
 
 export const METALINK_NS = 'urn:ietf:params:xml:ns:metalink';
 
@@ -21,17 +23,8 @@ export interface MetalinkUrl {
   url: string;
   /** 1..999999, lower first. */
   priority?: number;
-  /** ISO 3166-1 alpha-2 country code, lower-cased. */
+  /** ISO 3166-1 alpha-2 country of the mirror, lower case: mirrors in the user's country come first. */
   location?: string;
-}
-
-export interface MetalinkMetaurl {
-  url: string;
-  /** e.g. `torrent`. */
-  mediatype: string;
-  priority?: number;
-  /** The file's name inside the described resource (e.g. a multi-file torrent). */
-  name?: string;
 }
 
 export interface MetalinkPieces {
@@ -53,10 +46,6 @@ export interface MetalinkFile {
   pieces?: MetalinkPieces;
   /** http(s) only (the only schemes Stitch can fetch), by priority, unprioritized last. */
   urls: MetalinkUrl[];
-  metaurls: MetalinkMetaurl[];
-  identity?: string;
-  version?: string;
-  description?: string;
 }
 
 export type MetalinkResult = { files: MetalinkFile[] } | { error: string };
@@ -253,6 +242,7 @@ function parseXml(input: string): XmlElement {
 export function metalinkNameProblem(name: string): string | undefined {
   if (name === '') return 'it is empty';
   if (name.includes('\\')) return 'it contains a backslash';
+  // eslint-disable-next-line no-control-regex -- control characters are what this rejects
   if (/[\x00-\x1f\x7f]/.test(name)) return 'it contains control characters';
   if (name.startsWith('/')) return 'it is an absolute path';
   if (/^[a-z]:/i.test(name)) return 'it starts with a drive letter';
@@ -288,12 +278,7 @@ function positiveInt(value: string | undefined, max = Number.MAX_SAFE_INTEGER) {
 
 function httpUrl(text: string, baseUrl: string | undefined): string | undefined {
   if (text.trim() === '') return undefined; // would resolve to the base itself
-  try {
-    const u = new URL(text.trim(), baseUrl);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : undefined;
-  } catch {
-    return undefined;
-  }
+  return parseHttpUrl(text.trim(), baseUrl)?.href;
 }
 
 function checkedName(name: string | undefined, what: string): string {
@@ -302,8 +287,6 @@ function checkedName(name: string | undefined, what: string): string {
   if (problem) throw new MetalinkError(`unsafe file name ${JSON.stringify(name.length > 200 ? `${name.slice(0, 200)}…` : name)}: ${problem}`);
   return sanitizeRelativePath(name);
 }
-
-const STRENGTH: readonly DigestAlgorithm[] = ['sha-512', 'sha-256', 'sha-1', 'md5'];
 
 function readPieces(el: XmlElement, name: string, size: number | undefined) {
   let best: MetalinkPieces | undefined;
@@ -324,7 +307,7 @@ function readPieces(el: XmlElement, name: string, size: number | undefined) {
         `"${name}" has ${hashes.length} piece hashes, ${Math.ceil(size / length)} expected`,
       );
     }
-    if (!best || STRENGTH.indexOf(algorithm) < STRENGTH.indexOf(best.algorithm)) {
+    if (!best || DIGEST_STRENGTH.indexOf(algorithm) < DIGEST_STRENGTH.indexOf(best.algorithm)) {
       best = { algorithm, length, hashes };
     }
   }
@@ -336,7 +319,7 @@ const byPriority = <T extends { priority?: number }>(list: T[]) =>
 
 function readFile(el: XmlElement, baseUrl: string | undefined): MetalinkFile {
   const name = checkedName(el.attrs.get('name'), 'a <file>');
-  const file: MetalinkFile = { name, hashes: [], urls: [], metaurls: [] };
+  const file: MetalinkFile = { name, hashes: [], urls: [] };
 
   const sizeText = childText(el, 'size');
   if (sizeText !== undefined) {
@@ -373,24 +356,6 @@ function readFile(el: XmlElement, baseUrl: string | undefined): MetalinkFile {
     file.urls.push(entry);
   }
   byPriority(file.urls);
-
-  for (const m of childrenNamed(el, 'metaurl')) {
-    const url = httpUrl(m.text, baseUrl);
-    const mediatype = m.attrs.get('mediatype')?.trim().toLowerCase();
-    if (url === undefined || !mediatype) continue;
-    const entry: MetalinkMetaurl = { url, mediatype };
-    const priority = positiveInt(m.attrs.get('priority'), 999999);
-    if (priority !== undefined) entry.priority = priority;
-    const inner = m.attrs.get('name');
-    if (inner !== undefined) entry.name = checkedName(inner, 'a <metaurl>');
-    file.metaurls.push(entry);
-  }
-  byPriority(file.metaurls);
-
-  for (const key of ['identity', 'version', 'description'] as const) {
-    const text = childText(el, key);
-    if (text !== undefined) file[key] = text;
-  }
   return file;
 }
 

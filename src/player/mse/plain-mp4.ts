@@ -76,7 +76,6 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
   const mime = `${movie.videoTracks.length > 0 ? 'video' : 'audio'}/mp4; codecs="${codecs.join(',')}"`;
   const sampleCounts = new Map(tracks.map((t) => [t.id, t.nb_samples]));
 
-  let source: PlainMp4Source;
   file.onSegment = (id, _user, buffer, nextSample) => {
     const segment = { trackId: id, bytes: new Uint8Array(buffer), nextSample };
     queue.push(segment);
@@ -95,7 +94,7 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
     return { bytes, next };
   };
 
-  source = {
+  const source: PlainMp4Source = {
     mime,
     init,
     durationSeconds: movie.timescale > 0 && movie.duration > 0 ? movie.duration / movie.timescale : undefined,

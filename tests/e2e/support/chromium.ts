@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
+import type { ReplyOf, RequestOf, RequestType } from '../../../src/messages';
 
 export const CHROMIUM = process.env.STITCH_CHROMIUM ?? '/usr/bin/chromium';
 export const EXTENSION_DIR = resolve(import.meta.dirname, '../../../dist/extension');
@@ -80,6 +81,6 @@ export async function extensionPage(launched: Launched, path: string): Promise<P
 }
 
 /** Sends one protocol request from an extension page and returns the reply envelope. */
-export async function request(page: Page, message: unknown): Promise<{ ok: boolean; value?: any; error?: string }> {
+export async function request<T extends RequestType>(page: Page, message: RequestOf<T>): Promise<{ ok: boolean; value?: ReplyOf<T>; error?: string }> {
   return page.evaluate((m) => chrome.runtime.sendMessage(m) as Promise<never>, message);
 }

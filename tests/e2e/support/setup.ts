@@ -6,7 +6,7 @@ import { startLinkPage } from './link-page';
 export const MiB = 1024 * 1024;
 
 /** Undo steps of the running test, run in reverse after it (pass or fail). */
-const cleanup: (() => Promise<unknown> | unknown)[] = [];
+const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   for (const undo of cleanup.splice(0).reverse()) {
     try {
@@ -17,7 +17,7 @@ afterEach(async () => {
   }
 });
 
-export function onCleanup(undo: () => Promise<unknown> | unknown): void {
+export function onCleanup(undo: () => unknown): void {
   cleanup.push(undo);
 }
 

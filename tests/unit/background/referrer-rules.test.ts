@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { SessionRule } from '../../../src/background/browser-api';
 import { ReferrerRules, refererRule, refererValue, urlFilterFor } from '../../../src/background/referrer-rules';
-import { FakeBrowser } from './fake-browser';
+import { FakeBrowser } from '../../support/fake-browser';
 
 const URL_A = 'https://dl.example.com/files/big.iso?token=abc';
 const PAGE = 'https://www.example.com/downloads';

@@ -6,7 +6,7 @@ import type { UiPort } from '../../../src/background/browser-api';
 import { isOwnPage } from '../../../src/background/sender';
 import { UI_PORT } from '../../../src/messages';
 import { openIdbStore, type IdbStore } from '../../../src/storage/idb-store';
-import { FakeBrowser, FakeEvent } from './fake-browser';
+import { FakeBrowser, FakeEvent } from '../../support/fake-browser';
 
 const OWN = { id: 'stitch-test', url: 'chrome-extension://stitch-test/popup.html' };
 const STRANGERS = [

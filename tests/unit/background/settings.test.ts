@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { cookieOriginsFor, mirrorUrlsFor } from '../../../src/settings/mirror-rules';
-import { DEFAULT_SETTINGS, parseSettings, validateSettings } from '../../../src/settings/schema';
+import { DEFAULT_SETTINGS, parseSettings, validateMirrorRule, validateSettings } from '../../../src/settings/schema';
 
 describe('settings schema', () => {
   test('anything unreadable gives the defaults, never an exception', () => {
@@ -34,6 +34,26 @@ describe('settings schema', () => {
     expect(errors[0]!.message).toMatch(/connections per server must be a whole number from 1 to 6/);
     expect(validateSettings(DEFAULT_SETTINGS)).toEqual([]);
     expect(validateSettings('x')).toHaveLength(1);
+  });
+
+  test('validation checks the block sizes against each other only when both are given (a save keeps the rest)', () => {
+    expect(validateSettings({ minBlockBytes: 32 * 2 ** 20 })).toEqual([]);
+    expect(validateSettings({ minBlockBytes: 32 * 2 ** 20, maxBlockBytes: 2 ** 20 }).map((e) => e.field)).toEqual(['minBlockBytes']);
+  });
+
+  test('a mirror rule that is not an object, or a list that is not a list, is named as such', () => {
+    expect(validateSettings({ excludedSites: 'a.com', mirrorRules: [[], 7] })).toEqual([
+      { field: 'excludedSites', message: 'must be a list' },
+      { field: 'mirrorRules.0', message: 'a mirror rule needs a URL pattern and a list of mirrors' },
+      { field: 'mirrorRules.1', message: 'a mirror rule needs a URL pattern and a list of mirrors' },
+    ]);
+    expect(validateMirrorRule({ mirrors: [] }).map((e) => e.field)).toEqual(['mirrorRule.pattern', 'mirrorRule.mirrors']);
+  });
+
+  test('defaults are fresh copies: changing parsed lists does not change the defaults', () => {
+    parseSettings({}).excludedSites.push('a.com');
+    expect(parseSettings({}).excludedSites).toEqual([]);
+    expect(DEFAULT_SETTINGS.excludedSites).toEqual([]);
   });
 });
 

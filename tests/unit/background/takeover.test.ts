@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/set
 import { Bypass } from '../../../src/background/bypass';
 import { BROWSER_MENU_ID, browserFromClick, LEAVE_SITE_MENU_ID } from '../../../src/background/context-menu';
 import { SettingsStore } from '../../../src/background/settings-store';
-import { FakeBrowser } from './fake-browser';
+import { FakeBrowser } from '../../support/fake-browser';
 
 const settings = (change: Partial<Settings> = {}) => parseSettings({ ...DEFAULT_SETTINGS, ...change });
 const big = (over: Partial<BrowserDownload> = {}): BrowserDownload => ({

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { Toolbar, type NotifyChoices } from '../../../src/background/toolbar';
 import { jobView } from '../pages/fixtures';
-import { FakeBrowser } from './fake-browser';
+import { FakeBrowser } from '../../support/fake-browser';
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 

@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { Request, RequestOf, RequestType } from '../../../src/messages';
 import { OptionsPage } from '../../../src/options/options-page';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
 
@@ -15,19 +16,28 @@ const stored: Settings = {
 };
 
 /** The one seam: `send` answering like the background would, recording what it was asked. */
-function fakeBackground(overrides: Record<string, (request: any) => unknown> = {}) {
-  const sent: any[] = [];
-  const answers: Record<string, (request: any) => unknown> = {
+type Answers = { [T in RequestType]?: (request: RequestOf<T>) => unknown };
+
+/** Picks the requests of one type out of what was sent. */
+const ofType =
+  <T extends RequestType>(type: T) =>
+  (request: Request): request is Extract<Request, { type: T }> =>
+    request.type === type;
+
+function fakeBackground(overrides: Answers = {}) {
+  const sent: Request[] = [];
+  const answers: Answers = {
     'get-settings': () => ({ ok: true, value: { settings: stored, defaults: parseSettings(DEFAULT_SETTINGS) } }),
     'set-settings': (r) => ({ ok: true, value: { settings: parseSettings(r.settings) } }),
-    'import-settings': (r) => ({ ok: true, value: { settings: parseSettings(JSON.parse(r.json)) } }),
+    'import-settings': (r) => ({ ok: true, value: { settings: parseSettings(JSON.parse(r.json) as unknown) } }),
     'export-settings': () => ({ ok: true, value: { json: '{"version":1}\n' } }),
     ...overrides,
   };
   const send = async (message: unknown) => {
-    const request = message as { type: string };
+    const request = message as Request;
     sent.push(request);
-    return answers[request.type]?.(request) ?? { ok: false, error: 'unknown request' };
+    const answer = answers[request.type] as ((request: Request) => unknown) | undefined;
+    return answer?.(request) ?? { ok: false, error: 'unknown request' };
   };
   return { send, sent };
 }
@@ -72,7 +82,7 @@ describe('OptionsPage', () => {
     input('mirror-rule-send-cookies', rules[1]).click();
     byTestId('settings-save').click();
     await settle();
-    expect(sent.find((r) => r.type === 'set-settings').settings.mirrorRules).toEqual([
+    expect((sent.find(ofType('set-settings'))?.settings as { mirrorRules?: unknown }).mirrorRules).toEqual([
       { ...stored.mirrorRules[0], passQuery: true, sendCookies: false },
       { pattern: 'example.net/', mirrors: ['https://m.example.org/'], passQuery: false, sendCookies: true },
     ]);
@@ -83,8 +93,8 @@ describe('OptionsPage', () => {
     input('setting-speed-limit-kbps').value = '500';
     byTestId('settings-save').click();
     await settle();
-    const save = sent.find((r) => r.type === 'set-settings');
-    expect(save.settings).toMatchObject({ thresholdBytes: 50_000_000, speedLimitBytesPerSec: 500_000, mirrorRules: stored.mirrorRules });
+    const save = sent.find(ofType('set-settings'));
+    expect(save?.settings).toMatchObject({ thresholdBytes: 50_000_000, speedLimitBytesPerSec: 500_000, mirrorRules: stored.mirrorRules });
     expect(byTestId('settings-status').textContent).toBe('Saved');
     expect(byTestId('settings-errors').hidden).toBe(true);
   });
@@ -95,7 +105,7 @@ describe('OptionsPage', () => {
     byTestId('mirror-rule-add').click();
     byTestId('settings-save').click();
     await settle();
-    expect(sent.some((r) => r.type === 'set-settings')).toBe(false);
+    expect(sent.some(ofType('set-settings'))).toBe(false);
     const connections = input('setting-connections');
     expect(connections.getAttribute('aria-invalid')).toBe('true');
     const describedBy = connections.getAttribute('aria-describedby')!.split(' ');
@@ -165,7 +175,7 @@ describe('OptionsPage', () => {
     const { sent } = await openPage();
     byTestId('mirror-rule-test').click();
     await settle();
-    expect(sent.some((r) => r.type === 'test-mirror-rule')).toBe(false);
+    expect(sent.some(ofType('test-mirror-rule'))).toBe(false);
     expect(byTestId('mirror-rule-test-result').textContent).toContain('enter a sample URL');
   });
 
@@ -183,18 +193,18 @@ describe('OptionsPage', () => {
     const { sent } = await openPage();
     chooseFile('{ not json');
     await settle();
-    expect(sent.some((r) => r.type === 'import-settings')).toBe(false);
+    expect(sent.some(ofType('import-settings'))).toBe(false);
     expect(byTestId('settings-errors').textContent).toContain('not valid JSON');
 
     chooseFile(JSON.stringify({ connectionsPerServer: 99 }));
     await settle();
-    expect(sent.some((r) => r.type === 'import-settings')).toBe(false);
+    expect(sent.some(ofType('import-settings'))).toBe(false);
     expect(byTestId('settings-errors').textContent).toContain('connections per server must be a whole number from 1 to 6');
 
     chooseFile(JSON.stringify({ version: 1, connectionsPerServer: 2 }), 'mine.json');
     await settle();
     await settle();
-    expect(sent.filter((r) => r.type === 'import-settings')).toHaveLength(1);
+    expect(sent.filter(ofType('import-settings'))).toHaveLength(1);
     expect(input('setting-connections').value).toBe('2');
     expect(byTestId('settings-status').textContent).toBe('Imported mine.json and saved');
     expect(byTestId('settings-errors').hidden).toBe(true);
@@ -213,7 +223,7 @@ describe('OptionsPage', () => {
     byTestId('settings-reset').click();
     expect(input('setting-threshold-mb').value).toBe('20');
     expect(document.querySelectorAll('[data-testid="mirror-rule"]')).toHaveLength(0);
-    expect(sent.some((r) => r.type === 'set-settings')).toBe(false);
+    expect(sent.some(ofType('set-settings'))).toBe(false);
     expect(byTestId('settings-status').textContent).toMatch(/save to keep them/);
   });
 

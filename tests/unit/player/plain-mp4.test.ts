@@ -89,7 +89,7 @@ describe.each(['plain-faststart.mp4', 'plain-moov-end.mp4'])('plain MP4 remux (%
     for (const target of [2.5, 1.2, 3.9]) {
       const offset = await source.offsetFor(target);
       expect(offset).toBeDefined();
-      const after = await feedAll(source, offset!);
+      const after = await feedAll(source, offset);
       for (const trackId of source.sampleCounts.keys()) {
         const first = after.find((f) => f.trackId === trackId);
         expect(first, `track ${trackId} after a seek to ${target}`).toBeDefined();

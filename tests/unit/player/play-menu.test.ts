@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createContextMenu, PLAY_MENU_ID, playerFromClick } from '../../../src/background/context-menu';
 import { mediaTypeOf, playerPath } from '../../../src/media-type';
-import { FakeBrowser } from '../background/fake-browser';
+import { FakeBrowser } from '../../support/fake-browser';
 
 describe('"Play with Stitch"', () => {
   it('is a second menu entry on links and media', async () => {

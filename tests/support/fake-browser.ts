@@ -1,4 +1,4 @@
-import type { ApiEvent, BrowserApi, BrowserDownload, DownloadDelta, DownloadRequest, MenuClick, SeenRequest, SessionRule, UiPort } from '../../../src/background/browser-api';
+import type { ApiEvent, BrowserApi, BrowserDownload, DownloadDelta, DownloadRequest, MenuClick, SeenRequest, SessionRule, UiPort } from '../../src/background/browser-api';
 
 /** An event whose listeners the test can fire. */
 export class FakeEvent<L extends (...args: never[]) => unknown> implements ApiEvent<L> {

@@ -13,7 +13,7 @@ import type { JobView } from '../../../src/messages';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
 import { openIdbStore, type IdbStore } from '../../../src/storage/idb-store';
 import { startMirror, type Mirror } from '../../support/mirror-server';
-import { FakeBrowser } from './fake-browser';
+import { FakeBrowser } from '../../support/fake-browser';
 
 const MiB = 1024 * 1024;
 const closers: (() => Promise<void> | void)[] = [];

@@ -11,9 +11,9 @@ import type { JobView } from '../../../src/messages';
 import { DEFAULT_SETTINGS, parseSettings } from '../../../src/settings/schema';
 import { openIdbStore } from '../../../src/storage/idb-store';
 import { startMirror } from '../../support/mirror-server';
-import { FakeBrowser } from '../background/fake-browser';
+import { FakeBrowser } from '../../support/fake-browser';
 
-const closers: (() => Promise<unknown> | unknown)[] = [];
+const closers: (() => unknown)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
@@ -67,9 +67,8 @@ describe('playing a job', () => {
     expect(again).toMatchObject({ ok: true, value: { started: false, job: { id } } });
     // The last player leaves: the stored copy goes.
     release();
-    await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(() => t.manager.bytesFreed(id)).toBe(true);
     expect(await t.store.storedRanges(id)).toEqual([]);
-    expect(t.manager.bytesFreed(id)).toBe(true);
     expect(t.manager.get(id)?.canPlay).toBeUndefined();
     // Playing the URL again now needs a new download.
     expect(await t.request({ type: 'play', url: t.server.url })).toMatchObject({ ok: true, value: { started: true } });
