@@ -99,7 +99,7 @@ async function bypass(request: { next?: unknown; site?: unknown }, deps: Handler
   if (typeof request.next === 'boolean') await deps.bypass.setNext(request.next);
   if (request.site !== undefined) {
     const host = typeof request.site === 'string' ? request.site.trim().toLowerCase() : '';
-    if (!/^[a-z0-9.-]+(:\d+)?$/.test(host)) throw new Error(`"${String(request.site)}" is not a site; give a host name like example.com`);
+    if (!/^[a-z0-9.-]+(:\d+)?$/.test(host)) throw new Error(`"${host}" is not a site; give a host name like example.com`);
     await deps.bypass.leaveSite(host.replace(/:\d+$/, ''));
   }
   return { next: await deps.bypass.nextArmed() };

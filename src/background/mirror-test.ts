@@ -21,10 +21,10 @@ export async function testMirrorRule(
   if (mirrorUrls.length === 0) throw new Error(`the sample URL does not match the pattern ${normal.pattern}`);
   const mirrorCredentials = normal.sendCookies ? 'include' : 'omit';
   const [original, ...answers] = await Promise.all([probe(sampleUrl, 'include'), ...mirrorUrls.map((url) => probe(url, mirrorCredentials))]);
-  const originalResult = describe(sampleUrl, original!, undefined);
+  const originalResult = describe(sampleUrl, original, undefined);
   return {
     original: originalResult,
-    mirrors: mirrorUrls.map((url, i) => describe(url, answers[i]!, originalResult.ok ? original!.size : undefined)),
+    mirrors: mirrorUrls.map((url, i) => describe(url, answers[i]!, originalResult.ok ? original.size : undefined)),
   };
 }
 

@@ -1,4 +1,4 @@
-import { isQuotaError, type DownloadStore } from './store';
+import { isQuotaError } from './store';
 import { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, type ByteRange } from './ranges';
 import { BlockWriter } from './block-writer';
 import { DownloadError } from './errors';
@@ -6,7 +6,6 @@ import { formatBytes } from './format-bytes';
 import { checkResponse, type Ask } from './http/response-check';
 import { openExchange, receiveBody, type Exchange } from './http/exchange';
 import type { ResponseFacts } from './http/response-facts';
-import type { EngineOptions } from './options';
 import { ifRangeValidator, type RemoteFile } from './remote-file';
 import { backoffDelay, sleep } from './retry';
 import { describe, describeFile, storageFull, type TransferHost } from './transfer-host';

@@ -201,7 +201,7 @@ export class PopupPage {
       if (!reply.mismatch) announce(this.live, `${job.filename} continues from the new link.`);
       return reply.mismatch;
     } catch (error) {
-      throw new Error(errorText(error));
+      throw new Error(errorText(error), { cause: error });
     }
   }
 

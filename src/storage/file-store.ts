@@ -397,7 +397,7 @@ async function openOwnFile(path: string, flags: number, create = true): Promise<
   try {
     handle = await fs.open(path, flags | constants.O_NOFOLLOW | (create ? constants.O_CREAT : 0));
   } catch (error) {
-    if (codeOf(error) === 'ELOOP') throw new Error(`${path} is a symbolic link, which Stitch did not make: remove it and try again`);
+    if (codeOf(error) === 'ELOOP') throw new Error(`${path} is a symbolic link, which Stitch did not make: remove it and try again`, { cause: error });
     throw error;
   }
   const stats = await handle.stat();

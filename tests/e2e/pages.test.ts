@@ -113,7 +113,7 @@ async function popupWithJobs() {
   const { settings } = (await request(popup, { type: 'get-settings' })).value!;
   const rule = { pattern: `127.0.0.1:${running.port}/`, mirrors: [`${liar.origin}/`, `${helper.origin}/`] };
   expect((await request(popup, { type: 'set-settings', settings: { ...settings, mirrorRules: [rule] } })).ok).toBe(true);
-  const add = async (url: string) => (await request(popup, { type: 'add-url', url })).value!.job.id as string;
+  const add = async (url: string) => (await request(popup, { type: 'add-url', url })).value!.job.id;
   const ids = { saved: await add(saved.url), failed: await add(failed.url), paused: await add(paused.url), running: await add(running.url) };
   const row = (id: string) => popup.locator(`[data-job-id="${id}"]`);
   await expect.poll(() => row(ids.paused).getAttribute('data-state'), { timeout: 20_000 }).toBe('running');
@@ -147,7 +147,7 @@ test('the popup at 400×600: the name on disk, Open, no sideways overflow, focus
   await row(ids.paused).getByTestId('job-resume').focus();
   await popup.keyboard.press('Enter');
   await expect.poll(() => popup.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 }).toBe('job-pause');
-  expect(await popup.evaluate((id) => document.activeElement?.closest('[data-job-id]')?.getAttribute('data-job-id'), ids.paused)).toBe(ids.paused);
+  expect(await popup.evaluate(() => document.activeElement?.closest('[data-job-id]')?.getAttribute('data-job-id'))).toBe(ids.paused);
   await popup.keyboard.press('Enter');
   await expect.poll(() => popup.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 }).toBe('job-resume');
   await popup.evaluate(() => {

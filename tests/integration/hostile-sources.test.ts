@@ -85,6 +85,7 @@ describe('mirror lists', () => {
       expect(run.notices).toContain('the Metalink file named 4000 more mirrors; 31 of them kept (at most 32 URLs per file)');
       // Before: 311 saves of about 160 kB each (50 MB); now about 16 of 2 kB.
       expect(stateBytes).toBeLessThan(1_000_000);
+      expect(saves).toBeLessThan(100);
     } finally {
       await run.cleanup();
     }

@@ -18,7 +18,7 @@ const publicUrl = (m: Mirror) => m.url.replace('127.0.0.1', PUBLIC_NAME);
 function recordingFetch() {
   const sent: { url: string; credentials?: RequestCredentials; referrer?: string; redirect?: RequestRedirect }[] = [];
   const fetcher: typeof fetch = (input, init) => {
-    const url = String(input);
+    const url = input instanceof Request ? input.url : input.toString();
     sent.push({ url, credentials: init?.credentials, referrer: init?.referrer, redirect: init?.redirect });
     return fetch(url.replace(`//${PUBLIC_NAME}:`, '//127.0.0.1:'), init);
   };
