@@ -19,11 +19,8 @@ import { CHROMIUM, extensionPage, launchWithExtension, makeProfile } from '../te
 import { addonWithReachablePlayer, launchFirefox, openAddonPage, type Cleanup } from '../tests/e2e/support/firefox';
 import { waitForFile } from '../tests/e2e/support/files';
 import { firstFrameMs, playedTo, seekAndTime, seeksAndTime, type AnyPage } from '../tests/e2e/support/player';
-import { clip, type Clip, type ClipRecipe } from './play-clips';
+import { clip, LARGE_WEBM, SMALL_MP4, SMALL_WEBM, type Clip, type ClipRecipe } from '../tests/support/clips';
 
-const SMALL_WEBM: ClipRecipe = { name: 'webm-2MB', container: 'webm', durationSeconds: 60, videoKbps: 240, width: 480, height: 270 };
-const LARGE_WEBM: ClipRecipe = { name: 'webm-16MB', container: 'webm', durationSeconds: 120, videoKbps: 1040, width: 640, height: 360 };
-const SMALL_MP4: ClipRecipe = { name: 'mp4-2MB', container: 'mp4', durationSeconds: 60, videoKbps: 240, width: 480, height: 270 };
 
 interface Case {
   id: string;

@@ -14,14 +14,14 @@ describe('streaming priority', () => {
     const firstAt: Record<string, number> = {};
     const t0 = Date.now();
     const run = await bed.download(m.url, {}, (job, store) => {
-      job.setPlayback({ position: 12 * MiB, aheadBytes: MiB });
+      job.setPlayback([{ position: 12 * MiB, aheadBytes: MiB }]);
       const watch = setInterval(() => {
         void (async () => {
           const stored = await store.storedRanges('job');
           if (!firstAt.ahead && covered(stored, 12 * MiB, 13 * MiB)) {
             firstAt.ahead = Date.now() - t0;
             // Seek back to 4 MiB: that window must come next.
-            job.setPlayback({ position: 4 * MiB, aheadBytes: MiB });
+            job.setPlayback([{ position: 4 * MiB, aheadBytes: MiB }]);
           }
           if (firstAt.ahead && !firstAt.seek && covered(stored, 4 * MiB, 5 * MiB)) firstAt.seek = Date.now() - t0;
         })();

@@ -40,6 +40,8 @@ export interface SchedulerHost extends TransferHost {
   discarded(start: number, end: number): void;
   /** While a player is attached: the byte it plays and how far ahead is urgent. */
   playback(): Playback | undefined;
+  /** Every player's position, the most recently moved first (playback() is the first). */
+  playbacks(): readonly Playback[];
 }
 
 /** A player's position: bytes [position, position + aheadBytes) are needed first. */

@@ -1,5 +1,5 @@
 /**
- * The playback benchmark's clips, made with ffmpeg on first use and kept in .tmp/play-clips/
+ * Video clips for the playback benchmark and the seek tests, made with ffmpeg on first use and kept in .tmp/play-clips/
  * (a clip's name holds every parameter, so a changed recipe makes a new file). Each frame shows
  * a moving pattern with noise (so the encoder spends its bitrate evenly) and its own timestamp;
  * a keyframe every second, as streaming encoders do, so a seek lands within a second.
@@ -20,6 +20,12 @@ export interface ClipRecipe {
   height: number;
 }
 
+/** About 2 MB: the clip of issue 11's report (a 60 s WebM of 2.16 MB). */
+export const SMALL_WEBM: ClipRecipe = { name: 'webm-2MB', container: 'webm', durationSeconds: 60, videoKbps: 240, width: 480, height: 270 };
+export const LARGE_WEBM: ClipRecipe = { name: 'webm-16MB', container: 'webm', durationSeconds: 120, videoKbps: 1040, width: 640, height: 360 };
+/** Plain MP4, moov at the end: a player must fetch the tail before it can play. */
+export const SMALL_MP4: ClipRecipe = { name: 'mp4-2MB', container: 'mp4', durationSeconds: 60, videoKbps: 240, width: 480, height: 270 };
+
 export interface Clip extends ClipRecipe {
   path: string;
   size: number;
@@ -28,7 +34,7 @@ export interface Clip extends ClipRecipe {
   filename: string;
 }
 
-const DIR = resolve(import.meta.dirname, '../.tmp/play-clips');
+const DIR = resolve(import.meta.dirname, '../../.tmp/play-clips');
 const FPS = 25;
 const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
 
@@ -63,7 +69,7 @@ export async function clip(recipe: ClipRecipe): Promise<Clip> {
     const partial = `${path}.part`;
     const made = spawnSync('ffmpeg', ffmpegArgs(recipe, partial), { stdio: ['ignore', 'inherit', 'inherit'] });
     if (made.error || made.status !== 0) {
-      throw new Error(`ffmpeg could not make ${filename} (${made.error?.message ?? `exit ${made.status}`}); run: bash scripts/install-system-deps.sh bench-play`);
+      throw new Error(`ffmpeg could not make ${filename} (${made.error?.message ?? `exit ${made.status}`}); run: bash scripts/install-system-deps.sh`);
     }
     renameSync(partial, path);
   }
