@@ -56,6 +56,8 @@ interface Run {
   requests: number;
   overFetch: number;
   errors: string[];
+  /** When each step started and what each server was asked, in ms since the servers started: to see what a seek waited for. */
+  timeline: string[];
 }
 
 const SEEK_TIMEOUT_MS = 45_000;
@@ -101,8 +103,9 @@ async function startServers(c: Case, media: Clip, cleanup: Cleanup): Promise<Mir
 }
 
 /** First frame, a second of playback, then the seeks; a step that fails is noted and the next one tried. */
-async function measurePlayback(page: AnyPage, run: Run): Promise<void> {
+async function measurePlayback(page: AnyPage, run: Run, t0: number): Promise<void> {
   const step = async (name: string, measure: () => Promise<number>): Promise<number | undefined> => {
+    run.timeline.push(`${Date.now() - t0} ${name}`);
     try {
       return await measure();
     } catch (error) {
@@ -151,7 +154,8 @@ async function checkFile(downloads: string, media: Clip, c: Case, run: Run): Pro
 async function runOnce(c: Case, media: Clip, client: ClientName): Promise<Run> {
   const undo: (() => Promise<unknown> | unknown)[] = [];
   const cleanup: Cleanup = (step) => undo.push(step);
-  const run: Run = { caseId: c.id, client, requests: 0, overFetch: 0, errors: [] };
+  const run: Run = { caseId: c.id, client, requests: 0, overFetch: 0, errors: [], timeline: [] };
+  const t0 = Date.now();
   try {
     const servers = await startServers(c, media, cleanup);
     const url = servers[0]!.url;
@@ -160,21 +164,27 @@ async function runOnce(c: Case, media: Clip, client: ClientName): Promise<Run> {
       cleanup(() => browser.close());
       const page = await browser.newPage();
       await page.goto(await referencePage(url, cleanup));
-      await measurePlayback(page, run);
+      await measurePlayback(page, run, t0);
     } else if (client === 'stitch chromium') {
       const profile = makeProfile();
       cleanup(() => profile.remove());
       const browser = await launchWithExtension(profile);
       cleanup(() => browser.close());
-      await measurePlayback(await extensionPage(browser, `player.html?url=${encodeURIComponent(url)}`), run);
+      await measurePlayback(await extensionPage(browser, `player.html?url=${encodeURIComponent(url)}`), run, t0);
       await checkFile(profile.downloads, media, c, run);
     } else {
       const downloads = mkdtempSync(join(tmpdir(), 'stitch-play-ff-'));
       cleanup(() => rmSync(downloads, { recursive: true, force: true }));
       const browser = await launchFirefox(downloads, cleanup, { addonDir: addonWithReachablePlayer(cleanup), prefs: { 'media.autoplay.default': 0 } });
-      await measurePlayback(await openAddonPage(browser, `player.html?url=${encodeURIComponent(url)}`, cleanup), run);
+      await measurePlayback(await openAddonPage(browser, `player.html?url=${encodeURIComponent(url)}`, cleanup), run, t0);
       await checkFile(downloads, media, c, run);
     }
+    servers.forEach((server, i) =>
+      server.stats.requests.forEach((r) =>
+        run.timeline.push(`${r.startedAt - t0} server ${i + 1}: ${r.range ?? 'whole'} → ${r.bytesSent} B${r.aborted ? ', cut' : ''} in ${(r.endedAt ?? Date.now()) - r.startedAt} ms`),
+      ),
+    );
+    run.timeline.sort((a, b) => parseInt(a) - parseInt(b));
     run.requests = servers.reduce((n, s) => n + s.stats.requests.length, 0);
     run.overFetch = servers.reduce((n, s) => n + s.stats.bytesSent, 0) / media.size;
   } catch (error) {
