@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { startMirror, type Mirror } from '../tests/support/mirror-server';
-import { CHROMIUM, extensionPage, launchWithExtension, makeProfile } from '../tests/e2e/support/chromium';
+import { CHROMIUM, extensionPage, launchWithExtension, makeProfile, streamRouteReady } from '../tests/e2e/support/chromium';
 import { addonWithReachablePlayer, launchFirefox, openAddonPage, type Cleanup } from '../tests/e2e/support/firefox';
 import { waitForFile } from '../tests/e2e/support/files';
 import { firstFrameMs, playedTo, seekAndTime, seeksAndTime, type AnyPage } from '../tests/e2e/support/player';
@@ -170,6 +170,7 @@ async function runOnce(c: Case, media: Clip, client: ClientName): Promise<Run> {
       cleanup(() => profile.remove());
       const browser = await launchWithExtension(profile);
       cleanup(() => browser.close());
+      await streamRouteReady(browser);
       await measurePlayback(await extensionPage(browser, `player.html?url=${encodeURIComponent(url)}`), run, t0);
       await checkFile(profile.downloads, media, c, run);
     } else {

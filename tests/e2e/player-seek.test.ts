@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { clip, SMALL_WEBM } from '../support/clips';
-import { extensionPage } from './support/chromium';
+import { extensionPage, streamRouteReady } from './support/chromium';
 import { fileSha256, waitForFile } from './support/files';
 import { firstFrameMs, playedTo, seekAndTime } from './support/player';
 import { browserWith, mirror, profile } from './support/setup';
@@ -23,6 +23,7 @@ test('Chromium: a small clip at twice its bitrate plays within 8 s of a seek to 
   });
   const p = profile();
   const browser = await browserWith(p);
+  await streamRouteReady(browser);
   const player = await extensionPage(browser, `player.html?url=${encodeURIComponent(server.url)}`);
   await firstFrameMs(player, 30_000);
   await playedTo(player, 1, 30_000);
