@@ -182,6 +182,7 @@ export class PlaybackHub {
     const played = this.entry(jobId);
     played.ports.add(port);
     const jobs = await this.deps.jobs();
+    if (!played.ports.has(port)) return; // gone meanwhile
     played.release ??= jobs.holdBytes(jobId);
     this.settle(jobId, played);
     await played.watching;
