@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { chromium, type Page as PlaywrightPage } from 'playwright-core';
 import { startMirror, type Mirror } from '../tests/support/mirror-server';
 import { CHROMIUM, extensionPage, launchWithExtension, makeProfile, streamRouteReady } from '../tests/e2e/support/chromium';
 import { addonWithReachablePlayer, launchFirefox, openAddonPage, type Cleanup } from '../tests/e2e/support/firefox';
@@ -78,7 +78,11 @@ function options() {
   const cases = wanted ? CASES.filter((c) => wanted.includes(c.id)) : CASES;
   if (cases.length === 0) throw new Error(`--only ${values.only}: no such case (${CASES.map((c) => c.id).join(', ')})`);
   const browsers = values.browsers.split(',').map((b) => b.trim());
-  const clients: ClientName[] = ['chromium <video>', 'stitch chromium', ...(browsers.includes('firefox') ? (['stitch firefox'] as const) : [])];
+  const clients: ClientName[] = [
+    'chromium <video>',
+    ...(browsers.includes('chromium') ? (['stitch chromium'] as const) : []),
+    ...(browsers.includes('firefox') ? (['stitch firefox'] as const) : []),
+  ];
   return { runs, cases, clients };
 }
 
@@ -140,7 +144,7 @@ async function sha256(path: string): Promise<string> {
 }
 
 /** Waits for Stitch to save the file and compares it with the clip. */
-async function checkFile(downloads: string, media: Clip, c: Case, run: Run): Promise<void> {
+async function checkFile(downloads: string, media: Clip, c: Case, run: Run, page: AnyPage): Promise<void> {
   const fullDownloadMs = (media.durationSeconds / c.speed / c.servers) * 1000;
   try {
     const saved = await waitForFile(downloads, media.filename, media.size, Math.max(60_000, 4 * fullDownloadMs));
@@ -148,6 +152,9 @@ async function checkFile(downloads: string, media: Clip, c: Case, run: Run): Pro
   } catch (error) {
     run.file = 'missing';
     run.errors.push(`file: ${error instanceof Error ? error.message : String(error)}`);
+    // What the player says (a failed download says why).
+    const says = await (page as PlaywrightPage).evaluate(() => document.body.innerText).catch(String);
+    run.errors.push(`the player says: ${says.replace(/\s+/g, ' ').slice(0, 300)}`);
   }
 }
 
@@ -171,14 +178,16 @@ async function runOnce(c: Case, media: Clip, client: ClientName): Promise<Run> {
       const browser = await launchWithExtension(profile);
       cleanup(() => browser.close());
       await streamRouteReady(browser);
-      await measurePlayback(await extensionPage(browser, `player.html?url=${encodeURIComponent(url)}`), run, t0);
-      await checkFile(profile.downloads, media, c, run);
+      const page = await extensionPage(browser, `player.html?url=${encodeURIComponent(url)}`);
+      await measurePlayback(page, run, t0);
+      await checkFile(profile.downloads, media, c, run, page);
     } else {
       const downloads = mkdtempSync(join(tmpdir(), 'stitch-play-ff-'));
       cleanup(() => rmSync(downloads, { recursive: true, force: true }));
       const browser = await launchFirefox(downloads, cleanup, { addonDir: addonWithReachablePlayer(cleanup), prefs: { 'media.autoplay.default': 0 } });
-      await measurePlayback(await openAddonPage(browser, `player.html?url=${encodeURIComponent(url)}`, cleanup), run, t0);
-      await checkFile(downloads, media, c, run);
+      const page = await openAddonPage(browser, `player.html?url=${encodeURIComponent(url)}`, cleanup);
+      await measurePlayback(page, run, t0);
+      await checkFile(downloads, media, c, run, page);
     }
     servers.forEach((server, i) =>
       server.stats.requests.forEach((r) =>
