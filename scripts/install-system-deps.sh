@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a task needs, only those missing: `start` (Chromium, to run
-# Stitch), `bench` (aria2, the benchmark's comparison), `test` (Chromium and Firefox ESR for the
-# end-to-end tests). Safe to run again.
+# Stitch), `bench` (aria2, the benchmark's comparison), `bench-play` (ffmpeg to make the clips,
+# Chromium and Firefox ESR to play them), `test` (Chromium, Firefox ESR and ffmpeg for the
+# end-to-end tests; ffmpeg makes the seek tests' clips). Safe to run again.
 set -euo pipefail
 case "${1:-test}" in
   start) needed=(chromium:chromium) ;;
   bench) needed=(aria2c:aria2) ;;
-  *) needed=(chromium:chromium firefox-esr:firefox-esr) ;;
+  bench-play) needed=(ffmpeg:ffmpeg chromium:chromium firefox-esr:firefox-esr) ;;
+  *) needed=(chromium:chromium firefox-esr:firefox-esr ffmpeg:ffmpeg) ;;
 esac
 want=()
 for pair in "${needed[@]}"; do
@@ -16,5 +18,5 @@ done
 sudo=""
 [ "$(id -u)" = 0 ] || sudo="sudo"
 echo "installing Debian packages: ${want[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null
+$sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${want[@]}" >/dev/null

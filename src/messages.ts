@@ -48,11 +48,14 @@
  *
  * Player port: `browser.runtime.connect({ name: PLAYER_PORT })`, then the page posts
  * `{ type: 'attach', id }`; the background answers with `player-state` messages (the job, the
- * stored byte ranges, whether the stored copy was freed after saving) whenever they change.
- * While a player is attached, the job's stored bytes are kept after saving. The page may post
- * `{ type: 'position', position, durationSeconds }`: the byte it needs next (the engine fetches
- * what lies just ahead of it first) and the media's duration (sizes that window). In Chrome the
- * stream route learns the position from the element's range requests instead.
+ * stored byte ranges, whether the stored copy was freed after saving) whenever they change: one
+ * per turn of its event loop in which the engine stored or discarded bytes (its `stored` and
+ * `discarded` events, forwarded), or the job changed. While a player is attached, the job's
+ * stored bytes are kept after saving. The page may post `{ type: 'position', position,
+ * durationSeconds }`: the byte it needs next (the engine fetches what lies just ahead of it
+ * first; each attached page has its own position, the most recently moved first) and the
+ * media's duration (sizes that window). In Chrome the stream route learns the position from the
+ * element's range requests instead (per page, from the request's client).
  */
 import type { MirrorRule, Settings, SettingsError } from './settings/schema';
 

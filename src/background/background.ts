@@ -50,7 +50,10 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   });
   const notices = new UiNotices(api, (notice) => ports.broadcast({ type: 'notice', notice }));
   const mirrorsFor = (url: string) => mirrorUrlsFor(url, settings.current.mirrorRules);
-  const playback = new PlaybackHub({ jobs: () => manager, store: deps.store });
+  // Players follow a job's events: in a restarted worker, its jobs must be read from the store first.
+  let restored: Promise<JobManager> | undefined;
+  const trackedJobs = () => (restored ??= manager.then(async (m) => (await m.restore().catch(() => {}), m)));
+  const playback = new PlaybackHub({ jobs: trackedJobs, store: deps.store });
   const referrers = new ReferrerRules(api);
   const toolbar = new Toolbar(api, () => settings.current);
   const bypass = new Bypass(api, settings);
@@ -92,7 +95,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   });
   // Chrome's service worker answers the player's stream URLs; Firefox's event page has no fetch events.
   const scope = deps.serviceWorker ?? serviceWorkerScope();
-  if (scope) installStreamRoute(scope, { hub: playback, jobs: () => manager, store: deps.store });
+  if (scope) installStreamRoute(scope, { hub: playback, jobs: trackedJobs, store: deps.store });
   api.runtime.onStartup.addListener(restore);
   api.runtime.onInstalled.addListener(() => void createContextMenu(api).catch(() => {}));
   api.alarms.onAlarm.addListener((alarm) => {

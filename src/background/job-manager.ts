@@ -9,6 +9,7 @@ import type { JobSaver } from './job-saver';
 import type { ReferrerRules } from './referrer-rules';
 import { filenameOf, toJobView } from './job-view';
 import { freeBytes, runningProblem, startProblem, type EstimateStorage } from './storage-space';
+import type { BytesChange } from './playback';
 
 export interface JobManagerDeps {
   store: DownloadStore;
@@ -124,9 +125,21 @@ export class JobManager {
     return this.views().find((view) => view.url === url && !this.entries.get(view.id)!.bytesFreed && view.state !== 'cancelled' && view.state !== 'failed');
   }
 
-  /** Where a player is (the engine fetches the bytes just ahead first); undefined: none. */
-  setPlayback(id: string, playback: Playback | undefined): void {
-    this.entries.get(id)?.job.setPlayback(playback);
+  /** Where the job's players are, the most recently moved first (the engine fetches the bytes just ahead first). */
+  setPlayback(id: string, playbacks: readonly Playback[]): void {
+    this.entries.get(id)?.job.setPlayback(playbacks);
+  }
+
+  /** Calls `listener` for every range the job stores or discards from now on; returns the unsubscribe. */
+  watchBytes(id: string, listener: (change: BytesChange) => void): () => void {
+    const job = this.entries.get(id)?.job;
+    if (!job) return () => {};
+    const stored = job.on('stored', (range) => listener({ kind: 'stored', range }));
+    const discarded = job.on('discarded', (range) => listener({ kind: 'discarded', range }));
+    return () => {
+      stored();
+      discarded();
+    };
   }
 
   /** True once the job was saved and its stored copy deleted. */

@@ -16,8 +16,6 @@ export interface StreamRouteDeps {
 
 const WAIT_MS = 60_000;
 const MAX_CHUNK = 1024 * 1024;
-/** A wait is cut into slices like this, to notice a job that stopped or a body cancelled meanwhile. */
-const WAIT_SLICE_MS = 1000;
 const HOPELESS = new Set(['failed', 'cancelled']);
 
 /** The service worker's global scope, as far as the route uses it. */
@@ -27,7 +25,10 @@ export interface StreamScope {
   skipWaiting(): Promise<void>;
   addEventListener(type: 'install', listener: () => void): void;
   addEventListener(type: 'activate', listener: (event: { waitUntil(promise: Promise<unknown>): void }) => void): void;
-  addEventListener(type: 'fetch', listener: (event: { request: Request; respondWith(response: Promise<Response>): void }) => void): void;
+  addEventListener(
+    type: 'fetch',
+    listener: (event: { request: Request; clientId?: string; respondWith(response: Promise<Response>): void }) => void,
+  ): void;
 }
 
 /**
@@ -45,7 +46,8 @@ export function installStreamRoute(scope: StreamScope, deps: StreamRouteDeps): v
   scope.addEventListener('fetch', (event) => {
     const jobId = streamJobId(event.request.url, scope.location.origin);
     if (jobId === undefined) return;
-    event.respondWith(route.answer(event.request, jobId).catch((error: unknown) => plain(500, error instanceof Error ? error.message : String(error))));
+    const answer = route.answer(event.request, jobId, event.clientId ?? '');
+    event.respondWith(answer.catch((error: unknown) => plain(500, error instanceof Error ? error.message : String(error))));
   });
 }
 
@@ -69,23 +71,25 @@ export function streamJobId(url: string, origin: string): string | undefined {
  * again from here", as it does over HTTP: playback ended where the first answer ended), so
  * every answer covers the whole requested range, and its body is pulled from the store piece
  * by piece, waiting for bytes still in flight: a progressive response, at most one piece in
- * memory. The newest response of a job tells the engine where playback needs bytes next.
+ * memory. The newest response of each page (client) tells the engine where that player needs
+ * bytes next, as soon as it is asked (a seek moves it at once); waits end on the job's events.
  */
 export class StreamRoute {
+  /** The serial of each player's newest response, by job and client. */
   private readonly newest = new Map<string, number>();
   private requests = 0;
 
   constructor(private readonly deps: StreamRouteDeps) {}
 
-  async answer(request: Request, jobId: string): Promise<Response> {
+  async answer(request: Request, jobId: string, clientId = ''): Promise<Response> {
     if (request.method !== 'GET') return plain(405, 'only GET');
+    const { hub } = this.deps;
     const jobs = await this.deps.jobs();
-    const waitMs = this.deps.waitMs ?? WAIT_MS;
-    const deadline = Date.now() + waitMs;
+    const deadline = Date.now() + (this.deps.waitMs ?? WAIT_MS);
     let view = jobs.get(jobId);
     // The size comes with the server's first answer; a player may ask before it.
     while (view && view.size === undefined && !HOPELESS.has(view.state) && Date.now() < deadline) {
-      await sleep(200);
+      await hub.nextChange(jobId, deadline - Date.now());
       view = jobs.get(jobId);
     }
     if (!view) return plain(404, 'no such download; it may have been cleared');
@@ -97,30 +101,44 @@ export class StreamRoute {
     const whole = answerRange(wanted, size, [{ start: 0, end: size }], Infinity);
     if (whole.kind !== 'serve') return new Response(null, { status: 416, headers: answerHeaders(whole, size, contentType) });
     const serial = ++this.requests;
-    this.newest.set(jobId, serial);
-    const body = this.body(jobId, serial, size, whole.start, whole.end, jobs);
+    const player = `stream:${clientId}`;
+    this.newest.set(`${jobId} ${player}`, serial);
+    // Only a player's newest response moves its position (an older one the element has not
+    // cancelled yet must not pull it back); the first one does before the element reads.
+    const need = (position: number | undefined) => {
+      if (this.newest.get(`${jobId} ${player}`) === serial && position !== undefined) void hub.need(jobId, player, position);
+    };
+    need(firstMissing(await hub.storedRanges(jobId), whole.start, size));
+    const body = this.body(jobId, size, whole.start, whole.end, jobs, need);
     return new Response(body, { status: whole.status, headers: answerHeaders(whole, size, contentType) });
   }
 
   /** The bytes [start, end) as they are stored: one piece per pull, waiting for missing ones. */
-  private body(jobId: string, serial: number, size: number, start: number, end: number, jobs: PlaybackJobs): ReadableStream<Uint8Array> {
+  private body(
+    jobId: string,
+    size: number,
+    start: number,
+    end: number,
+    jobs: PlaybackJobs,
+    need: (position: number | undefined) => void,
+  ): ReadableStream<Uint8Array> {
     const { hub } = this.deps;
     const maxChunk = this.deps.maxChunk ?? MAX_CHUNK;
     const waitMs = this.deps.waitMs ?? WAIT_MS;
+    const cancelled = new AbortController();
+    // While the response is open, the hub keeps the job's stored ranges current from its events.
+    const unfollow = hub.follow(jobId);
     let pos = start;
-    let cancelled = false;
-    // Only the newest response of the job moves the playback window (an older one the
-    // element has not cancelled yet must not pull it back).
-    const need = (position: number | undefined) => {
-      if (this.newest.get(jobId) === serial && position !== undefined) void hub.need(jobId, position);
-    };
     return new ReadableStream<Uint8Array>(
       {
         pull: async (controller) => {
-          if (pos >= end) return controller.close();
+          if (pos >= end) {
+            unfollow();
+            return controller.close();
+          }
           const waitUntil = Date.now() + waitMs;
           for (;;) {
-            if (cancelled) return;
+            if (cancelled.signal.aborted) return;
             const stored = await hub.storedRanges(jobId);
             const piece = answerRange({ kind: 'range', start: pos, end }, size, stored, maxChunk);
             if (piece.kind === 'serve') {
@@ -135,13 +153,18 @@ export class StreamRoute {
             }
             need(pos);
             const view = jobs.get(jobId);
-            if (!view || HOPELESS.has(view.state) || jobs.bytesFreed(jobId)) return controller.error(new Error('the download stopped'));
-            if (Date.now() > waitUntil) return controller.error(new Error(`byte ${pos} was not downloaded within ${waitMs} ms`));
-            await hub.waitForByte(jobId, pos, WAIT_SLICE_MS);
+            const stopped = !view || HOPELESS.has(view.state) || jobs.bytesFreed(jobId);
+            const late = Date.now() > waitUntil;
+            if (stopped || late) {
+              unfollow();
+              return controller.error(new Error(stopped ? 'the download stopped' : `byte ${pos} was not downloaded within ${waitMs} ms`));
+            }
+            await hub.nextChange(jobId, waitUntil - Date.now(), cancelled.signal);
           }
         },
         cancel: () => {
-          cancelled = true;
+          cancelled.abort();
+          unfollow();
         },
       },
       { highWaterMark: 0 },
@@ -152,5 +175,3 @@ export class StreamRoute {
 function plain(status: number, text: string, headers: Record<string, string> = {}): Response {
   return new Response(text, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

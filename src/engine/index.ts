@@ -15,7 +15,7 @@ export { checkRelink, type RelinkVerdict } from './relink';
 export type { MirrorReport } from './scheduler/mirror-state';
 export { RateLimiter } from './rate-limiter';
 export { isQuotaError, type DownloadStore, type JobStateRecord } from './store';
-export { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, type ByteRange } from './ranges';
+export { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, removeRange, type ByteRange } from './ranges';
 export { filenameFromUrl, parseContentLength, parseContentRange, sanitizeFilename } from './http/headers';
 export { parseChecksumArgument } from './integrity/expected';
 export type { DigestAlgorithm } from './integrity/digests';

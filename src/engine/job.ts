@@ -69,7 +69,8 @@ export class DownloadJob extends Emitter<JobEvents> {
   private hasher: PrefixHasher | undefined;
   /** The last transfer's scheduler: it knows which mirror sent which bytes. */
   private scheduler: MirrorScheduler | undefined;
-  private playbackCursor: Playback | undefined;
+  /** Where the job's players are, the most recently moved first. */
+  private playbackCursors: readonly Playback[] = [];
 
   private constructor(
     private readonly store: DownloadStore,
@@ -173,11 +174,12 @@ export class DownloadJob extends Emitter<JobEvents> {
   }
 
   /**
-   * Tells the scheduler where a player is: bytes [position, position + aheadBytes) come first.
-   * `undefined` detaches the player. Playback never changes which bytes are stored.
+   * Tells the scheduler where the job's players are, the most recently moved first (several
+   * pages may play one job): bytes [position, position + aheadBytes) of each come first. Empty:
+   * nobody plays. Playback never changes which bytes are stored.
    */
-  setPlayback(playback: Playback | undefined): void {
-    this.playbackCursor = playback;
+  setPlayback(playbacks: readonly Playback[]): void {
+    this.playbackCursors = playbacks;
     this.scheduler?.wake();
   }
 
@@ -291,6 +293,7 @@ export class DownloadJob extends Emitter<JobEvents> {
     if (mismatch) {
       // Known-bad bytes are worth nothing: a retry starts clean.
       await this.store.clearBytes(this.id);
+      this.emit('discarded', { start: 0, end: size });
       this.hasher = undefined;
       throw new DownloadError('verify', `${mismatch}; the downloaded bytes were discarded and nothing was saved`);
     }
@@ -364,7 +367,8 @@ export class DownloadJob extends Emitter<JobEvents> {
       sourceHint: (url) => this.jobState.hints?.[url],
       knownDigests: () => this.knownDigests(),
       expectedPieces: () => this.jobState.expected?.pieces,
-      playback: () => this.playbackCursor,
+      playback: () => this.playbackCursors[0],
+      playbacks: () => this.playbackCursors,
       discarded: (start, end) => {
         this.hasher?.reset();
         this.emit('discarded', { start, end });

@@ -32,6 +32,18 @@ export function missingRanges(have: readonly ByteRange[], total: number): ByteRa
   return gaps.filter((g) => g.end > g.start);
 }
 
+/** Normalized `have` without the bytes of `cut`. */
+export function removeRange(have: readonly ByteRange[], cut: ByteRange): ByteRange[] {
+  return have.flatMap((r) =>
+    r.end <= cut.start || r.start >= cut.end
+      ? [r]
+      : [
+          { start: r.start, end: Math.max(r.start, cut.start) },
+          { start: Math.min(r.end, cut.end), end: r.end },
+        ].filter((piece) => piece.end > piece.start),
+  );
+}
+
 /** Total number of bytes in normalized ranges. */
 export function rangesLength(ranges: readonly ByteRange[]): number {
   return ranges.reduce((sum, r) => sum + (r.end - r.start), 0);

@@ -47,8 +47,10 @@ export interface SchedulerHost extends TransferHost {
   expectedPieces(): PieceHashes | undefined;
   /** Stored bytes of [start, end) were discarded (they failed a hash). */
   discarded(start: number, end: number): void;
-  /** While a player is attached: the byte it plays and how far ahead is urgent. */
+  /** While a player is attached: the byte it plays and how far ahead is urgent (the most recently moved player). */
   playback(): Playback | undefined;
+  /** Every player's position, the most recently moved first (playback() is the first). */
+  playbacks(): readonly Playback[];
 }
 
 /** The error for a full disk or quota; what was stored is kept. */

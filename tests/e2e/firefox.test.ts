@@ -23,7 +23,7 @@ test('Firefox: the add-on takes over a download and saves the exact bytes', asyn
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
 
-  const browser = await launchFirefox(downloads);
+  const browser = await launchFirefox(downloads, onCleanup);
 
   const tab = await browser.newPage();
   await tab.goto(page.href);

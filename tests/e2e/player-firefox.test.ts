@@ -1,59 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { expect, test } from 'vitest';
-import { EXTENSION_DIR } from './support/chromium';
-import { ADDON_UUID, launchFirefox } from './support/firefox';
+import { addonWithReachablePlayer, launchFirefox, openAddonPage } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import { videoFixture } from './support/player';
 import { mirror, onCleanup } from './support/setup';
-
-
-/**
- * A copy of the built add-on whose player page is web-accessible: Firefox refuses to navigate
- * to moz-extension:// from WebDriver or from a page's script, but follows a loopback server's
- * redirect to a web-accessible page. Test-only: the product's player is not web-accessible.
- */
-function addonWithReachablePlayer(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'stitch-ff-addon-'));
-  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
-  cpSync(EXTENSION_DIR, dir, { recursive: true });
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-  manifest.web_accessible_resources = [{ resources: ['player.html'], matches: ['http://127.0.0.1/*'] }];
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
-  return dir;
-}
-
-/** A loopback URL that redirects to `target`. */
-async function redirectTo(target: string): Promise<string> {
-  const server = createServer((_req, res) => {
-    res.writeHead(302, { Location: target });
-    res.end();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  onCleanup(() => new Promise((r) => server.close(r)));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-}
-
-/**
- * Opens an add-on page through a loopback redirect. Firefox moves the tab to the add-on's
- * process on the way and WebDriver may lose the frame it navigated ("Frame detached"); the
- * page shows up again among the browser's pages once it navigates within itself (the player
- * replaces ?url= with ?id= when it has its job).
- */
-async function openAddonPage(browser: Browser, path: string): Promise<Page> {
-  const target = `moz-extension://${ADDON_UUID}/${path}`;
-  const tab = await browser.newPage();
-  void tab.goto(await redirectTo(target)).catch(() => {});
-  return until(
-    `the add-on page ${path}`,
-    async () => [tab, ...(await browser.pages())].find((p) => p.url().startsWith(`moz-extension://${ADDON_UUID}/${path.split('?')[0]}`)),
-    20_000,
-  );
-}
 
 const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')?.currentTime ?? 0);
 
@@ -86,11 +39,11 @@ async function playWhileDownloading(run: Playthrough): Promise<string> {
   const downloaded = () => server.stats.bytesSent / size;
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
-  const browser = await launchFirefox(downloads, { addonDir: addonWithReachablePlayer(), prefs: { 'media.autoplay.default': 0 } });
+  const browser = await launchFirefox(downloads, onCleanup, { addonDir: addonWithReachablePlayer(onCleanup), prefs: { 'media.autoplay.default': 0 } });
   const page = (player: Page) => player.evaluate(() => `${document.body.innerText} currentTime ${document.querySelector('video')?.currentTime}`).catch(String);
 
   const t0 = Date.now();
-  const player = await openAddonPage(browser, `player.html?url=${encodeURIComponent(server.url)}`);
+  const player = await openAddonPage(browser, `player.html?url=${encodeURIComponent(server.url)}`, onCleanup);
   await until('playback', async () => (await currentTime(player).catch(() => 0)) > 0.5, 30_000, 100).catch(async (error: unknown) => {
     console.log(player.url(), await page(player));
     throw error;

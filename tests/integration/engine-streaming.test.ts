@@ -21,11 +21,11 @@ describe('streaming priority', () => {
     const t0 = Date.now();
     const run = await bed.download(m.url, {}, (job) => {
       const watch = new StoredWatch(job);
-      job.setPlayback({ position: 12 * MiB, aheadBytes: MiB });
+      job.setPlayback([{ position: 12 * MiB, aheadBytes: MiB }]);
       void (async () => {
         times.ahead = await timeUntil(watch, 12 * MiB, 13 * MiB);
         // Seek back to 4 MiB: that window must come next.
-        job.setPlayback({ position: 4 * MiB, aheadBytes: MiB });
+        job.setPlayback([{ position: 4 * MiB, aheadBytes: MiB }]);
         times.seek = await timeUntil(watch, 4 * MiB, 5 * MiB);
       })();
     });
@@ -45,7 +45,7 @@ describe('streaming priority', () => {
     const bitrate = 150_000;
     const m = await bed.mirror({ size, seed: 81, rate: 2 * bitrate, latencyMs: 20 });
     const times: Record<string, number> = {};
-    const play = (job: DownloadJob, position: number) => job.setPlayback({ position, aheadBytes: 10 * bitrate, bytesPerSecond: bitrate });
+    const play = (job: DownloadJob, position: number) => job.setPlayback([{ position, aheadBytes: 10 * bitrate, bytesPerSecond: bitrate }]);
     const run = await bed.download(m.url, {}, (job) => {
       const watch = new StoredWatch(job);
       play(job, 0);

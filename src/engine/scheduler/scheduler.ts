@@ -139,7 +139,7 @@ export class MirrorScheduler {
     }
     if (!plan) return;
     const playback = host.playback();
-    const streaming = playback ? streamingDecisions({ ...this.snapshot(now), plan, players: [playback] }) : undefined;
+    const streaming = playback ? streamingDecisions({ ...this.snapshot(now), plan, players: host.playbacks() }) : undefined;
     streaming?.decisions.forEach((d) => this.carryOut(d));
     const work = assignWork({
       ...this.snapshot(now),

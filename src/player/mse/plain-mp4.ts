@@ -15,7 +15,7 @@ import { Unsupported, type MediaSegments, type StoredReader } from './segments';
 
 /** Samples per fragment, per track (video at 25–30 fps: about 2 s; AAC/Opus: about 1 s). */
 export const SAMPLES = 50;
-/** Bytes fed to mp4box at a time, once the moov is parsed. */
+/** Most bytes fed to mp4box at a time, once the moov is parsed. */
 const CHUNK = 256 * 1024;
 /** Bytes read at a time while looking for the moov (small: with the moov at the end, only the first read is of the media). */
 const HEAD_CHUNK = 16 * 1024;
@@ -104,8 +104,9 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
       // Whatever mp4box already made (at start(), or at the end of the last feed).
       if (queue.length > 0) return take(offset);
       for (let at = offset; at < reader.size; ) {
-        const end = Math.min(reader.size, at + chunkBytes);
-        const bytes = await reader.read(at, end);
+        // What is stored now, not a whole chunk: after a seek, the first fragment plays as soon as its samples arrive.
+        const bytes = await reader.readAvailable(at, at + chunkBytes);
+        const end = at + bytes.length;
         feed(bytes, at, end >= reader.size);
         at = end;
         if (at >= reader.size && !flushed) {

@@ -5,6 +5,8 @@ export interface StoredReader {
   readonly size: number;
   /** Waits until [start, end) is stored (end clamped to the size), then returns those bytes. */
   read(start: number, end: number): Promise<Uint8Array>;
+  /** Waits until byte `start` is stored, then returns the stored bytes from it on, up to `end`: what can be parsed now. */
+  readAvailable(start: number, end: number): Promise<Uint8Array>;
 }
 
 export interface MediaSegments {

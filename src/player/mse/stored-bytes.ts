@@ -46,12 +46,27 @@ export class StoredBytes implements StoredReader {
   async read(start: number, end: number): Promise<Uint8Array> {
     end = Math.min(end, this.size);
     if (start >= end) return new Uint8Array(0);
-    if (!this.has(start, end)) {
-      this.needs(firstGap(this.feed.latest?.stored ?? [], start));
-      const state = await this.feed.until((s) => covers(s.stored, start, end) || hopeless(s), this.waits.signal);
-      if (!covers(state.stored, start, end)) throw new DownloadStopped('the download stopped');
-    }
-    // One copy into a buffer of exactly the requested bytes (a Cluster or a fragment: small).
+    await this.waitFor(start, end);
+    return this.copy(start, end);
+  }
+
+  async readAvailable(start: number, end: number): Promise<Uint8Array> {
+    end = Math.min(end, this.size);
+    if (start >= end) return new Uint8Array(0);
+    await this.waitFor(start, start + 1);
+    return this.copy(start, Math.min(end, firstGap(this.feed.latest?.stored ?? [], start)));
+  }
+
+  /** Resolves once [start, end) is stored, telling the background the first byte missing meanwhile. */
+  private async waitFor(start: number, end: number): Promise<void> {
+    if (this.has(start, end)) return;
+    this.needs(firstGap(this.feed.latest?.stored ?? [], start));
+    const state = await this.feed.until((s) => covers(s.stored, start, end) || hopeless(s), this.waits.signal);
+    if (!covers(state.stored, start, end)) throw new DownloadStopped('the download stopped');
+  }
+
+  /** One copy into a buffer of exactly the requested bytes (a Cluster or a fragment: small). */
+  private async copy(start: number, end: number): Promise<Uint8Array> {
     const out = new Uint8Array(end - start);
     let at = 0;
     for await (const piece of this.store.read(this.jobId, start, end)) {

@@ -84,3 +84,13 @@ export async function extensionPage(launched: Launched, path: string): Promise<P
 export async function request<T extends RequestType>(page: Page, message: RequestOf<T>): Promise<{ ok: boolean; value?: ReplyOf<T>; error?: string }> {
   return page.evaluate((m) => chrome.runtime.sendMessage(m) as Promise<never>, message);
 }
+
+/**
+ * Waits until the extension's service worker is active, so the next extension page is
+ * controlled from its start (else the player reloads itself once to be, which resets its clock).
+ */
+export async function streamRouteReady(launched: Launched): Promise<void> {
+  const page = await extensionPage(launched, 'popup.html');
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+  await page.close();
+}

@@ -1,18 +1,29 @@
 /**
  * Debian's firefox-esr driven by puppeteer-core over WebDriver BiDi (Playwright cannot drive
  * it), with an add-on installed temporarily under a fixed UUID, so its pages have a known
- * moz-extension:// origin, and downloads saved to a given folder without asking.
+ * moz-extension:// origin, and downloads saved to a given folder without asking. The helpers
+ * take the step that undoes what they set up (`onCleanup` in tests), so the playback
+ * benchmark uses them outside vitest.
  */
-import puppeteer, { type Browser } from 'puppeteer-core';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { EXTENSION_DIR } from './chromium';
-import { onCleanup } from './setup';
+import { until } from './files';
 
 export const FIREFOX = process.env.STITCH_FIREFOX ?? '/usr/bin/firefox-esr';
 export const ADDON_ID = 'stitch@stitch.invalid';
 export const ADDON_UUID = '5e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
 
+/** Registers a step run after the test (or benchmark run), pass or fail. */
+export type Cleanup = (undo: () => Promise<unknown> | unknown) => void;
+
 export async function launchFirefox(
   downloads: string,
+  cleanup: Cleanup,
   options: { addonDir?: string; prefs?: Record<string, unknown> } = {},
 ): Promise<Browser> {
   const browser = await puppeteer.launch({
@@ -29,9 +40,52 @@ export async function launchFirefox(
       ...options.prefs,
     },
   });
-  onCleanup(() => browser.close());
+  cleanup(() => browser.close());
   await browser.installExtension(options.addonDir ?? EXTENSION_DIR);
   // The event page registers its listeners at start-up.
   await new Promise((r) => setTimeout(r, 1000));
   return browser;
+}
+
+/**
+ * A copy of the built add-on whose player page is web-accessible: Firefox refuses to navigate
+ * to moz-extension:// from WebDriver or from a page's script, but follows a loopback server's
+ * redirect to a web-accessible page. Test-only: the product's player is not web-accessible.
+ */
+export function addonWithReachablePlayer(cleanup: Cleanup): string {
+  const dir = mkdtempSync(join(tmpdir(), 'stitch-ff-addon-'));
+  cleanup(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(EXTENSION_DIR, dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  manifest.web_accessible_resources = [{ resources: ['player.html'], matches: ['http://127.0.0.1/*'] }];
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return dir;
+}
+
+/** A loopback URL that redirects to `target`. */
+async function redirectTo(target: string, cleanup: Cleanup): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(302, { Location: target });
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanup(() => new Promise((r) => server.close(r)));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
+/**
+ * Opens an add-on page through a loopback redirect. Firefox moves the tab to the add-on's
+ * process on the way and WebDriver may lose the frame it navigated ("Frame detached"); the
+ * page shows up again among the browser's pages once it navigates within itself (the player
+ * replaces ?url= with ?id= when it has its job).
+ */
+export async function openAddonPage(browser: Browser, path: string, cleanup: Cleanup): Promise<Page> {
+  const target = `moz-extension://${ADDON_UUID}/${path}`;
+  const tab = await browser.newPage();
+  void tab.goto(await redirectTo(target, cleanup)).catch(() => {});
+  return until(
+    `the add-on page ${path}`,
+    async () => [tab, ...(await browser.pages())].find((p) => p.url().startsWith(`moz-extension://${ADDON_UUID}/${path.split('?')[0]}`)),
+    20_000,
+  );
 }

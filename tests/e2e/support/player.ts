@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Page as PlaywrightPage } from 'playwright-core';
+import type { Page as PuppeteerPage } from 'puppeteer-core';
 
 /** The committed test video (scripts/make-video-fixture.sh): 40 s WebM VP8 + Opus, ~8 MB. */
 export function videoFixture(name = 'progressive.webm'): { bytes: Uint8Array; sha256: string; durationSeconds: number } {
@@ -9,39 +10,94 @@ export function videoFixture(name = 'progressive.webm'): { bytes: Uint8Array; sh
   return { bytes, sha256: createHash('sha256').update(bytes).digest('hex'), durationSeconds: 40 };
 }
 
-/** ms from the player page's navigation to its first frame shown (the page marks it). */
-export async function firstFrameMs(page: Page, timeoutMs: number): Promise<number> {
-  await page.waitForFunction(
-    () => performance.getEntriesByName('stitch:first-frame').length > 0 && document.querySelector('video')!.currentTime > 0,
-    undefined,
-    { timeout: timeoutMs, polling: 50 },
+/** A page in Chromium (Playwright) or Firefox (puppeteer): both run `evaluate(fn, arg)` alike. */
+export type AnyPage = PlaywrightPage | PuppeteerPage;
+
+function evaluate<A, R>(page: AnyPage, fn: (arg: A) => Promise<R>, arg: A): Promise<R> {
+  return (page as PlaywrightPage).evaluate(fn as (arg: unknown) => Promise<R>, arg);
+}
+
+/**
+ * ms from the page's navigation to its first frame shown: the player page marks it
+ * (`stitch:first-frame`), as does the benchmark's reference page.
+ */
+export async function firstFrameMs(page: AnyPage, timeoutMs: number): Promise<number> {
+  return evaluate(
+    page,
+    (timeoutMs) =>
+      new Promise<number>((resolve, reject) => {
+        const t0 = performance.now();
+        const check = () => {
+          const mark = performance.getEntriesByName('stitch:first-frame')[0];
+          if (mark && (document.querySelector('video')?.currentTime ?? 0) > 0) return resolve(mark.startTime);
+          if (performance.now() - t0 > timeoutMs) return reject(new Error(`no first frame after ${timeoutMs} ms`));
+          setTimeout(check, 50);
+        };
+        check();
+      }),
+    timeoutMs,
   );
-  return page.evaluate(() => performance.getEntriesByName('stitch:first-frame')[0]!.startTime);
 }
 
 /**
  * Seeks the player to `fraction` of the duration and resolves with the ms until it plays again
  * from there (currentTime moved 0.2 s past the target while not seeking).
  */
-export async function seekAndTime(page: Page, fraction: number, timeoutMs: number): Promise<{ ms: number; target: number }> {
-  return page.evaluate(
-    ({ fraction, timeoutMs }) =>
+export async function seekAndTime(page: AnyPage, fraction: number, timeoutMs: number): Promise<{ ms: number; target: number }> {
+  return seeksAndTime(page, [fraction], 0, timeoutMs);
+}
+
+/**
+ * Seeks to each fraction of the duration in turn, `gapMs` apart (a person dragging the
+ * slider), and resolves with the ms from the last seek until it plays from the last target.
+ */
+export async function seeksAndTime(page: AnyPage, fractions: number[], gapMs: number, timeoutMs: number): Promise<{ ms: number; target: number }> {
+  return evaluate(
+    page,
+    ({ fractions, gapMs, timeoutMs }) =>
       new Promise<{ ms: number; target: number }>((resolve, reject) => {
         const video = document.querySelector('video')!;
-        const target = video.duration * fraction;
-        const t0 = performance.now();
-        const timer = setTimeout(() => reject(new Error(`no playback at ${target} s after ${timeoutMs} ms (currentTime ${video.currentTime})`)), timeoutMs);
+        const target = video.duration * fractions[fractions.length - 1]!;
+        let t0 = 0;
         const check = () => {
-          if (!video.seeking && video.currentTime > target + 0.2 && video.currentTime < target + 5) {
+          if (t0 > 0 && !video.seeking && video.currentTime > target + 0.2 && video.currentTime < target + 5) {
             clearTimeout(timer);
             video.removeEventListener('timeupdate', check);
             resolve({ ms: performance.now() - t0, target });
           }
         };
+        const timer = setTimeout(() => {
+          video.removeEventListener('timeupdate', check);
+          reject(new Error(`no playback at ${target} s after ${timeoutMs} ms (currentTime ${video.currentTime})`));
+        }, timeoutMs + gapMs * fractions.length);
         video.addEventListener('timeupdate', check);
-        video.currentTime = target;
-        void video.play().catch(() => {});
+        fractions.forEach((fraction, i) =>
+          setTimeout(() => {
+            if (i === fractions.length - 1) t0 = performance.now();
+            video.currentTime = video.duration * fraction;
+            void video.play().catch(() => {});
+          }, i * gapMs),
+        );
       }),
-    { fraction, timeoutMs },
+    { fractions, gapMs, timeoutMs },
+  );
+}
+
+/** Resolves once the element has played to `seconds` (or past it). */
+export async function playedTo(page: AnyPage, seconds: number, timeoutMs: number): Promise<void> {
+  return evaluate(
+    page,
+    ({ seconds, timeoutMs }) =>
+      new Promise<void>((resolve, reject) => {
+        const video = document.querySelector('video')!;
+        const t0 = performance.now();
+        const check = () => {
+          if (video.currentTime >= seconds) return resolve();
+          if (performance.now() - t0 > timeoutMs) return reject(new Error(`not at ${seconds} s after ${timeoutMs} ms (currentTime ${video.currentTime})`));
+          setTimeout(check, 50);
+        };
+        check();
+      }),
+    { seconds, timeoutMs },
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UiPort } from '../../../src/background/browser-api';
-import { aheadBytes, PlaybackHub, type PlaybackJobs } from '../../../src/background/playback';
-import type { Playback } from '../../../src/engine';
+import { aheadBytes, PlaybackHub, type BytesChange, type PlaybackJobs } from '../../../src/background/playback';
+import { normalizeRanges, removeRange, type Playback } from '../../../src/engine';
 import { PLAYER_PORT, type JobView, type PlayerPortMessage } from '../../../src/messages';
 import type { ByteRange } from '../../../src/engine/ranges';
 import { jobView } from '../pages/fixtures';
@@ -21,65 +21,129 @@ function playerPort() {
 
 function setup() {
   let stored: ByteRange[] = [{ start: 0, end: 100 }];
+  let reads = 0;
   const calls: string[] = [];
-  const playbacks: (Playback | undefined)[] = [];
+  const playbacks: (readonly Playback[])[] = [];
+  const watchers = new Set<(change: BytesChange) => void>();
   let view: JobView = jobView({ id: 'j', size: 40_000_000 });
   const jobs: PlaybackJobs = {
     get: (id) => (id === 'j' ? view : undefined),
-    setPlayback: (_id, playback) => void playbacks.push(playback),
+    setPlayback: (_id, cursors) => void playbacks.push(cursors),
     holdBytes: (id) => {
       calls.push(`hold ${id}`);
       return () => void calls.push(`release ${id}`);
     },
     bytesFreed: () => false,
+    watchBytes: (_id, listener) => {
+      watchers.add(listener);
+      return () => void watchers.delete(listener);
+    },
   };
-  const hub = new PlaybackHub({ jobs: async () => jobs, store: async () => ({ storedRanges: async () => stored }), pollMs: 10, idleMs: 50 });
-  return { hub, calls, playbacks, setStored: (r: ByteRange[]) => (stored = r), setView: (v: JobView) => (view = v) };
+  const store = {
+    storedRanges: async () => {
+      reads++;
+      return stored;
+    },
+  };
+  const hub = new PlaybackHub({ jobs: async () => jobs, store: async () => store, idleMs: 50 });
+  /** The job's bytes change as the engine announces it: the store, then the event. */
+  const change = (kind: BytesChange['kind'], start: number, end: number) => {
+    stored = kind === 'stored' ? normalizeRanges([...stored, { start, end }]) : removeRange(stored, { start, end });
+    for (const watcher of watchers) watcher({ kind, range: { start, end } });
+  };
+  return { hub, calls, playbacks, watchers, change, reads: () => reads, setView: (v: JobView) => (view = v) };
 }
 
-/** Lets time pass where the test checks that nothing happens (there is no event to wait for). */
-const quietFor = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const settle = (ms = 20) => new Promise((r) => setTimeout(r, ms));
+const positions = (cursors: readonly Playback[] | undefined) => cursors?.map((c) => c.position);
 
 describe('the playback hub', () => {
-  it('keeps the bytes while a player is attached and tells it what is stored as it grows', async () => {
+  it('keeps the bytes while a player is attached and forwards every change of the stored bytes, reading the store once', async () => {
     const t = setup();
     const p = playerPort();
     t.hub.connect(p.port);
     p.send({ type: 'attach', id: 'j' });
-    await expect.poll(() => p.posted.at(-1)).toMatchObject({ type: 'player-state', job: { id: 'j' }, stored: [{ start: 0, end: 100 }], bytesFreed: false });
+    await settle();
     expect(t.calls).toEqual(['hold j']);
-    t.setStored([{ start: 0, end: 500 }]);
-    await expect.poll(() => p.posted.at(-1)?.stored).toEqual([{ start: 0, end: 500 }]);
+    expect(p.posted.at(-1)).toMatchObject({ type: 'player-state', job: { id: 'j' }, stored: [{ start: 0, end: 100 }], bytesFreed: false });
+    t.change('stored', 100, 500);
+    t.change('stored', 800, 900);
+    await settle(1);
+    expect(p.posted.at(-1)?.stored).toEqual([{ start: 0, end: 500 }, { start: 800, end: 900 }]);
+    t.change('discarded', 200, 300);
+    await settle(1);
+    expect(p.posted.at(-1)?.stored).toEqual([{ start: 0, end: 200 }, { start: 300, end: 500 }, { start: 800, end: 900 }]);
     const count = p.posted.length;
-    await quietFor(40); // several polls with nothing new: nothing posted
-    expect(p.posted.length).toBe(count);
+    await settle(60);
+    expect(p.posted.length).toBe(count); // nothing new: nothing posted
+    expect(t.reads()).toBe(1); // events, not polls
     t.setView(jobView({ id: 'j', size: 40_000_000, state: 'paused', pausedByUser: true }));
     t.hub.jobChanged(jobView({ id: 'j' }));
-    await expect.poll(() => p.posted.at(-1)?.job?.state).toBe('paused');
+    await settle();
+    expect(p.posted.at(-1)?.job?.state).toBe('paused');
     p.disconnect();
     expect(t.calls).toEqual(['hold j', 'release j']);
+    await settle(2);
+    expect(t.watchers.size).toBe(0); // nobody listens: the job's events are let go
   });
 
-  it('sets the job’s playback window from the position and the media’s bitrate, and drops it when idle', async () => {
+  it('tells the job where each of its players is, the most recently moved first, and forgets those that leave', async () => {
     const t = setup();
-    const p = playerPort();
-    t.hub.connect(p.port);
-    p.send({ type: 'attach', id: 'j' });
-    p.send({ type: 'position', durationSeconds: 40 });
-    p.send({ type: 'position', position: 12_345 });
-    // 40 MB over 40 s: 1 MB/s, 10 s ahead.
-    await expect.poll(() => t.playbacks.at(-1)).toEqual({ position: 12_345, aheadBytes: 10_000_000 });
-    p.disconnect();
-    await expect.poll(() => t.playbacks.at(-1)).toBeUndefined();
+    const a = playerPort();
+    const b = playerPort();
+    for (const p of [a, b]) {
+      t.hub.connect(p.port);
+      p.send({ type: 'attach', id: 'j' });
+    }
+    a.send({ type: 'position', durationSeconds: 40 });
+    a.send({ type: 'position', position: 12_345 });
+    await settle(2);
+    b.send({ type: 'position', position: 30_000_000 });
+    await settle(2);
+    // 40 MB over 40 s: 1 MB/s, 10 s ahead, and urgent requests sized by that bitrate.
+    expect(t.playbacks.at(-1)).toEqual([
+      { position: 30_000_000, aheadBytes: 10_000_000, bytesPerSecond: 1_000_000 },
+      { position: 12_345, aheadBytes: 10_000_000, bytesPerSecond: 1_000_000 },
+    ]);
+    await settle(2);
+    a.send({ type: 'position', position: 20_000 }); // a seek: this player comes first
+    await settle(2);
+    expect(positions(t.playbacks.at(-1))).toEqual([20_000, 30_000_000]);
+    b.disconnect();
+    await settle(2);
+    expect(positions(t.playbacks.at(-1))).toEqual([20_000]);
+    // A stream client (Chrome) counts until it goes quiet for idleMs.
+    await t.hub.need('j', 'stream:tab', 5_000);
+    expect(positions(t.playbacks.at(-1))).toEqual([5_000, 20_000]);
+    await settle(100);
+    expect(positions(t.playbacks.at(-1))).toEqual([20_000]);
+    a.disconnect();
+    await settle(2);
+    expect(t.playbacks.at(-1)).toEqual([]);
   });
 
-  it('resolves a wait for a byte once it is stored, or false after the timeout', async () => {
+  it('wakes a waiter at the next stored range or change of the job, and not after the timeout or an abort', async () => {
     const t = setup();
-    expect(await t.hub.waitForByte('j', 50, 100)).toBe(true);
-    const waiting = t.hub.waitForByte('j', 300, 1000);
-    setTimeout(() => t.setStored([{ start: 0, end: 400 }]), 20);
+    // While a response streams the job, its ranges come from the events.
+    const unfollow = t.hub.follow('j');
+    expect(await t.hub.storedRanges('j')).toEqual([{ start: 0, end: 100 }]);
+    const waiting = t.hub.nextChange('j', 1000);
+    setTimeout(() => t.change('stored', 100, 400), 20);
+    const t0 = Date.now();
     expect(await waiting).toBe(true);
-    expect(await t.hub.waitForByte('j', 900, 30)).toBe(false);
+    expect(Date.now() - t0).toBeLessThan(200);
+    expect(await t.hub.storedRanges('j')).toEqual([{ start: 0, end: 400 }]);
+    const viewChange = t.hub.nextChange('j', 1000);
+    setTimeout(() => t.hub.jobChanged(jobView({ id: 'j' })), 10);
+    expect(await viewChange).toBe(true);
+    expect(await t.hub.nextChange('j', 30)).toBe(false);
+    const abort = new AbortController();
+    const aborted = t.hub.nextChange('j', 1000, abort.signal);
+    abort.abort();
+    expect(await aborted).toBe(false);
+    expect(t.reads()).toBe(1);
+    unfollow();
+    expect(t.watchers.size).toBe(0);
   });
 
   it('sizes the window between bounds, 2 MiB when the bitrate is unknown', () => {

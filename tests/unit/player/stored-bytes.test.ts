@@ -33,6 +33,18 @@ describe('the stored bytes the MSE route reads', () => {
     expect(bytes.nextGap(0)).toBe(size);
   });
 
+  it('reads what is stored from a byte on without waiting for the rest (a remux parses it now)', async () => {
+    const feed = new StateFeed();
+    const needs: number[] = [];
+    const bytes = new StoredBytes(store, 'j', size, feed, (p) => needs.push(p));
+    feed.push(state([{ start: 0, end: 400 }]));
+    expect(await bytes.readAvailable(100, 900)).toEqual(file.subarray(100, 400));
+    const waiting = bytes.readAvailable(500, 900);
+    expect(needs).toEqual([500]);
+    feed.push(state([{ start: 0, end: 400 }, { start: 500, end: 650 }]));
+    expect(await waiting).toEqual(file.subarray(500, 650));
+  });
+
   it('gives up when the download stops, and wakes waiting reads on interrupt (a seek)', async () => {
     const feed = new StateFeed();
     const bytes = new StoredBytes(store, 'j', size, feed, () => {});

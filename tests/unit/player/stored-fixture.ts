@@ -15,5 +15,8 @@ export function reader(bytes: Uint8Array): StoredReader & { reads: [number, numb
       reads.push([start, end]);
       return bytes.slice(start, Math.min(end, bytes.length));
     },
+    readAvailable(start, end) {
+      return this.read(start, end);
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Playback } from '../../../src/engine';
 import type { JobView } from '../../../src/messages';
-import { PlaybackHub, type PlaybackJobs } from '../../../src/background/playback';
+import { PlaybackHub, type BytesChange, type PlaybackJobs } from '../../../src/background/playback';
 import { StreamRoute, streamJobId } from '../../../src/background/stream-route';
 import { normalizeRanges, type ByteRange } from '../../../src/engine/ranges';
 import { jobView } from '../pages/fixtures';
@@ -12,16 +12,25 @@ const file = Uint8Array.from({ length: size }, (_, i) => i % 251);
 /** A job whose bytes the test "stores" as it goes, behind the real hub and route. */
 function setup(view: Partial<JobView> = {}) {
   let stored: ByteRange[] = [];
-  const playbacks: (Playback | undefined)[] = [];
+  let reads = 0;
+  const playbacks: (readonly Playback[])[] = [];
+  const watchers = new Set<(change: BytesChange) => void>();
   let current: JobView | undefined = jobView({ id: 'j', size, filename: 'clip.webm', contentType: 'application/octet-stream', ...view });
   const jobs: PlaybackJobs = {
     get: (id) => (id === 'j' ? current : undefined),
-    setPlayback: (_id, playback) => void playbacks.push(playback),
+    setPlayback: (_id, cursors) => void playbacks.push(cursors),
     holdBytes: () => () => {},
     bytesFreed: () => false,
+    watchBytes: (_id, listener) => {
+      watchers.add(listener);
+      return () => void watchers.delete(listener);
+    },
   };
   const store = {
-    storedRanges: async () => stored,
+    storedRanges: async () => {
+      reads++;
+      return stored;
+    },
     async *read(_id: string, start: number, end: number) {
       // Two pieces, as records would split them.
       const middle = Math.floor((start + end) / 2);
@@ -29,12 +38,18 @@ function setup(view: Partial<JobView> = {}) {
       yield file.slice(middle, end);
     },
   };
-  const hub = new PlaybackHub({ jobs: async () => jobs, store: async () => store, pollMs: 10 });
+  const hub = new PlaybackHub({ jobs: async () => jobs, store: async () => store });
   const route = new StreamRoute({ hub, jobs: async () => jobs, store: async () => store, maxChunk: 100, waitMs: 300 });
   return {
     route,
     playbacks,
-    store: (start: number, end: number) => (stored = normalizeRanges([...stored, { start, end }])),
+    watchers,
+    reads: () => reads,
+    /** Stores bytes as the engine does: the store, then the job's event. */
+    store: (start: number, end: number) => {
+      stored = normalizeRanges([...stored, { start, end }]);
+      for (const watcher of watchers) watcher({ kind: 'stored', range: { start, end } });
+    },
     setView: (next: JobView | undefined) => (current = next),
   };
 }
@@ -68,7 +83,33 @@ describe('the stream route', () => {
     setTimeout(() => t.store(300, 600), 80);
     expect(await body).toEqual(file.subarray(200));
     // It told the engine where the player needs bytes: the first missing one.
-    expect(t.playbacks.map((p) => p?.position)).toContain(300);
+    expect(t.playbacks.map((p) => p[0]?.position)).toContain(300);
+    // Waiting ended on the job's events: the store was read when the response opened, not polled.
+    expect(t.reads()).toBeLessThanOrEqual(2);
+    expect(t.watchers.size).toBe(0);
+  });
+
+  it('moves the player to a seek’s position as soon as it is asked, before the element reads, apart from other pages', async () => {
+    const t = setup();
+    t.store(0, 100);
+    const first = await t.route.answer(get('bytes=0-'), 'j', 'tab-1');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(t.playbacks.at(-1)).toMatchObject([{ position: 100 }]);
+    // The seek: a new request from the same page; its position counts at once, the old one's no more.
+    const seek = await t.route.answer(get('bytes=700-'), 'j', 'tab-1');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(t.playbacks.at(-1)).toMatchObject([{ position: 700 }]);
+    // Another page playing the same job keeps its own position; the newest comes first.
+    await new Promise((r) => setTimeout(r, 5));
+    await t.route.answer(get('bytes=400-'), 'j', 'tab-2');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(t.playbacks.at(-1)?.map((p) => p.position)).toEqual([400, 700]);
+    const t0 = Date.now();
+    const body = readAll(seek);
+    setTimeout(() => t.store(700, 1000), 10);
+    expect(await body).toEqual(file.subarray(700));
+    expect(Date.now() - t0).toBeLessThan(100);
+    await first.body?.cancel();
   });
 
   it('answers no Range with 200 and the whole file; beyond the end with 416', async () => {
