@@ -13,8 +13,14 @@ export function videoFixture(name = 'progressive.webm'): { bytes: Uint8Array; sh
 /** A page in Chromium (Playwright) or Firefox (puppeteer): both run `evaluate(fn, arg)` alike. */
 export type AnyPage = PlaywrightPage | PuppeteerPage;
 
+/**
+ * Runs `fn(arg)` in the page. Sent as source text with a no-op `__name`: tsx (the benchmarks'
+ * loader) compiles with esbuild's keepNames, which wraps named inner functions in calls to a
+ * helper that exists only in Node.
+ */
 function evaluate<A, R>(page: AnyPage, fn: (arg: A) => Promise<R>, arg: A): Promise<R> {
-  return (page as PlaywrightPage).evaluate(fn as (arg: unknown) => Promise<R>, arg);
+  const source = `(() => { const __name = (f) => f; return (${fn.toString()})(${JSON.stringify(arg)}); })()`;
+  return (page as PlaywrightPage).evaluate(source) as Promise<R>;
 }
 
 /**
