@@ -5,6 +5,7 @@ import { DownloadJob, formatBytes, RateLimiter, type JobSnapshot } from '../engi
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
 import { createNodeHasher } from './node-hasher';
+import { nodeFetch } from './node-fetch';
 import { resolveTargets, targetId, type Target } from './targets';
 import { formatDuration, progressLine } from './progress-line';
 
@@ -36,6 +37,7 @@ async function download(command: GetCommand, target: Target): Promise<number> {
     stallTimeoutMs: command.stallTimeoutMs,
     maxAttemptsWithoutProgress: command.maxAttemptsWithoutProgress,
     createHasher: createNodeHasher,
+    fetch: nodeFetch,
     rateLimiter: command.limitRate === undefined ? undefined : new RateLimiter(command.limitRate),
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
