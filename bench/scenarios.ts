@@ -12,7 +12,7 @@ const MiB = 1024 * 1024;
 export const SEED = 1;
 
 export interface MirrorSpec {
-  /** Bytes/s shared by all connections to this mirror. */
+  /** Bytes/s shared by all connections to this mirror; Infinity: uncapped. */
   rate: number;
   latencyMs: number;
   /** Serves this seed's bytes while claiming the right file's ETag and Last-Modified. */
@@ -37,6 +37,10 @@ export interface Scenario {
   optimumNote: string;
   /** Efficiency target (optimum ÷ time), if the issue sets one. */
   target?: number;
+  /** `--only GROUP` selects every scenario of the group. */
+  group?: string;
+  /** curl also downloads the (first) URL: one connection, the line speed a client can reach. */
+  withCurl?: boolean;
   /** Called once the client has started; returns a function that stops whatever it scheduled. */
   during?: (mirrors: Mirror[], size: number) => () => void;
 }
@@ -66,6 +70,7 @@ const swapping = mirrors([4, 4, 1, 1]);
 const far = [{ rate: 4 * MB, latencyMs: 300 }, ...mirrors([4, 4, 4])];
 const single = mirrors([8], 50);
 const lying = equal.map((m, i) => (i === 1 ? { ...m, lieSeed: SEED + 1 } : m));
+const uncapped = (count: number): MirrorSpec[] => Array.from({ length: count }, () => ({ rate: Infinity, latencyMs: 0 }));
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -156,13 +161,35 @@ export const SCENARIOS: Scenario[] = [
     optimum: (size) => size / (sum(lying) - lying[1]!.rate),
     optimumNote: 'size ÷ Σ caps of the 3 honest mirrors (12 MB/s)',
   },
+  // Line speed (issue 13): nothing but the client and the server's CPU limits the rate.
+  {
+    id: 'uncapped-1',
+    title: '1 uncapped server',
+    short: 'u1 · uncapped',
+    size: 1024 * MiB,
+    mirrors: uncapped(1),
+    optimumNote: 'none (no cap): compare the times; curl is the line speed',
+    group: 'uncapped',
+    withCurl: true,
+  },
+  {
+    id: 'uncapped-4',
+    title: '4 uncapped mirrors',
+    short: 'u4 · uncapped',
+    size: 1024 * MiB,
+    mirrors: uncapped(4),
+    optimumNote: 'none (no cap): compare the times; curl fetches the first URL',
+    group: 'uncapped',
+    withCurl: true,
+  },
 ];
 
 /** Starts the scenario's mirrors for a file of `size` bytes. */
 export function startMirrors(scenario: Scenario, size: number): Promise<Mirror[]> {
   return Promise.all(
     scenario.mirrors.map((spec) => {
-      const options: MirrorOptions = { size, seed: spec.lieSeed ?? SEED, rate: spec.rate, latencyMs: spec.latencyMs };
+      const rate = Number.isFinite(spec.rate) ? spec.rate : undefined;
+      const options: MirrorOptions = { size, seed: spec.lieSeed ?? SEED, rate, latencyMs: spec.latencyMs };
       if (spec.lieSeed !== undefined) {
         options.etag = defaultEtag(SEED, size);
         options.lastModified = defaultLastModified(SEED);
