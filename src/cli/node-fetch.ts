@@ -96,6 +96,8 @@ function bodyStream(message: IncomingMessage, source: Readable, signal: AbortSig
           controller.error(signal?.aborted ? signal.reason : new TypeError('terminated', { cause: error }));
         };
         source.on('data', (chunk: Buffer) => {
+          // Chunks already read from the socket still come after a cancel or an error.
+          if (ended) return;
           // A plain view: Buffer's slice() would not copy, Uint8Array's does.
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
           if ((controller.desiredSize ?? 0) <= 0) source.pause();
@@ -117,6 +119,7 @@ function bodyStream(message: IncomingMessage, source: Readable, signal: AbortSig
       cancel() {
         ended = true;
         message.destroy();
+        if (source !== message) source.destroy();
       },
     },
     { highWaterMark: QUEUED_CHUNKS },
