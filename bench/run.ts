@@ -110,7 +110,8 @@ async function main(): Promise<void> {
   const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));
   console.log(`stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}`);
   for (const c of clients) console.log(`  ${c.name.padEnd(10)} ${c.description}`);
-  if (scenarios.some((s) => s.withCurl)) console.log(`  ${curl.name.padEnd(10)} ${curl.description}; in scenarios ${scenarios.filter((s) => s.withCurl).map((s) => s.id).join(', ')}`);
+  const withCurl = scenarios.filter((s) => s.withCurl).map((s) => s.id);
+  if (withCurl.length > 0) console.log(`  ${curl.name.padEnd(10)} ${curl.description}; in ${withCurl.join(', ')}`);
 
   const started = Date.now();
   const all: Run[] = [];
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const names = [...clients, ...(scenarios.some((s) => s.withCurl) ? [curl] : [])].map((c) => c.name);
+  const names = [...clients, ...(withCurl.length > 0 ? [curl] : [])].map((c) => c.name);
   const summaries = summarize(scenarios, names, all, sizeOf);
   console.log(`\n== results (${runs} run(s) each; median (min–max); time ÷ = Stitch's median time ÷ that client's)`);
   console.log(table(scenarios, summaries, sizeOf));
