@@ -722,7 +722,8 @@ export class MirrorScheduler {
 
   /** Re-requests a late block's remainder on the mirror expected to finish it first. */
   private hedge(fetch: BlockFetch, now: number): void {
-    if (fetch.group.fetches.size >= 2 || !this.window.allows(this.blockFetches())) return;
+    // A block that received every byte may still wait on the disk: nothing is left to hedge.
+    if (fetch.pos >= fetch.group.end || fetch.group.fetches.size >= 2 || !this.window.allows(this.blockFetches())) return;
     const depth = this.depth();
     const remaining = fetch.group.end - fetch.pos;
     const eta = (m: MirrorState) => (m.rttMs ?? 0) + (remaining * 1000) / Math.max(1, m.rate() / (m.inFlight + 1));
