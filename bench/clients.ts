@@ -95,6 +95,15 @@ export function aria2Client(name: string, extra: string[] = [], base = ARIA2_FLA
   };
 }
 
+/** One connection to the first URL, no resume: what the link gives a plain client. */
+export function curlClient(): Client {
+  return {
+    name: 'curl',
+    description: 'curl -sS --fail -o FILE URL (the first URL only)',
+    command: (urls, output) => ({ file: 'curl', args: ['-sS', '--fail', '-o', output, urls[0]!] }),
+  };
+}
+
 /** The clients of a bench run, Stitch first. */
 export function allClients(): Client[] {
   return [

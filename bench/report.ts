@@ -128,7 +128,7 @@ export function table(scenarios: Scenario[], summaries: Summary[], sizeOf: (s: S
     if (rows.length === 0) continue;
     const optimum = rows[0]!.optimumSeconds;
     const target = scenario.target === undefined ? '' : ` · target ≥ ${scenario.target}`;
-    const opt = scenario.baseline ? scenario.optimumNote : `${optimum?.toFixed(2)} s = ${scenario.optimumNote}`;
+    const opt = scenario.baseline || optimum === undefined ? scenario.optimumNote : `${optimum.toFixed(2)} s = ${scenario.optimumNote}`;
     lines.push(`\n${scenario.id}. ${scenario.title} · ${mib(sizeOf(scenario))} · optimum ${opt}${target}`);
     const cells = rows.map((s) => [
       s.client,
@@ -155,7 +155,8 @@ const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;
 
 /** A grouped bar chart of median efficiency per scenario and client, min–max whiskers, targets dashed. */
 export function chart(scenarios: Scenario[], clients: string[], summaries: Summary[], subtitle: string): string {
-  const shown = scenarios.filter((sc) => summaries.some((s) => s.scenario === sc.id));
+  // Scenarios without an optimum (uncapped) have no efficiency: the table compares their times.
+  const shown = scenarios.filter((sc) => summaries.some((s) => s.scenario === sc.id && (s.efficiency || s.outcomes.exact === 0)));
   const [left, right, top, bottom] = [56, 16, 76, 56];
   const bar = 18;
   const width = Math.max(760, left + right + shown.length * (clients.length * bar + 28));

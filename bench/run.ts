@@ -11,7 +11,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { contentSha256 } from '../tests/support/content';
-import { allClients, measure, stitchCapabilities, type Client } from './clients';
+import { allClients, curlClient, measure, stitchCapabilities, type Client } from './clients';
 import { chart, summarize, table, type Outcome, type Run } from './report';
 import { DEFAULT_CLIENTS, SCENARIOS, SEED, startMirrors, type Scenario } from './scenarios';
 
@@ -33,7 +33,8 @@ function options() {
   if (!(scale > 0)) throw new Error(`--size-scale needs a positive number, not ${values['size-scale']}`);
   const wanted = values.only?.split(',').map((id) => id.trim());
   // A scenario measured against a baseline brings its baseline along.
-  const ids = new Set(wanted?.flatMap((id) => [id, ...SCENARIOS.filter((s) => s.id === id && s.baseline).map((s) => s.baseline!)]));
+  const named = (id: string) => SCENARIOS.filter((s) => s.id === id || s.group === id);
+  const ids = new Set(wanted?.flatMap((id) => named(id).flatMap((s) => [s.id, ...(s.baseline ? [s.baseline] : [])])));
   const scenarios = wanted ? SCENARIOS.filter((s) => ids.has(s.id)) : SCENARIOS;
   if (scenarios.length === 0) throw new Error(`--only ${values.only}: no such scenario (${SCENARIOS.map((s) => s.id).join(', ')})`);
   return { runs, scale, scenarios, slowStart: !values['no-slow-start'] };
@@ -119,11 +120,16 @@ async function main(): Promise<void> {
   const aria2 = spawnSync('aria2c', ['--version'], { encoding: 'utf8' });
   if (aria2.status !== 0) throw new Error('aria2c is missing: run `bash scripts/install-system-deps.sh bench` (npm run bench does)');
   const capabilities = stitchCapabilities();
-  const clientsOf = (s: Scenario) => s.clients ?? DEFAULT_CLIENTS;
-  const clients = allClients().filter((c) => scenarios.some((s) => clientsOf(s).includes(c.name)));
+  // Every client, curl too for the line-speed scenarios; each scenario names its own.
+  const curl = curlClient();
+  const everyClient = [...allClients(), curl];
+  const clientsOf = (s: Scenario) => everyClient.filter((c) => (s.clients ?? DEFAULT_CLIENTS).includes(c.name) || (s.withCurl === true && c === curl));
+  const clients = everyClient.filter((c) => scenarios.some((s) => clientsOf(s).includes(c)));
   const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));
   console.log(`stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}${slowStart ? '' : ', no slow start'}`);
   for (const c of clients) console.log(`  ${c.name.padEnd(10)} ${c.description}`);
+  const withCurl = scenarios.filter((s) => s.withCurl).map((s) => s.id);
+  if (withCurl.length > 0) console.log(`  ${curl.name.padEnd(10)} ${curl.description}; in ${withCurl.join(', ')}`);
 
   const started = Date.now();
   const all: Run[] = [];
@@ -133,7 +139,7 @@ async function main(): Promise<void> {
     console.log(`\n${scenario.id}. ${scenario.title}`);
     // Clients take turns within each repetition, so drift on the machine hits them alike.
     for (let rep = 1; rep <= runs; rep++) {
-      for (const client of clients.filter((c) => clientsOf(scenario).includes(c.name))) {
+      for (const client of clientsOf(scenario)) {
         const run = await runOnce(scenario, client, size, expected, rep, slowStart);
         console.log(describeRun(run));
         all.push(run);
@@ -141,7 +147,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const names = clients.map((c) => c.name);
+  const names = [...clients, ...(withCurl.length > 0 ? [curl] : [])].map((c) => c.name);
   const summaries = summarize(scenarios, names, all, sizeOf);
   console.log(`\n== results (${runs} run(s) each; median (min–max); time ÷ = Stitch's median time ÷ that client's)`);
   console.log(table(scenarios, summaries, sizeOf));

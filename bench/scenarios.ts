@@ -13,7 +13,7 @@ const MiB = 1024 * 1024;
 export const SEED = 1;
 
 export interface MirrorSpec {
-  /** Bytes/s shared by all connections to this mirror. */
+  /** Bytes/s shared by all connections to this mirror; Infinity: uncapped. */
   rate: number;
   latencyMs: number;
   /** Serves this seed's bytes while claiming the right file's ETag and Last-Modified. */
@@ -44,6 +44,10 @@ export interface Scenario {
   optimumNote: string;
   /** Efficiency target (optimum ÷ time), if the issue sets one. */
   target?: number;
+  /** `--only GROUP` selects every scenario of the group. */
+  group?: string;
+  /** curl also downloads the (first) URL: one connection, the line speed a client can reach. */
+  withCurl?: boolean;
   /** Called once the client has started; returns a function that stops whatever it scheduled. */
   during?: (mirrors: Mirror[], size: number) => () => void;
   /** The clients (by name) that run this scenario; default DEFAULT_CLIENTS. */
@@ -86,6 +90,7 @@ const twoAllowed: MirrorSpec[] = [{ ...totalCap[0]!, maxConnections: 2 }];
 const heterogeneous20 = mirrors([1, 2, 4, 8], 20);
 /** 256 KiB per 150 ms round trip: 1.75 MB/s per connection, so 5 connections fill the 8 MB/s. */
 const farWindowed: MirrorSpec[] = [{ rate: 8 * MB, latencyMs: 150, windowBytes: 256 * 1024 }];
+const uncapped = (count: number): MirrorSpec[] => Array.from({ length: count }, () => ({ rate: Infinity, latencyMs: 0 }));
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -227,6 +232,27 @@ export const SCENARIOS: Scenario[] = [
     optimumNote: 'size ÷ cap (8 MB/s, 5 connections)',
     clients: CONNECTION_CLIENTS,
   },
+  // Line speed (issue 13): nothing but the client and the server's CPU limits the rate.
+  {
+    id: 'uncapped-1',
+    title: '1 uncapped server',
+    short: 'u1 · uncapped',
+    size: 1024 * MiB,
+    mirrors: uncapped(1),
+    optimumNote: 'none (no cap): compare the times; curl is the line speed',
+    group: 'uncapped',
+    withCurl: true,
+  },
+  {
+    id: 'uncapped-4',
+    title: '4 uncapped mirrors',
+    short: 'u4 · uncapped',
+    size: 1024 * MiB,
+    mirrors: uncapped(4),
+    optimumNote: 'none (no cap): compare the times; curl fetches the first URL',
+    group: 'uncapped',
+    withCurl: true,
+  },
 ];
 
 /** Starts the scenario's mirrors for a file of `size` bytes (slowStart false: to measure what it costs). */
@@ -236,7 +262,7 @@ export function startMirrors(scenario: Scenario, size: number, slowStart = true)
       const options: MirrorOptions = {
         size,
         seed: spec.lieSeed ?? SEED,
-        rate: spec.rate,
+        rate: Number.isFinite(spec.rate) ? spec.rate : undefined,
         latencyMs: spec.latencyMs,
         slowStart,
         connectionRate: spec.connectionRate,

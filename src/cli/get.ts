@@ -5,6 +5,7 @@ import { countryOfLocale, DownloadJob, formatBytes, RateLimiter, rangesLength, s
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
 import { createNodeHasher } from './node-hasher';
+import { nodeFetch } from './node-fetch';
 import { resolveTargets, targetId, type Target } from './targets';
 import { formatDuration, progressLine } from './progress-line';
 
@@ -45,6 +46,7 @@ async function download(command: GetCommand, target: Target): Promise<number> {
     maxAttemptsWithoutProgress: command.maxAttemptsWithoutProgress,
     createHasher: createNodeHasher,
     userLocation: countryOfLocale(process.env.LC_ALL || process.env.LC_MESSAGES || process.env.LANG),
+    fetch: nodeFetch,
     rateLimiter: command.limitRate === undefined ? undefined : new RateLimiter(command.limitRate),
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));

@@ -53,7 +53,8 @@ export class BlockWriter {
         await this.writeBuffered();
         continue;
       }
-      this.buffer ??= new Uint8Array(boundary - this.blockStart);
+      // Whole blocks from the gate's recycled buffers; a larger record (tiny blocks) gets its own.
+      this.buffer ??= this.gate.takeBuffer(Math.max(this.store.blockSize, boundary - this.blockStart));
       const take = Math.min(boundary - this.position, chunk.length - offset);
       this.buffer.set(chunk.subarray(offset, offset + take), this.filled);
       this.filled += take;
@@ -71,7 +72,8 @@ export class BlockWriter {
 
   private async writeBuffered(): Promise<void> {
     const start = this.blockStart;
-    const data = this.buffer!.subarray(0, this.filled);
+    const buffer = this.buffer!;
+    const data = buffer.subarray(0, this.filled);
     this.buffer = undefined;
     this.blockStart += this.filled;
     this.filled = 0;
@@ -88,6 +90,7 @@ export class BlockWriter {
     this.pending.add(write);
     void write.finally(() => {
       this.pending.delete(write);
+      this.gate.recycle(buffer);
       this.gate.release();
     });
     this.throwIfFailed();

@@ -1,7 +1,12 @@
-/** A counting semaphore bounding the store writes in flight across all of a job's streams. */
+/**
+ * A counting semaphore bounding the store writes in flight across all of a job's streams. It also
+ * recycles the buffers of settled writes: once warm, the streams allocate no new memory per block,
+ * which keeps garbage collection off the data path and the memory flat.
+ */
 export class WriteGate {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
+  private readonly spare: Uint8Array[] = [];
 
   constructor(private readonly limit: number) {}
 
@@ -17,5 +22,17 @@ export class WriteGate {
     const next = this.waiting.shift();
     if (next) next();
     else this.active--;
+  }
+
+  /** A buffer of exactly `size` bytes with arbitrary contents: a recycled one when there is one. */
+  takeBuffer(size: number): Uint8Array {
+    const spare = this.spare.pop();
+    return spare?.length === size ? spare : new Uint8Array(size);
+  }
+
+  /** Gives back a buffer no store holds any more (its write settled). */
+  recycle(buffer: Uint8Array): void {
+    // As many as can be in flight at once is all the streams ever wait for.
+    if (this.spare.length < this.limit) this.spare.push(buffer);
   }
 }

@@ -34,6 +34,14 @@ interface Job extends Contents {
   data: Promise<FileHandle> | undefined;
   /** Serializes journal appends and rewrites. */
   queue: Promise<void>;
+  /** Entries waiting in the queue to be appended together, while nothing was queued after them. */
+  batch: Batch | undefined;
+}
+
+/** Journal entries appended in one write (group commit): blocks that finish together cost one append. */
+interface Batch {
+  entries: Entry[];
+  written: Promise<void>;
 }
 
 /**
@@ -82,7 +90,7 @@ export class FileStore implements DownloadStore {
     await this.enqueue(job, async () => {
       // Nothing claimed there: no line (unless the journal may claim more than memory).
       if (!job.broken && !job.ranges.some((r) => r.start < end && r.end > start)) return;
-      await this.appendNow(jobId, job, { d: [start, end] });
+      await this.appendNow(jobId, job, [{ d: [start, end] }]);
     });
   }
 
@@ -217,26 +225,46 @@ export class FileStore implements DownloadStore {
   }
 
   private enqueue<T>(job: Job, task: () => Promise<T>): Promise<T> {
+    // Later appends must not join a batch queued before this task: they go after it.
+    job.batch = undefined;
     const run = job.queue.then(task);
     job.queue = run.then(noop, noop);
     return run;
   }
 
+  /**
+   * Appends `entry` in the queue's order; entries that arrive while the journal is busy wait for
+   * it together and are appended in one write, so a write resolves no later than it did alone.
+   */
   private append(id: string, job: Job, entry: Entry): Promise<void> {
-    return this.enqueue(job, () => this.appendNow(id, job, entry));
+    let batch = job.batch;
+    if (!batch) {
+      const entries: Entry[] = [];
+      const written = this.enqueue(job, () => {
+        if (job.batch?.entries === entries) job.batch = undefined;
+        return this.appendNow(id, job, entries);
+      });
+      batch = job.batch = { entries, written };
+    }
+    batch.entries.push(entry);
+    return batch.written;
   }
 
   /**
-   * Appends one entry and applies it in memory, in the order that keeps memory from claiming
-   * what the file lacks: a block or state after the append, a discard before it. Only within
-   * the job's queue.
+   * Appends entries and applies them in memory, in the order that keeps memory from claiming
+   * what the file lacks: blocks and states after the append, a discard (always alone) before it.
+   * Only within the job's queue.
    */
-  private async appendNow(id: string, job: Job, entry: Entry): Promise<void> {
-    const line = JSON.stringify(entry) + '\n';
-    // Applying the parsed line keeps memory equal to what a replay would read (no aliasing).
+  private async appendNow(id: string, job: Job, entries: Entry[]): Promise<void> {
     const next = contentsOf(job);
-    apply(next, JSON.parse(line) as Entry, line);
-    if ('d' in entry) job.ranges = next.ranges;
+    let text = '';
+    for (const entry of entries) {
+      const line = JSON.stringify(entry) + '\n';
+      // Applying a parsed state keeps memory equal to what a replay would read (no aliasing).
+      apply(next, 's' in entry ? (JSON.parse(line) as Entry) : entry, line);
+      text += line;
+    }
+    if (entries.some((entry) => 'd' in entry)) job.ranges = next.ranges;
     if (job.broken || tooLong(job, next)) {
       await this.rewriteJournal(id, job, next);
       return;
@@ -244,14 +272,14 @@ export class FileStore implements DownloadStore {
     try {
       await this.ensureDir();
       job.journal ??= await openOwnFile(this.statePath(id), constants.O_WRONLY | constants.O_APPEND);
-      await job.journal.appendFile(line);
+      await job.journal.appendFile(text);
     } catch (error) {
       job.broken = true;
       throw error;
     }
     Object.assign(job, next);
-    job.lines += 1;
-    job.bytes += line.length;
+    job.lines += entries.length;
+    job.bytes += text.length;
   }
 
   /** Replaces the journal with `contents` (state, then one line per merged range) atomically. */
@@ -289,6 +317,7 @@ async function replay(path: string): Promise<Job> {
     journal: undefined,
     data: undefined,
     queue: Promise.resolve(),
+    batch: undefined,
   };
   let handle: FileHandle;
   try {

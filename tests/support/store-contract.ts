@@ -76,6 +76,15 @@ export function describeStoreContract<S extends DownloadStore>(name: string, har
       expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 150 }]);
     });
 
+    it('keeps no hold on a block once its write resolved: the engine reuses the buffer', async () => {
+      const lent = pattern(5, 3000);
+      const kept = lent.slice();
+      await store.writeBlock('job', 0, lent.subarray(0, 2000));
+      await store.writeBlock('job', 2000, lent.subarray(2000));
+      lent.fill(0xee);
+      expect(equalBytes(await readAll(store, 'job', 0, 3000), kept)).toBe(true);
+    });
+
     it('merges stored ranges', async () => {
       for (const start of [0, 20, 10, 40]) await store.writeBlock('job', start, pattern(start, 10));
       expect(await store.storedRanges('job')).toEqual<ByteRange[]>([

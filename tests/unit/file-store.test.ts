@@ -70,6 +70,22 @@ describe('FileStore', () => {
     expect(await journalLines('job')).toEqual(['{"s":{"a":1}}', `{"b":[${2 ** 30},4]}`]);
   });
 
+  it('blocks whose writes finish while the journal is busy share one append, one line each', async () => {
+    await store.saveState('job', { url: 'u' });
+    const appends = vi.spyOn(await fileHandlePrototype(dir), 'appendFile');
+    try {
+      await Promise.all(Array.from({ length: 32 }, (_, i) => store.writeBlock('job', i * 10, pattern(i, 10))));
+      expect(appends.mock.calls.length).toBeLessThan(32);
+    } finally {
+      appends.mockRestore();
+    }
+    expect((await journalLines('job')).filter((line) => line.startsWith('{"b"'))).toHaveLength(32);
+    const reopened = new FileStore(dir);
+    expect(await reopened.storedRanges('job')).toEqual([{ start: 0, end: 320 }]);
+    expect(equalBytes(await readAll(reopened, 'job', 0, 320), concat(Array.from({ length: 32 }, (_, i) => pattern(i, 10))))).toBe(true);
+    await reopened.close();
+  });
+
   it('a new store on the same directory replays the journal of one that was never closed', async () => {
     await store.saveState('job', { step: 1 });
     await store.writeBlock('job', 0, pattern(2, 100));

@@ -82,9 +82,8 @@ export class BlockRequest implements RequestView {
     if (this.writer) this.writer.recordBytes = STREAM_RECORD;
   }
 
-  async run(hooks: RequestHooks, signal: AbortSignal): Promise<void> {
-    const onAbort = () => this.controller.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+  /** Runs the request to its end; the scheduler aborts it through `controller` (a pause too). */
+  async run(hooks: RequestHooks): Promise<void> {
     const writer = new BlockWriter(hooks.store, hooks.jobId, hooks.gate, (start, end) => hooks.stored(this, start, end));
     this.writer = writer;
     if (this.group.urgent) this.streamRecords();
@@ -112,7 +111,6 @@ export class BlockRequest implements RequestView {
       await writer.flush().catch((flushError: unknown) => hooks.storeFailed(flushError, writer.stored));
       hooks.failed(this, error, writer.stored > 0 || this.pos > this.start);
     } finally {
-      signal.removeEventListener('abort', onAbort);
       await exchange?.close();
     }
   }

@@ -96,8 +96,9 @@ export function lateDecisions<M extends MirrorView & { readonly deadlineMisses: 
   const decisions: Decision<M, R>[] = [];
   const bench = now - request.lastByteAt > SILENT_MS ? benchSilent(request.mirror, context) : undefined;
   if (bench) decisions.push(bench);
-  if (request.group.fetches.size >= 2 || !context.windowHasRoom) return decisions;
   const remaining = request.group.end - request.pos;
+  // A block that received every byte may still wait on the disk: nothing is left to hedge.
+  if (remaining <= 0 || request.group.fetches.size >= 2 || !context.windowHasRoom) return decisions;
   const target = context.mirrors
     .filter((m) => m !== request.mirror && m.usable(now) && m.inFlight <= context.connections(m))
     .sort((a, b) => freshRequestMs(a, remaining) - freshRequestMs(b, remaining))[0];

@@ -208,12 +208,14 @@ export class MirrorScheduler {
     const expected = expectedMs(mirror, group.end - start);
     const deadline = this.deadlines.deadline(now, expected, group.attempts, group.urgent === true);
     const request = new BlockRequest(kind, mirror, start, group, now, expected, deadline);
+    // A pause or cancel reaches requests through fail(), which aborts every active one.
+    if (this.signal.aborted) request.controller.abort(this.signal.reason);
     group.attempts++;
     group.fetches.add(request);
     mirror.inFlight++;
     mirror.requests++;
     this.active.add(request);
-    void request.run(this.hooks, this.signal).finally(() => {
+    void request.run(this.hooks).finally(() => {
       this.active.delete(request);
       group.fetches.delete(request);
       mirror.inFlight--;

@@ -50,6 +50,13 @@ describe('deadlines (CoBlitz)', () => {
     expect(lateDecisions(r, context([a, b, c], 10_000))).toEqual([]);
   });
 
+  it('never hedges a block whose bytes have all arrived (it waits on the disk): an empty range would be asked', () => {
+    const a = mirror('a', { rate: 1 * MiB, inFlight: 1 });
+    const b = mirror('b', { rate: 8 * MiB });
+    const done = request(a, 0, 4 * MiB, { pos: 4 * MiB, lastByteAt: 10_000 });
+    expect(lateDecisions(done, context([a, b], 10_000))).toEqual([]);
+  });
+
   it('never hedges on the late mirror itself, or on a mirror that is backed off or full', () => {
     const alone = mirror('alone', { rate: 1 * MiB, inFlight: 1 });
     const benched = mirror('benched', { rate: 8 * MiB, backoffUntil: 20_000 });

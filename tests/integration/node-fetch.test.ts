@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { nodeFetch } from '../../src/cli/node-fetch';
+import { contentSha256 } from '../support/content';
+import type { MirrorOptions } from '../support/mirror-server';
+import { MiB, useTestBed } from '../support/test-bed';
+
+const bed = useTestBed();
+
+/** What a caller of fetch sees of a response: the facts the engine reads and the body's digest. */
+async function seen(response: Response) {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  if (response.body) {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      hash.update(chunk);
+      bytes += chunk.length;
+    }
+  }
+  const headers = ['content-range', 'content-length', 'content-encoding', 'etag', 'last-modified', 'accept-ranges', 'content-disposition'];
+  return {
+    status: response.status,
+    url: response.url,
+    headers: Object.fromEntries(headers.map((h) => [h, response.headers.get(h)])),
+    bytes,
+    sha256: hash.digest('hex'),
+  };
+}
+
+/** A server answering every request with a redirect to `target`, `hops` times, then to the target itself. */
+async function redirector(target: string, hops: number): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    const n = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('n') ?? 0);
+    res.writeHead(n + 1 < hops ? 302 : 307, { Location: n + 1 < hops ? `/hop?n=${n + 1}` : target });
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  bed.onCleanup(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hop?n=0`;
+}
+
+describe('nodeFetch answers like fetch', () => {
+  const cases: Array<{ name: string; mirror: Partial<MirrorOptions>; init: RequestInit }> = [
+    { name: 'a whole file', mirror: { filename: 'a b.bin' }, init: {} },
+    { name: 'a range, with If-Range', mirror: {}, init: { headers: { Range: 'bytes=1000-299999', 'If-Range': '"never"' } } },
+    { name: 'a range', mirror: {}, init: { headers: { Range: 'bytes=70000-' } } },
+    { name: 'a gzip-encoded body (decoded)', mirror: { faults: { gzip: true } }, init: {} },
+    { name: 'HEAD', mirror: {}, init: { method: 'HEAD' } },
+    { name: 'a 416', mirror: {}, init: { headers: { Range: 'bytes=999999999-' } } },
+    { name: 'a 503 with Retry-After', mirror: { faults: { errorStatus: { status: 503, retryAfter: '7' } } }, init: {} },
+  ];
+  for (const { name, mirror, init } of cases) {
+    it(name, async () => {
+      const m = await bed.mirror({ size: 3 * MiB + 17, seed: 5, ...mirror });
+      const mine = await seen(await nodeFetch(m.url, init));
+      const theirs = await seen(await fetch(m.url, init));
+      expect(mine).toEqual(theirs);
+    });
+  }
+
+  it('follows redirects and reports the final URL', async () => {
+    const m = await bed.mirror({ size: MiB, seed: 6 });
+    const start = await redirector(m.url, 3);
+    const mine = await seen(await nodeFetch(start));
+    expect(mine).toEqual(await seen(await fetch(start)));
+    expect(mine.url).toBe(m.url);
+    expect(mine.sha256).toBe(await contentSha256(6, MiB));
+  });
+
+  it('gives up after 20 redirects', async () => {
+    const m = await bed.mirror({ size: 10, seed: 6 });
+    await expect(nodeFetch(await redirector(m.url, 25))).rejects.toThrow(TypeError);
+  });
+
+  it('rejects with a readable cause when nothing listens', async () => {
+    const m = await bed.mirror({ size: 10 });
+    const url = m.url;
+    await m.close();
+    const error = (await nodeFetch(url).catch((e: unknown) => e)) as TypeError;
+    expect(error).toBeInstanceOf(TypeError);
+    expect(String((error.cause as Error).message)).toMatch(/ECONNREFUSED/);
+  });
+});
+
+describe('nodeFetch bodies end the way the engine expects', () => {
+  it('an abort mid-body errors the reader with the signal reason, and the server sees the request end', async () => {
+    const m = await bed.mirror({ size: 64 * MiB, seed: 7, rate: 4 * MiB });
+    const controller = new AbortController();
+    const reader = (await nodeFetch(m.url, { signal: controller.signal })).body!.getReader();
+    await reader.read();
+    const reason = Symbol('pause');
+    controller.abort(reason);
+    await expect(readToEnd(reader)).rejects.toBe(reason);
+    await until(() => m.stats.requests[0]?.endedAt !== undefined);
+    expect(m.stats.requests[0]!.aborted).toBe(true);
+  });
+
+  it('an abort before the response rejects with the signal reason', async () => {
+    const m = await bed.mirror({ size: MiB, latencyMs: 5000 });
+    const controller = new AbortController();
+    const pending = nodeFetch(m.url, { signal: controller.signal });
+    const reason = new Error('stalled');
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+  });
+
+  it('a connection reset mid-body errors the reader (not a short, clean end)', async () => {
+    const m = await bed.mirror({ size: 8 * MiB, seed: 8, faults: { resetAfterBytes: 2 * MiB } });
+    const reader = (await nodeFetch(m.url)).body!.getReader();
+    await expect(readToEnd(reader)).rejects.toThrow(TypeError);
+  });
+
+  it('cancelling the body closes the request', async () => {
+    const m = await bed.mirror({ size: 64 * MiB, seed: 9, rate: 4 * MiB });
+    const response = await nodeFetch(m.url);
+    await response.body!.cancel();
+    await until(() => m.stats.requests[0]?.endedAt !== undefined);
+    expect(m.stats.requests[0]!.aborted).toBe(true);
+  });
+});
+
+describe('the engine over nodeFetch', () => {
+  it('saves the exact file through resets every 300 kB and a gzip-encoded answer', async () => {
+    const size = 6 * MiB + 3;
+    const resetting = await bed.mirror({ size, seed: 10, faults: { resetAfterBytes: 300_000 } });
+    const run = await bed.download(resetting.url, { fetch: nodeFetch });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(10, size));
+
+    const gzipped = await bed.mirror({ size, seed: 11, faults: { gzip: true } });
+    const whole = await bed.download(gzipped.url, { fetch: nodeFetch });
+    expect(whole.result.status).toBe('complete');
+    expect(await whole.sha256()).toBe(await contentSha256(11, size));
+  });
+});
+
+async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  for (;;) if ((await reader.read()).done) return;
+}
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

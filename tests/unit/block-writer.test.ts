@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { BlockWriter } from '../../src/engine/block-writer';
+import type { DownloadStore } from '../../src/engine/store';
+import { pattern } from '../support/store-contract';
+
+/** A store that copies every block (as the contract asks) and notes which buffer lent it. */
+function recordingStore(blockSize: number, writeConcurrency: number) {
+  const lenders = new Set<ArrayBufferLike>();
+  const blocks = new Map<number, Uint8Array>();
+  const store = {
+    blockSize,
+    writeConcurrency,
+    async writeBlock(_jobId: string, offset: number, data: Uint8Array) {
+      lenders.add(data.buffer);
+      const copy = data.slice();
+      // Settles later, so several writes are in flight at once.
+      await new Promise((resolve) => setImmediate(resolve));
+      blocks.set(offset, copy);
+    },
+  } as unknown as DownloadStore;
+  return { store, lenders, blocks };
+}
+
+describe('BlockWriter', () => {
+  it('reuses the buffers of settled writes: memory stays flat however many blocks pass', async () => {
+    const blockSize = 4096;
+    const { store, lenders, blocks } = recordingStore(blockSize, 4);
+    const writer = new BlockWriter(store, 'job');
+    const content = pattern(3, 200 * blockSize + 123);
+    // Chunks of odd sizes, as a socket delivers them.
+    for (let at = 0; at < content.length; at += 2500) await writer.push(content.subarray(at, at + 2500));
+    await writer.flush();
+
+    expect(blocks.size).toBe(201);
+    const stored = new Uint8Array(content.length);
+    for (const [offset, bytes] of blocks) stored.set(bytes, offset);
+    expect(Buffer.from(stored).equals(content)).toBe(true);
+    // Writes in flight plus the one being filled, not one per block.
+    expect(lenders.size).toBeLessThanOrEqual(4 + 2);
+  });
+});
