@@ -1,5 +1,6 @@
 import { DownloadJob, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
 import type { Settings } from '../settings/schema';
+import { createWasmHasher } from './wasm-hasher';
 
 /** What the background knows when it starts a download. */
 export interface JobSource {
@@ -38,6 +39,7 @@ function engineOptions(source: Omit<JobSource, 'url'>, settings: Settings): Part
     minBlockBytes: settings.minBlockBytes,
     maxBlockBytes: settings.maxBlockBytes,
     rateLimiter: speedLimit,
+    createHasher: createWasmHasher,
   };
 }
 

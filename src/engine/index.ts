@@ -13,6 +13,6 @@ export { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, type By
 export { filenameFromUrl, parseContentLength, parseContentRange, sanitizeFilename } from './http/headers';
 export { parseChecksumArgument } from './integrity/expected';
 export type { DigestAlgorithm } from './integrity/digests';
-export type { Hasher } from './integrity/hasher';
+export type { Hasher, HasherFactory } from './integrity/hasher';
 export { fetchMetalink, fromMetalinkFile } from './sources/advertised';
 export { isSafeMetalinkName, parseMetalink, type MetalinkFile } from './sources/metalink';

@@ -1,5 +1,4 @@
-import type { DigestAlgorithm } from './integrity/digests';
-import { createHasher, type Hasher } from './integrity/hasher';
+import { createHasher, type HasherFactory } from './integrity/hasher';
 import type { RateLimiter } from './rate-limiter';
 
 /** Tunables of one download; every field has a default suited to real networks. */
@@ -35,8 +34,8 @@ export interface EngineOptions {
   fetch: typeof fetch;
   /** A speed limit to share with other downloads, if any. */
   rateLimiter?: RateLimiter;
-  /** Streaming hash factory; Node may pass a faster native one. */
-  createHasher: (algorithm: DigestAlgorithm) => Hasher;
+  /** Streaming hash factory; Node passes its native one, the extension a WebAssembly one. */
+  createHasher: HasherFactory;
 }
 
 export const DEFAULT_OPTIONS: EngineOptions = {

@@ -1,14 +1,15 @@
 import type { DownloadStore } from '../store';
 import { contiguousPrefix, normalizeRanges } from '../ranges';
 import { bytesToHex, type DigestAlgorithm } from './digests';
-import { createHasher, type Hasher } from './hasher';
+import { createHasher, type Hasher, type HasherFactory } from './hasher';
 
 /**
  * Hashes the file in order while it downloads, reading back the stored prefix as it grows, so
  * that verifying a finished multi-gigabyte file costs only its last few blocks.
  */
 export class PrefixHasher {
-  private hasher: Hasher;
+  /** Made on first use: the factory may be asynchronous. */
+  private hasher: Hasher | undefined;
   private hashed = 0;
   private generation = 0;
   private busy: Promise<void> = Promise.resolve();
@@ -17,15 +18,13 @@ export class PrefixHasher {
     private readonly store: DownloadStore,
     private readonly jobId: string,
     readonly algorithm: DigestAlgorithm,
-    private readonly create: (algorithm: DigestAlgorithm) => Hasher = createHasher,
-  ) {
-    this.hasher = create(algorithm);
-  }
+    private readonly create: HasherFactory = createHasher,
+  ) {}
 
   /** Forgets what was hashed: stored bytes were discarded or replaced. */
   reset(): void {
     this.generation++;
-    this.hasher = this.create(this.algorithm);
+    this.hasher = undefined;
     this.hashed = 0;
   }
 
@@ -44,16 +43,19 @@ export class PrefixHasher {
       await this.advance();
     }
     if (this.hashed !== size) throw new Error(`only ${this.hashed} of ${size} bytes could be hashed`);
-    return bytesToHex(this.hasher.digest());
+    return bytesToHex((this.hasher ?? (await this.create(this.algorithm))).digest());
   }
 
   private async hashStoredPrefix(): Promise<void> {
     const generation = this.generation;
     const prefix = contiguousPrefix(normalizeRanges(await this.store.storedRanges(this.jobId)));
     if (prefix <= this.hashed) return;
+    const hasher = this.hasher ?? (await this.create(this.algorithm));
+    if (generation !== this.generation) return;
+    this.hasher = hasher;
     for await (const chunk of this.store.read(this.jobId, this.hashed, prefix)) {
       if (generation !== this.generation) return;
-      this.hasher.update(chunk);
+      hasher.update(chunk);
       this.hashed += chunk.length;
     }
   }
