@@ -203,9 +203,10 @@ async function downloads(): Promise<Record<string, unknown>> {
 const IDB_VARIANTS: IdbVariant[] = [
   { record: 4 * MiB, inflight: 4, kind: 'blob', durability: 'relaxed' }, // what IdbStore did first
   { record: 4 * MiB, inflight: 8, kind: 'blob', durability: 'relaxed' },
+  { record: 8 * MiB, inflight: 4, kind: 'blob', durability: 'relaxed' },
+  { record: 8 * MiB, inflight: 8, kind: 'blob', durability: 'relaxed' },
   { record: 16 * MiB, inflight: 4, kind: 'blob', durability: 'relaxed' },
   { record: 4 * MiB, inflight: 4, kind: 'buffer', durability: 'relaxed' },
-  { record: 16 * MiB, inflight: 4, kind: 'buffer', durability: 'relaxed' },
   { record: 4 * MiB, inflight: 4, kind: 'blob', durability: 'default' },
 ];
 const variantName = (v: IdbVariant) => `${v.kind} ${v.record / MiB} MiB x${v.inflight} ${v.durability}`;
