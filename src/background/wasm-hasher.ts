@@ -1,5 +1,5 @@
 import { createMD5, createSHA1, createSHA256, createSHA512, type IHasher } from 'hash-wasm';
-import type { DigestAlgorithm, Hasher } from '../engine';
+import { DEFAULT_OPTIONS, type DigestAlgorithm, type Hasher } from '../engine';
 
 const CREATE: Record<DigestAlgorithm, () => Promise<IHasher>> = {
   'sha-256': createSHA256,
@@ -15,11 +15,24 @@ const CREATE: Record<DigestAlgorithm, () => Promise<IHasher>> = {
  * first use only, so a job without a digest never pays for it.
  */
 export async function createWasmHasher(algorithm: DigestAlgorithm): Promise<Hasher> {
-  const hash = await CREATE[algorithm]();
+  let hash: IHasher;
+  try {
+    hash = await CREATE[algorithm]();
+  } catch (error) {
+    // WebAssembly refused (a CSP without 'wasm-unsafe-eval', a policy): slower, but still right.
+    warnOnce(error);
+    return DEFAULT_OPTIONS.createHasher(algorithm);
+  }
   return {
     update(bytes) {
       hash.update(bytes);
     },
     digest: () => hash.digest('binary'),
   };
+}
+
+let warned = false;
+function warnOnce(error: unknown): void {
+  if (!warned) console.warn('Stitch: WebAssembly hashing is unavailable, hashing in JavaScript instead', error);
+  warned = true;
 }

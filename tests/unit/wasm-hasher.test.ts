@@ -11,6 +11,22 @@ const nodeHex = (algorithm: DigestAlgorithm, data: Uint8Array) => createHash(NOD
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 describe('createWasmHasher', () => {
+  // First: hash-wasm keeps a module once compiled, so this must be the first SHA-1 of the file.
+  it('hashes in JavaScript when WebAssembly is refused (a CSP without wasm-unsafe-eval)', async () => {
+    const refused = () => Promise.reject(new WebAssembly.CompileError('WebAssembly.compile(): refused by the CSP'));
+    vi.stubGlobal('WebAssembly', { compile: refused, instantiate: refused });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const hasher = await createWasmHasher('sha-1');
+      hasher.update(new Uint8Array([1, 2, 3]));
+      expect(hex(hasher.digest())).toBe(nodeHex('sha-1', new Uint8Array([1, 2, 3])));
+      expect(warn).toHaveBeenCalledOnce();
+    } finally {
+      vi.unstubAllGlobals();
+      warn.mockRestore();
+    }
+  });
+
   it.each(Object.keys(NODE_NAME) as DigestAlgorithm[])('%s over uneven chunks matches node:crypto', async (algorithm) => {
     const data = randomBytes(3 * 1024 * 1024 + 17);
     const hasher = await createWasmHasher(algorithm);
