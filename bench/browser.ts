@@ -5,6 +5,7 @@
  *
  *   npm run bench:browser                         # 1 GiB, 3 runs of each
  *   npm run bench:browser -- --size-mib 256 --runs 1 --only chromium --skip-probes
+ *   npm run bench:browser -- --baseline-extension /tmp/main-build/dist/extension   # before/after
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { chromium, type BrowserContext, type Page, type Worker } from 'playwrigh
 import type { Browser as FirefoxBrowser } from 'puppeteer-core';
 import { contentSha256 } from '../tests/support/content';
 import { startMirror } from '../tests/support/mirror-server';
-import { CHROMIUM, chromiumArgs, makeProfile } from '../tests/e2e/support/chromium';
+import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile } from '../tests/e2e/support/chromium';
 import { installAddon, startFirefox } from '../tests/e2e/support/firefox-launch';
 import { fileSha256, waitForFile } from '../tests/e2e/support/files';
 import { startLinkPage } from '../tests/e2e/support/link-page';
@@ -32,6 +33,8 @@ const { values: args } = parseArgs({
     'skip-downloads': { type: 'boolean', default: false },
     'probe-rounds': { type: 'string', default: '3' },
     'probe-mib': { type: 'string', default: '256' },
+    /** Another build of the extension (e.g. main's) to run beside this one, for a before/after. */
+    'baseline-extension': { type: 'string' },
   },
 });
 const SIZE = Number(args['size-mib']) * MiB;
@@ -41,6 +44,7 @@ const SEED = 7;
 const FILENAME = 'bench.bin';
 const PROBE_BYTES = Number(args['probe-mib']) * MiB;
 const PROBE_ROUNDS = Number(args['probe-rounds']);
+const BASELINE = args['baseline-extension'];
 
 interface Run {
   /** Click to the exact file in the folder. */
@@ -60,13 +64,14 @@ interface Launched {
   close(): Promise<void>;
 }
 
-async function launchChromium(profileDir: string, withStitch: boolean): Promise<Launched & { context: BrowserContext }> {
-  const flags = chromiumArgs().filter((flag) => withStitch || !flag.includes('extension'));
+/** `extension`: the unpacked extension's folder, or undefined for the browser alone. */
+async function launchChromium(profileDir: string, extension: string | undefined): Promise<Launched & { context: BrowserContext }> {
+  const flags = chromiumArgs(extension).filter((flag) => extension !== undefined || !flag.includes('extension'));
   const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: flags, acceptDownloads: true });
   const page = context.pages()[0] ?? (await context.newPage());
   const cdp = await context.newCDPSession(page);
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'default' } as never);
-  if (withStitch) await serviceWorker(context);
+  if (extension !== undefined) await serviceWorker(context);
   return {
     context,
     async clickLink(url) {
@@ -83,9 +88,9 @@ async function serviceWorker(context: BrowserContext): Promise<Worker> {
   return existing ?? (await context.waitForEvent('serviceworker', { timeout: 10_000 }));
 }
 
-async function launchFirefox(downloads: string, withStitch: boolean): Promise<Launched & { browser: FirefoxBrowser }> {
+async function launchFirefox(downloads: string, extension: string | undefined): Promise<Launched & { browser: FirefoxBrowser }> {
   const browser = await startFirefox(downloads);
-  if (withStitch) await installAddon(browser);
+  if (extension !== undefined) await installAddon(browser, extension);
   const pid = browser.process()?.pid;
   if (pid === undefined) throw new Error('Firefox was started without a process id');
   const page = await browser.newPage();
@@ -134,11 +139,11 @@ function processes(): { pid: number; ppid: number; rss: number; args: string }[]
 }
 
 /** One download, link click to file; checks the saved file's SHA-256 after the clock stops. */
-async function downloadOnce(browser: 'chromium' | 'firefox', withStitch: boolean, expectedSha: string): Promise<Run> {
+async function downloadOnce(browser: 'chromium' | 'firefox', extension: string | undefined, expectedSha: string): Promise<Run> {
   const mirror = await startMirror({ size: SIZE, seed: SEED, filename: FILENAME });
   const links = await startLinkPage([{ id: 'file', href: mirror.url, text: 'the file' }]);
   const profile = makeProfile();
-  const launched = browser === 'chromium' ? await launchChromium(profile.dir, withStitch) : await launchFirefox(profile.downloads, withStitch);
+  const launched = browser === 'chromium' ? await launchChromium(profile.dir, extension) : await launchFirefox(profile.downloads, extension);
   let peak = 0;
   let lastByte = 0;
   let saveStart = 0;
@@ -155,7 +160,7 @@ async function downloadOnce(browser: 'chromium' | 'firefox', withStitch: boolean
     const saved = await waitForFile(profile.downloads, FILENAME, SIZE, 600_000);
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
-    if ((await fileSha256(saved)) !== expectedSha) throw new Error(`${browser}${withStitch ? ' with Stitch' : ''} saved a wrong file`);
+    if ((await fileSha256(saved)) !== expectedSha) throw new Error(`${browser} with ${extension ?? 'no extension'} saved a wrong file`);
     const at = (time: number) => ((time || performance.now()) - started) / 1000;
     return { seconds, lastByteSeconds: at(lastByte), saveStartSeconds: at(saveStart), peakRssMiB: Math.round(peak / MiB) };
   } finally {
@@ -179,11 +184,14 @@ async function downloads(): Promise<Record<string, unknown>> {
   for (const browser of BROWSERS) {
     const alone: Run[] = [];
     const stitch: Run[] = [];
-    // Alternating keeps both sides under the same background load.
+    const baseline: Run[] = [];
+    // Alternating keeps every side under the same background load.
     for (let run = 0; run < RUNS; run++) {
-      alone.push(await downloadOnce(browser, false, expectedSha));
-      stitch.push(await downloadOnce(browser, true, expectedSha));
-      console.log(`${browser} run ${run + 1}: alone ${alone.at(-1)!.seconds.toFixed(2)} s, with Stitch ${stitch.at(-1)!.seconds.toFixed(2)} s`);
+      alone.push(await downloadOnce(browser, undefined, expectedSha));
+      stitch.push(await downloadOnce(browser, EXTENSION_DIR, expectedSha));
+      if (BASELINE) baseline.push(await downloadOnce(browser, BASELINE, expectedSha));
+      const last = (runs: Run[]) => `${runs.at(-1)!.seconds.toFixed(2)} s`;
+      console.log(`${browser} run ${run + 1}: alone ${last(alone)}, with Stitch ${last(stitch)}${BASELINE ? `, with the baseline build ${last(baseline)}` : ''}`);
     }
     const summary = (runs: Run[]) => ({
       medianSeconds: round(median(runs.map((r) => r.seconds))),
@@ -194,7 +202,8 @@ async function downloads(): Promise<Record<string, unknown>> {
     });
     const a = summary(alone);
     const s = summary(stitch);
-    results[browser] = { alone: a, stitch: s, ratio: round(s.medianSeconds / a.medianSeconds) };
+    const b = BASELINE ? summary(baseline) : undefined;
+    results[browser] = { alone: a, stitch: s, ratio: round(s.medianSeconds / a.medianSeconds), ...(b && { baseline: b, baselineRatio: round(b.medianSeconds / a.medianSeconds) }) };
     console.log(`${browser}: ${JSON.stringify(results[browser])}`);
   }
   return results;
@@ -272,7 +281,7 @@ async function probes(): Promise<Record<string, unknown>> {
   try {
     if (BROWSERS.includes('chromium')) {
       const profile = makeProfile();
-      const launched = await launchChromium(profile.dir, true);
+      const launched = await launchChromium(profile.dir, EXTENSION_DIR);
       try {
         const worker = await serviceWorker(launched.context);
         const id = new URL(worker.url()).host;
@@ -293,7 +302,7 @@ async function probes(): Promise<Record<string, unknown>> {
     }
     if (BROWSERS.includes('firefox')) {
       const profile = makeProfile();
-      const launched = await launchFirefox(profile.downloads, true);
+      const launched = await launchFirefox(profile.downloads, EXTENSION_DIR);
       try {
         // WebDriver may not open moz-extension:// pages: a loopback page uses the same IndexedDB,
         // OPFS and WebAssembly; the digest e2e test shows the hash compiles in the background page.
