@@ -79,9 +79,11 @@ async function acceptsBlobs(db: IDBPDatabase<StitchDb>): Promise<boolean> {
 export class IdbStore implements DownloadStore {
   readonly blockSize = 4 * 1024 * 1024;
   /**
-   * Chrome commits one block transaction at a time; more in flight keeps the next Blobs on their
-   * way meanwhile. 8 beat 4 in every paired run of `npm run bench:browser` (Chrome's worker,
-   * extension page, Firefox), by 1.1–2×; larger records and ArrayBuffer values did not.
+   * Write transactions on one object store commit one at a time; more in flight keeps the next
+   * Blobs on their way meanwhile. 8 matched or beat 4 in every paired probe of `npm run
+   * bench:browser` (Chrome's worker and an extension page, Firefox), by 1.04–2.2×; 8 or 16 MiB
+   * records did not do so reliably, and ArrayBuffer values were slower everywhere. The engine
+   * buffers (streams + 8) × 4 MiB at most.
    */
   readonly writeConcurrency = 8;
 
