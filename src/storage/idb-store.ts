@@ -80,10 +80,11 @@ export class IdbStore implements DownloadStore {
   readonly blockSize = 4 * 1024 * 1024;
   /**
    * Write transactions on one object store commit one at a time; more in flight keeps the next
-   * Blobs on their way meanwhile. 8 matched or beat 4 in every paired probe of `npm run
-   * bench:browser` (Chrome's worker and an extension page, Firefox), by 1.04–2.2×; 8 or 16 MiB
-   * records did not do so reliably, and ArrayBuffer values were slower everywhere. The engine
-   * buffers (streams + 8) × 4 MiB at most.
+   * Blobs on their way meanwhile. In one `npm run bench:browser` run with the build before this
+   * change beside it, Chromium's 1 GiB download phase took 20.4 s instead of 25.1 s (medians of 3).
+   * The in-browser probes were mixed (8 beat 4 in 6 of 9 pairs); 16 MiB records beat 4 MiB in all
+   * 9, but would raise the engine's buffers (streams × blockSize) fourfold. ArrayBuffer values were
+   * slower everywhere. The engine buffers (streams + 8) × 4 MiB at most.
    */
   readonly writeConcurrency = 8;
 
