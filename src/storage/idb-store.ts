@@ -81,7 +81,7 @@ export class IdbStore implements DownloadStore {
   /**
    * Write transactions on one object store commit one at a time; more in flight keeps the next
    * Blobs on their way meanwhile. In one `npm run bench:browser` run with the build before this
-   * change beside it, Chromium's 1 GiB download phase took 20.4 s instead of 25.1 s (medians of 3).
+   * change beside it, Chromium's 1 GiB download phase took about 20 s instead of 25 s (3 runs each).
    * The in-browser probes were mixed (8 beat 4 in 6 of 9 pairs); 16 MiB records beat 4 MiB in all
    * 9, but would raise the engine's buffers (streams × blockSize) fourfold. ArrayBuffer values were
    * slower everywhere. The engine buffers (streams + 8) × 4 MiB at most.
