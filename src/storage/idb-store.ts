@@ -82,9 +82,10 @@ export class IdbStore implements DownloadStore {
    * Write transactions on one object store commit one at a time; more in flight keeps the next
    * Blobs on their way meanwhile. In one `npm run bench:browser` run with the build before this
    * change beside it, Chromium's 1 GiB download phase took about 20 s instead of 25 s (3 runs each).
-   * The in-browser probes were mixed (8 beat 4 in 6 of 9 pairs); 16 MiB records beat 4 MiB in all
-   * 9, but would raise the engine's buffers (streams × blockSize) fourfold. ArrayBuffer values were
-   * slower everywhere. The engine buffers (streams + 8) × 4 MiB at most.
+   * The in-browser probes were mixed (8 beat 4 in 6 of 9 pairs). 16 MiB records × 4 beat 4 MiB
+   * × 4 in all 9 probes, yet lost to 4 MiB × 8 in all 3 paired end-to-end runs (1 GiB, Chromium),
+   * and would quadruple the engine's buffers. ArrayBuffer values were slower everywhere. The
+   * engine buffers (streams + 8) × 4 MiB at most.
    */
   readonly writeConcurrency = 8;
 
