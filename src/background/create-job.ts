@@ -1,5 +1,6 @@
 import { countryOfLocale, DownloadJob, parseHttpUrl, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
 import type { Settings } from '../settings/schema';
+import { createWasmHasher } from './wasm-hasher';
 
 /** Whether a job's requests to the origin of its URL carry the browser's cookies. */
 export type JobCredentials = 'include' | 'omit';
@@ -52,6 +53,7 @@ function engineOptions(source: Omit<JobSource, 'url' | 'mirrors'>, settings: Set
     maxBlockBytes: settings.maxBlockBytes,
     rateLimiter: speedLimit,
     userLocation: countryOfLocale(globalThis.navigator?.language),
+    createHasher: createWasmHasher,
   };
 }
 

@@ -19,6 +19,6 @@ export { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, removeR
 export { filenameFromUrl, parseContentLength, parseContentRange, sanitizeFilename } from './http/headers';
 export { parseChecksumArgument } from './integrity/expected';
 export type { DigestAlgorithm } from './integrity/digests';
-export type { Hasher } from './integrity/hasher';
+export type { Hasher, HasherFactory } from './integrity/hasher';
 export { fetchMetalink, fromMetalinkFile, METALINK_LIMITS } from './sources/advertised';
 export { isSafeMetalinkName, parseMetalink, type MetalinkFile } from './sources/metalink';

@@ -1,5 +1,5 @@
 import type { DigestAlgorithm } from './integrity/digests';
-import { createHasher, type Hasher } from './integrity/hasher';
+import { createHasher, type HasherFactory } from './integrity/hasher';
 import { trustedFetch } from './http/request-trust';
 import { DEFAULT_MAX_BLOCK_BYTES } from './limits';
 import type { RateLimiter } from './rate-limiter';
@@ -66,8 +66,8 @@ export interface RequestContext {
 export interface EngineDependencies {
   /** A job sends every request through `trustedFetch` around this (see jobOptions). */
   fetch: typeof fetch;
-  /** Streaming hash factory; Node passes node:crypto, the browser its fastest one. */
-  createHasher: (algorithm: DigestAlgorithm) => Hasher;
+  /** Streaming hash factory; Node passes its native one, the extension a WebAssembly one. */
+  createHasher: HasherFactory;
   /** A speed limit to share with other downloads, if any. */
   rateLimiter?: RateLimiter;
   clock: Clock;

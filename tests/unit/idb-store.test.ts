@@ -86,7 +86,7 @@ describe('IdbStore', () => {
     const store = await openIdbStore({ indexedDB: new fake.IDBFactory() });
     expect(store.records).toBe('blob');
     expect(store.blockSize).toBe(4 * 1024 * 1024);
-    expect(store.writeConcurrency).toBe(4);
+    expect(store.writeConcurrency).toBe(8);
     store.close();
   });
 
@@ -122,6 +122,36 @@ describe('IdbStore', () => {
     expect(equalBytes(bytes, content.subarray(50, 320))).toBe(true);
     expect(await store.readBlobs('job', 7, 7)).toEqual([]);
     await expect(store.readBlobs('job', 300, 351)).rejects.toThrow(/byte 350 is not stored/);
+    store.close();
+  });
+
+  it('readBlobs reads the records of a whole file in one transaction', async () => {
+    const store = await openIdbStore({ indexedDB: new fake.IDBFactory(), records: 'blob' });
+    const content = pattern(4, 40 * 100);
+    for (let start = 0; start < content.length; start += 100) await store.writeBlock('job', start, content.slice(start, start + 100));
+    const transactions = vi.spyOn(fake.IDBDatabase.prototype, 'transaction');
+    const blobs = await store.readBlobs('job', 30, content.length - 30);
+    // One per record made a 1 GiB save start seconds late.
+    expect(transactions).toHaveBeenCalledTimes(1);
+    transactions.mockRestore();
+    const bytes = concat(await Promise.all(blobs.map(async (b) => new Uint8Array(await b.arrayBuffer()))));
+    expect(equalBytes(bytes, content.subarray(30, content.length - 30))).toBe(true);
+    store.close();
+  });
+
+  it('readBlobs reads overlapping records left by older versions as read() does', async () => {
+    const factory = new fake.IDBFactory();
+    const store = await openIdbStore({ indexedDB: factory, records: 'blob' });
+    const [a, b] = [pattern(17, 100), pattern(18, 100)];
+    const db = await rawDb(factory);
+    await db.put('blocks', new Blob([a as Uint8Array<ArrayBuffer>]), ['job', 0, 100]);
+    await db.put('blocks', new Blob([b as Uint8Array<ArrayBuffer>]), ['job', 50, 100]);
+    db.close();
+    const blobs = await store.readBlobs('job', 0, 150);
+    const bytes = concat(await Promise.all(blobs.map(async (blob) => new Uint8Array(await blob.arrayBuffer()))));
+    expect(equalBytes(bytes, await readAll(store, 'job', 0, 150))).toBe(true);
+    expect(equalBytes(bytes, concat([a, b.subarray(50)]))).toBe(true);
+    await expect(store.readBlobs('job', 100, 151)).rejects.toThrow(/byte 150 is not stored/);
     store.close();
   });
 

@@ -13,6 +13,12 @@ export interface Hasher {
   digest(): Uint8Array;
 }
 
+/**
+ * Makes a streaming hash. A platform may load its hash lazily (the extension's WebAssembly
+ * SHA-256), so the factory may answer with a promise.
+ */
+export type HasherFactory = (algorithm: DigestAlgorithm) => Hasher | Promise<Hasher>;
+
 const CONSTRUCTORS = { 'sha-256': sha256, 'sha-512': sha512, 'sha-1': sha1, md5 } as const;
 
 export function createHasher(algorithm: DigestAlgorithm): Hasher {

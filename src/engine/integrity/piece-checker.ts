@@ -1,8 +1,7 @@
 import type { DownloadStore } from '../store';
 import { bytesToHex } from './digests';
 import type { PieceHashes } from './expected';
-import type { Hasher } from './hasher';
-import type { DigestAlgorithm } from './digests';
+import type { HasherFactory } from './hasher';
 
 export interface PieceResult {
   index: number;
@@ -24,7 +23,7 @@ export class PieceChecker {
     private readonly jobId: string,
     private readonly pieces: PieceHashes,
     private readonly size: number,
-    private readonly createHasher: (algorithm: DigestAlgorithm) => Hasher,
+    private readonly createHasher: HasherFactory,
   ) {}
 
   get allVerified(): boolean {
@@ -56,7 +55,7 @@ export class PieceChecker {
       if (this.verified.has(index)) continue;
       const [start, end] = this.bounds(index);
       if (!covers(start, end)) continue;
-      const hasher = this.createHasher(this.pieces.algorithm);
+      const hasher = await this.createHasher(this.pieces.algorithm);
       for await (const chunk of this.store.read(this.jobId, start, end)) hasher.update(chunk);
       const ok = bytesToHex(hasher.digest()) === this.pieces.hashes[index];
       if (ok) this.verified.add(index);

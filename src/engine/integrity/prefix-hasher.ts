@@ -1,7 +1,7 @@
 import type { DownloadStore } from '../store';
 import { contiguousPrefix, normalizeRanges, type ByteRange } from '../ranges';
 import { bytesToHex, type DigestAlgorithm } from './digests';
-import { createHasher, type Hasher } from './hasher';
+import { createHasher, type Hasher, type HasherFactory } from './hasher';
 
 /**
  * Hashes the file in order while it downloads, reading back the stored prefix as it grows
@@ -9,7 +9,8 @@ import { createHasher, type Hasher } from './hasher';
  * only its last few blocks.
  */
 export class PrefixHasher {
-  private hasher: Hasher;
+  /** Made on first use: the factory may be asynchronous. */
+  private hasher: Hasher | undefined;
   private hashed = 0;
   private generation = 0;
   private busy: Promise<void> = Promise.resolve();
@@ -20,15 +21,13 @@ export class PrefixHasher {
     private readonly store: DownloadStore,
     private readonly jobId: string,
     readonly algorithm: DigestAlgorithm,
-    private readonly create: (algorithm: DigestAlgorithm) => Hasher = createHasher,
-  ) {
-    this.hasher = create(algorithm);
-  }
+    private readonly create: HasherFactory = createHasher,
+  ) {}
 
   /** Forgets what was hashed: stored bytes were discarded or replaced. */
   reset(): void {
     this.generation++;
-    this.hasher = this.create(this.algorithm);
+    this.hasher = undefined;
     this.hashed = 0;
     this.ranges = undefined;
   }
@@ -55,7 +54,7 @@ export class PrefixHasher {
       await this.advance();
     }
     if (this.hashed !== size) throw new Error(`only ${this.hashed} of ${size} bytes could be hashed`);
-    return bytesToHex(this.hasher.digest());
+    return bytesToHex((this.hasher ?? (await this.create(this.algorithm))).digest());
   }
 
   private async hashStoredPrefix(): Promise<void> {
@@ -63,9 +62,12 @@ export class PrefixHasher {
     this.ranges ??= normalizeRanges(await this.store.storedRanges(this.jobId));
     const prefix = contiguousPrefix(this.ranges);
     if (prefix <= this.hashed) return;
+    const hasher = this.hasher ?? (await this.create(this.algorithm));
+    if (generation !== this.generation) return;
+    this.hasher = hasher;
     for await (const chunk of this.store.read(this.jobId, this.hashed, prefix)) {
       if (generation !== this.generation) return;
-      this.hasher.update(chunk);
+      hasher.update(chunk);
       this.hashed += chunk.length;
     }
   }

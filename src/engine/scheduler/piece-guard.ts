@@ -1,8 +1,7 @@
 import type { DownloadStore } from '../store';
 import { DownloadError } from '../errors';
-import type { DigestAlgorithm } from '../integrity/digests';
 import type { PieceHashes } from '../integrity/expected';
-import type { Hasher } from '../integrity/hasher';
+import type { HasherFactory } from '../integrity/hasher';
 import { PieceChecker, type PieceResult } from '../integrity/piece-checker';
 import type { SchedulerHost } from '../transfer-host';
 import type { MirrorSet } from './mirror-set';
@@ -14,7 +13,7 @@ import type { Provenance } from './provenance';
 export interface PieceGuardHost {
   store: DownloadStore;
   jobId: string;
-  createHasher: (algorithm: DigestAlgorithm) => Hasher;
+  createHasher: HasherFactory;
   plan: Plan;
   provenance: Provenance;
   notice(message: string): void;

@@ -10,13 +10,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { EXTENSION_DIR } from './chromium';
 import { until } from './files';
+import { ADDON_UUID, installAddon, startFirefox } from './firefox-launch';
 
-export const FIREFOX = process.env.STITCH_FIREFOX ?? '/usr/bin/firefox-esr';
-export const ADDON_ID = 'stitch@stitch.invalid';
-export const ADDON_UUID = '5e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
+export { ADDON_ID, ADDON_UUID, FIREFOX } from './firefox-launch';
 
 /** Registers a step run after the test (or benchmark run), pass or fail. */
 export type Cleanup = (undo: () => Promise<unknown> | unknown) => void;
@@ -26,24 +25,9 @@ export async function launchFirefox(
   cleanup: Cleanup,
   options: { addonDir?: string; prefs?: Record<string, unknown> } = {},
 ): Promise<Browser> {
-  const browser = await puppeteer.launch({
-    browser: 'firefox',
-    executablePath: FIREFOX,
-    headless: true,
-    extraPrefsFirefox: {
-      'extensions.webextensions.uuids': JSON.stringify({ [ADDON_ID]: ADDON_UUID }),
-      'browser.download.dir': downloads,
-      'browser.download.folderList': 2,
-      'browser.download.useDownloadDir': true,
-      'browser.download.always_ask_before_handling_new_types': false,
-      'browser.download.start_downloads_in_tmp_dir': false,
-      ...options.prefs,
-    },
-  });
+  const browser = await startFirefox(downloads, options);
   cleanup(() => browser.close());
-  await browser.installExtension(options.addonDir ?? EXTENSION_DIR);
-  // The event page registers its listeners at start-up.
-  await new Promise((r) => setTimeout(r, 1000));
+  await installAddon(browser, options.addonDir ?? EXTENSION_DIR);
   return browser;
 }
 
