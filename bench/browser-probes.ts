@@ -21,7 +21,7 @@ export async function idbWriteMBps(arg: { total: number; variant: IdbVariant }):
     const open = indexedDB.open(name, 1);
     open.onupgradeneeded = () => open.result.createObjectStore('blocks');
     open.onsuccess = () => resolve(open.result);
-    open.onerror = () => reject(open.error);
+    open.onerror = () => reject(open.error ?? new Error('indexedDB.open failed'));
   });
   const source = new Uint8Array(variant.record);
   for (let i = 0; i < source.length; i += 65536) crypto.getRandomValues(source.subarray(i, i + 65536));
@@ -36,7 +36,7 @@ export async function idbWriteMBps(arg: { total: number; variant: IdbVariant }):
       tx.objectStore('blocks').put(value, offset);
       await new Promise<void>((resolve, reject) => {
         tx.oncomplete = () => resolve();
-        tx.onabort = () => reject(tx.error);
+        tx.onabort = () => reject(tx.error ?? new Error('the transaction was aborted'));
       });
     }
   };
@@ -114,7 +114,7 @@ onmessage = async (event) => {
 export async function opfsSyncMBps(arg: { total: number; record: number; workerUrl: string }): Promise<number> {
   const worker = new Worker(arg.workerUrl);
   const reply = await new Promise<{ mbps?: number; error?: string }>((resolve) => {
-    worker.onmessage = (event) => resolve(event.data);
+    worker.onmessage = (event: MessageEvent<{ mbps?: number; error?: string }>) => resolve(event.data);
     worker.onerror = (event) => resolve({ error: event.message });
     worker.postMessage({ total: arg.total, record: arg.record });
   });

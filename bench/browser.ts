@@ -290,9 +290,9 @@ async function probes(): Promise<Record<string, unknown>> {
         const loopback = await launched.context.newPage();
         await loopback.goto(origin);
         results.chromium = {
-          'service worker': await probeContext(worker as unknown as Evaluator),
-          'extension page': await probeContext(page as unknown as Evaluator),
-          opfsWriteMBps: await probeOpfs(loopback as unknown as Evaluator, origin),
+          'service worker': await probeContext(worker),
+          'extension page': await probeContext(page),
+          opfsWriteMBps: await probeOpfs(loopback, origin),
         };
       } finally {
         await launched.close();
@@ -309,8 +309,8 @@ async function probes(): Promise<Record<string, unknown>> {
         const loopback = await launched.browser.newPage();
         await loopback.goto(origin);
         results.firefox = {
-          'loopback page': await probeContext(loopback as unknown as Evaluator),
-          opfsWriteMBps: await probeOpfs(loopback as unknown as Evaluator, origin),
+          'loopback page': await probeContext(loopback),
+          opfsWriteMBps: await probeOpfs(loopback, origin),
         };
       } finally {
         await launched.close();

@@ -159,7 +159,7 @@ async function checkFile(downloads: string, media: Clip, c: Case, run: Run, page
 }
 
 async function runOnce(c: Case, media: Clip, client: ClientName): Promise<Run> {
-  const undo: (() => Promise<unknown> | unknown)[] = [];
+  const undo: (() => unknown)[] = [];
   const cleanup: Cleanup = (step) => undo.push(step);
   const run: Run = { caseId: c.id, client, requests: 0, overFetch: 0, errors: [], timeline: [] };
   const t0 = Date.now();
@@ -262,7 +262,7 @@ async function main(): Promise<void> {
       for (const client of clients) {
         const run = await runOnce(c, clips.get(c.clip.name)!, client);
         runs.push(run);
-        const times = TIMES.map((t) => `${t} ${run[t] === undefined ? '—' : Math.round(run[t]!)}`).join(', ');
+        const times = TIMES.map((t) => `${t} ${run[t] === undefined ? '—' : Math.round(run[t])}`).join(', ');
         console.error(`[${rep + 1}/${repeats}] ${c.id} ${client}: ${times}${run.file ? `, file ${run.file}` : ''}${run.errors.length ? ` (${run.errors.join('; ')})` : ''}`);
       }
     }

@@ -1,4 +1,3 @@
-import type { DigestAlgorithm } from './integrity/digests';
 import { createHasher, type HasherFactory } from './integrity/hasher';
 import { trustedFetch } from './http/request-trust';
 import { DEFAULT_MAX_BLOCK_BYTES } from './limits';

@@ -18,7 +18,7 @@ import { ADDON_UUID, installAddon, startFirefox } from './firefox-launch';
 export { ADDON_ID, ADDON_UUID, FIREFOX } from './firefox-launch';
 
 /** Registers a step run after the test (or benchmark run), pass or fail. */
-export type Cleanup = (undo: () => Promise<unknown> | unknown) => void;
+export type Cleanup = (undo: () => unknown) => void;
 
 export async function launchFirefox(
   downloads: string,
