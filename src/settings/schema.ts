@@ -65,7 +65,7 @@ const siteMapMessage = 'connections per site must be a list of hosts, each with 
 const SITE_CONNECTIONS = v.pipe(
   v.custom<Record<string, unknown>>(isObject, siteMapMessage),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const { sites, problems } = readSiteConnections(dataset.value);
+    const { sites, problems } = readSiteConnections(Object.entries(dataset.value));
     for (const message of problems) addIssue({ message });
     return problems.length > 0 ? NEVER : Object.fromEntries(sites);
   }),
@@ -294,15 +294,18 @@ function cleanList(value: unknown, read: (entry: unknown) => unknown, max: numbe
 /** The valid entries of a per-site map (host names in canonical form, the first `max` hosts). */
 function cleanSiteConnections(value: unknown): Record<string, number> {
   if (!isObject(value)) return {};
-  return Object.fromEntries([...readSiteConnections(value).sites].slice(0, LIMITS.connectionsPerSite.max));
+  return Object.fromEntries([...readSiteConnections(Object.entries(value)).sites].slice(0, LIMITS.connectionsPerSite.max));
 }
 
-/** A per-site map's valid entries, and each problem with it in words (the first of a host given twice wins). */
-function readSiteConnections(value: Record<string, unknown>): { sites: Map<string, number>; problems: string[] } {
+/**
+ * Per-site entries (host, most connections) read into canonical form, with each problem in words
+ * (the first of a host given twice wins). Shared by the schema and the options page's text field.
+ */
+export function readSiteConnections(entries: Iterable<readonly [string, unknown]>): { sites: Map<string, number>; problems: string[] } {
   const { connectionsPerServer: bounds, connectionsPerSite: { max } } = LIMITS;
   const sites = new Map<string, number>();
   const problems: string[] = [];
-  for (const [key, count] of Object.entries(value)) {
+  for (const [key, count] of entries) {
     const host = normalizeSite(key);
     if (host === undefined) problems.push(`"${key}" is not a host name like example.com`);
     else if (!isWholeNumberWithin(count, bounds)) problems.push(`for ${host}, the most connections must be a whole number from ${bounds.min} to ${bounds.max}`);
