@@ -56,7 +56,7 @@ function list<T extends v.GenericSchema>(entry: T, max: number, notAList: string
 
 const MIME_PATTERN = normalized(normalizeMimePattern, 'is not a MIME type like video/mp4 or video/*');
 const SITE = normalized(normalizeSite, 'is not a host name like example.com');
-const siteMapMessage = 'connections per site must be a list of hosts, each with the most connections to it';
+const siteMapMessage = 'connections per site must be an object of hosts and numbers, like { "downloads.example.com": 1 }';
 
 /**
  * Host → the most connections to it (and its subdomains), overriding `connectionsPerServer`.

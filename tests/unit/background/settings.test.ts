@@ -69,7 +69,7 @@ describe('settings schema', () => {
       { field: 'connectionsPerSite', message: 'a.example is listed twice' },
     ]);
     expect(validateSettings({ connectionsPerSite: [] })).toEqual([
-      { field: 'connectionsPerSite', message: 'connections per site must be a list of hosts, each with the most connections to it' },
+      { field: 'connectionsPerSite', message: 'connections per site must be an object of hosts and numbers, like { "downloads.example.com": 1 }' },
     ]);
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`site${i}.example`, 2]));
     expect(validateSettings({ connectionsPerSite: many })).toEqual([{ field: 'connectionsPerSite', message: 'at most 100 sites' }]);
