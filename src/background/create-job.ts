@@ -48,6 +48,7 @@ function engineOptions(source: Omit<JobSource, 'url' | 'mirrors'>, settings: Set
     // The setting is the most connections per server: browsers open at most six per host over
     // HTTP/1.1. The engine starts with two and adds more only while they pay.
     maxConnectionsPerServer: settings.connectionsPerServer,
+    maxConnectionsPerSite: settings.connectionsPerSite,
     connectionsPerServer: Math.min(2, settings.connectionsPerServer),
     minBlockBytes: settings.minBlockBytes,
     maxBlockBytes: settings.maxBlockBytes,

@@ -44,8 +44,11 @@ export class OptionsForm {
       concurrent: new Field(numberInput('setting-concurrent', { ...maxConcurrentJobs, step: 1 }), 'Concurrent downloads', {
         hint: `Downloads running at once (${maxConcurrentJobs.min}–${maxConcurrentJobs.max}); the rest wait in the queue.`,
       }),
-      connections: new Field(numberInput('setting-connections', { ...connectionsPerServer, step: 1 }), 'Connections per server', {
-        hint: `${connectionsPerServer.min}–${connectionsPerServer.max}; browsers allow 6 per server.`,
+      connections: new Field(numberInput('setting-connections', { ...connectionsPerServer, step: 1 }), 'Most connections per server', {
+        hint: `Stitch starts with two and opens more, up to this number, only while they make the download faster (${connectionsPerServer.min}–${connectionsPerServer.max}; browsers allow 6 per server).`,
+      }),
+      siteConnections: new Field(listInput('setting-connections-per-site', 'downloads.example.com 1'), 'Connections per site', {
+        hint: `One site per line: a host and the most connections to it (${connectionsPerServer.min}–${connectionsPerServer.max}), like downloads.example.com 1. A host also covers its subdomains. Some sites ban downloaders that open several connections: give them 1.`,
       }),
       minBlockKib: new Field(numberInput('setting-min-block-kib', { min: blockBytes.min / 1024, max: blockBytes.max / 1024, step: 1 }), 'Smallest block', {
         unit: 'KiB',
@@ -75,6 +78,7 @@ export class OptionsForm {
         'Speed and connections',
         f.concurrent,
         f.connections,
+        f.siteConnections,
         h('div', { class: 'pair' }, f.minBlockKib.element, f.maxBlockKib.element),
         h('p', { class: 'hint muted pair-hint' }, `Bounds of the block size Stitch picks per request (${blockBytes.min / 1024} KiB – ${blockBytes.max / 1024 / 1024} MiB).`),
         f.speedLimitKbps,
@@ -110,6 +114,7 @@ export class OptionsForm {
       excludedSites: f.excludedSites.control.value,
       concurrent: f.concurrent.control.value,
       connections: f.connections.control.value,
+      siteConnections: f.siteConnections.control.value,
       minBlockKib: f.minBlockKib.control.value,
       maxBlockKib: f.maxBlockKib.control.value,
       speedLimitKbps: f.speedLimitKbps.control.value,
@@ -127,6 +132,7 @@ export class OptionsForm {
     f.excludedSites.control.value = values.excludedSites;
     f.concurrent.control.value = values.concurrent;
     f.connections.control.value = values.connections;
+    f.siteConnections.control.value = values.siteConnections;
     f.minBlockKib.control.value = values.minBlockKib;
     f.maxBlockKib.control.value = values.maxBlockKib;
     f.speedLimitKbps.control.value = values.speedLimitKbps;
@@ -185,6 +191,7 @@ const SETTING_OF = {
   excludedSites: 'excludedSites',
   concurrent: 'maxConcurrentJobs',
   connections: 'connectionsPerServer',
+  siteConnections: 'connectionsPerSite',
   minBlockKib: 'minBlockBytes',
   maxBlockKib: 'maxBlockBytes',
   speedLimitKbps: 'speedLimitBytesPerSec',

@@ -1,4 +1,4 @@
-import { LIMITS, MB, validateSettings, type MirrorRule, type Settings, type SettingsError } from '../settings/schema';
+import { LIMITS, MB, readSiteConnections, validateSettings, type MirrorRule, type Settings, type SettingsError } from '../settings/schema';
 
 /**
  * The options form as text, in the units people think in (MB, KiB, kB/s), and its conversion
@@ -23,6 +23,8 @@ export interface FormValues {
   excludedSites: string;
   concurrent: string;
   connections: string;
+  /** One `host N` per line: the most connections to that site. */
+  siteConnections: string;
   minBlockKib: string;
   maxBlockKib: string;
   /** Empty: no limit. */
@@ -43,6 +45,9 @@ export function settingsToForm(settings: Settings, sampleUrls: readonly string[]
     excludedSites: settings.excludedSites.join('\n'),
     concurrent: String(settings.maxConcurrentJobs),
     connections: String(settings.connectionsPerServer),
+    siteConnections: Object.entries(settings.connectionsPerSite)
+      .map(([host, max]) => `${host} ${max}`)
+      .join('\n'),
     minBlockKib: formatNumber(settings.minBlockBytes / KIB),
     maxBlockKib: formatNumber(settings.maxBlockBytes / KIB),
     speedLimitKbps: settings.speedLimitBytesPerSec === null ? '' : formatNumber(settings.speedLimitBytesPerSec / KB),
@@ -87,6 +92,9 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
   const kib = `a number of KiB from ${block.min / KIB} to ${block.max / KIB}`;
   inUnits('minBlockBytes', values.minBlockKib, KIB, block, `the smallest block size must be ${kib}`);
   inUnits('maxBlockBytes', values.maxBlockKib, KIB, block, `the largest block size must be ${kib}`);
+  const sites = siteConnectionsFromText(values.siteConnections);
+  if (sites.problems.length > 0) errors.push(...sites.problems.map((message) => ({ field: 'connectionsPerSite', message })));
+  else settings.connectionsPerSite = Object.fromEntries(sites.sites);
   if (values.speedLimitKbps.trim() === '') settings.speedLimitBytesPerSec = null;
   else {
     inUnits('speedLimitBytesPerSec', values.speedLimitKbps, KB, speed, `the speed limit must be empty (no limit) or a number of kB/s from ${speed.min / KB} to ${speed.max / KB}`);
@@ -112,6 +120,19 @@ export function lines(text: string): string[] {
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '');
+}
+
+/** `host N` lines as per-site entries; a line that is not two words is a problem of its own. */
+function siteConnectionsFromText(text: string): { sites: Map<string, number>; problems: string[] } {
+  const problems: string[] = [];
+  const entries = lines(text).flatMap((line): [string, number][] => {
+    const words = line.split(/\s+/);
+    if (words.length === 2) return [[words[0]!, wholeNumber(words[1]!)]];
+    problems.push(`"${line}": write a host and the most connections to it, like downloads.example.com 1`);
+    return [];
+  });
+  const read = readSiteConnections(entries);
+  return { sites: read.sites, problems: [...problems, ...read.problems] };
 }
 
 /** A number the way the form shows it: `20`, `0.5`, `1.024`, never `1e-7`. */
@@ -143,6 +164,7 @@ const FIELD_ORDER = [
   'excludedSites',
   'maxConcurrentJobs',
   'connectionsPerServer',
+  'connectionsPerSite',
   'minBlockBytes',
   'maxBlockBytes',
   'speedLimitBytesPerSec',
@@ -180,7 +202,8 @@ const LABELS: Record<string, string> = {
   excludedTypes: 'Excluded types',
   excludedSites: 'Excluded sites',
   maxConcurrentJobs: 'Concurrent downloads',
-  connectionsPerServer: 'Connections per server',
+  connectionsPerServer: 'Most connections per server',
+  connectionsPerSite: 'Connections per site',
   minBlockBytes: 'Smallest block',
   maxBlockBytes: 'Largest block',
   speedLimitBytesPerSec: 'Speed limit',

@@ -16,6 +16,7 @@ export const LIMITS = {
   thresholdBytes: { min: 0, max: 1e15 },
   maxConcurrentJobs: { min: 1, max: 10 },
   connectionsPerServer: { min: 1, max: MAX_CONNECTIONS_PER_SERVER },
+  connectionsPerSite: { max: 100 },
   blockBytes: { min: 64 * 1024, max: 64 * MIB },
   speedLimitBytesPerSec: { min: 1024, max: 1e12 },
   mirrorRules: { max: 100 },
@@ -30,8 +31,11 @@ interface Bounds {
 
 /** A whole number within `bounds`; one message for every way of missing it. */
 function wholeNumber(bounds: Bounds, message: string) {
-  const within = (n: number) => Number.isSafeInteger(n) && n >= bounds.min && n <= bounds.max;
-  return v.pipe(v.number(message), v.check(within, message));
+  return v.pipe(v.number(message), v.check((n) => isWholeNumberWithin(n, bounds), message));
+}
+
+function isWholeNumberWithin(n: unknown, bounds: Bounds): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= bounds.min && n <= bounds.max;
 }
 
 const wholeNumberNamed = (label: string, bounds: Bounds) =>
@@ -52,6 +56,20 @@ function list<T extends v.GenericSchema>(entry: T, max: number, notAList: string
 
 const MIME_PATTERN = normalized(normalizeMimePattern, 'is not a MIME type like video/mp4 or video/*');
 const SITE = normalized(normalizeSite, 'is not a host name like example.com');
+const siteMapMessage = 'connections per site must be an object of hosts and numbers, like { "downloads.example.com": 1 }';
+
+/**
+ * Host → the most connections to it (and its subdomains), overriding `connectionsPerServer`.
+ * Checked as a whole so that each problem names its host, and a host given twice is one.
+ */
+const SITE_CONNECTIONS = v.pipe(
+  v.custom<Record<string, unknown>>(isObject, siteMapMessage),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const { sites, problems } = readSiteConnections(Object.entries(dataset.value));
+    for (const message of problems) addIssue({ message });
+    return problems.length > 0 ? NEVER : Object.fromEntries(sites);
+  }),
+);
 
 const patternMessage = (issue: v.BaseIssue<unknown>) =>
   `"${typeof issue.input === 'string' ? issue.input : ''}" is not a URL pattern: write a host and path prefix, like example.com/releases/`;
@@ -107,6 +125,11 @@ const FIELDS = v.object({
    * adds more while they make the download faster. 4, not the engine's 16: see DEFAULT_OPTIONS.
    */
   connectionsPerServer: v.optional(wholeNumberNamed('connections per server', LIMITS.connectionsPerServer), 4),
+  /**
+   * Per-site overrides of that maximum (`{ 'downloads.example.com': 1 }`): some sites ban clients
+   * that open several connections. A host also covers its subdomains (the engine's maxConnectionsFor).
+   */
+  connectionsPerSite: v.optional(SITE_CONNECTIONS, () => ({})),
   /** Bounds of the block size the scheduler may choose. The smallest is 1 MiB, not the engine's 128 KiB: see DEFAULT_OPTIONS. */
   minBlockBytes: v.optional(wholeNumberNamed('the smallest block size', LIMITS.blockBytes), 1 * MIB),
   maxBlockBytes: v.optional(wholeNumberNamed('the largest block size', LIMITS.blockBytes), DEFAULT_MAX_BLOCK_BYTES),
@@ -131,11 +154,12 @@ export interface SettingsError {
   message: string;
 }
 
-/** Lists are read entry by entry, so one bad entry loses only itself. */
-const LENIENT_LISTS: Partial<Record<keyof Settings, [read: (entry: unknown) => unknown, max: number]>> = {
-  excludedTypes: [validOrUndefined(MIME_PATTERN), LIMITS.listEntries.max],
-  excludedSites: [validOrUndefined(SITE), LIMITS.listEntries.max],
-  mirrorRules: [normalizeMirrorRule, LIMITS.mirrorRules.max],
+/** Lists (and the per-site map) are read entry by entry, so one bad entry loses only itself. */
+const LENIENT: Partial<Record<keyof Settings, (value: unknown) => unknown>> = {
+  excludedTypes: (value) => cleanList(value, validOrUndefined(MIME_PATTERN), LIMITS.listEntries.max),
+  excludedSites: (value) => cleanList(value, validOrUndefined(SITE), LIMITS.listEntries.max),
+  mirrorRules: (value) => cleanList(value, normalizeMirrorRule, LIMITS.mirrorRules.max),
+  connectionsPerSite: cleanSiteConnections,
 };
 
 /**
@@ -147,8 +171,8 @@ export function parseSettings(input: unknown): Settings {
   const raw = isObject(input) ? input : {};
   const fields: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(FIELDS.entries)) {
-    const lenient = LENIENT_LISTS[key as keyof Settings];
-    if (lenient) fields[key] = cleanList(raw[key], ...lenient);
+    const lenient = LENIENT[key as keyof Settings];
+    if (lenient) fields[key] = lenient(raw[key]);
     else {
       const result = v.safeParse(schema, raw[key]);
       fields[key] = result.success ? result.output : v.getDefault(schema);
@@ -265,6 +289,31 @@ function validOrUndefined<T extends v.GenericSchema>(schema: T): (entry: unknown
 function cleanList(value: unknown, read: (entry: unknown) => unknown, max: number): unknown[] {
   if (!Array.isArray(value)) return [];
   return [...new Set(value.map(read).filter((entry) => entry !== undefined))].slice(0, max);
+}
+
+/** The valid entries of a per-site map (host names in canonical form, the first `max` hosts). */
+function cleanSiteConnections(value: unknown): Record<string, number> {
+  if (!isObject(value)) return {};
+  return Object.fromEntries([...readSiteConnections(Object.entries(value)).sites].slice(0, LIMITS.connectionsPerSite.max));
+}
+
+/**
+ * Per-site entries (host, most connections) read into canonical form, with each problem in words
+ * (the first of a host given twice wins). Shared by the schema and the options page's text field.
+ */
+export function readSiteConnections(entries: Iterable<readonly [string, unknown]>): { sites: Map<string, number>; problems: string[] } {
+  const { connectionsPerServer: bounds, connectionsPerSite: { max } } = LIMITS;
+  const sites = new Map<string, number>();
+  const problems: string[] = [];
+  for (const [key, count] of entries) {
+    const host = normalizeSite(key);
+    if (host === undefined) problems.push(`"${key}" is not a host name like example.com`);
+    else if (!isWholeNumberWithin(count, bounds)) problems.push(`for ${host}, the most connections must be a whole number from ${bounds.min} to ${bounds.max}`);
+    else if (sites.has(host)) problems.push(`${host} is listed twice`);
+    else sites.set(host, count);
+  }
+  if (sites.size > max) problems.push(`at most ${max} sites`);
+  return { sites, problems };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -75,6 +75,24 @@ test('a mirror rule set in the options page makes a download use two mirrors', a
   await until('the options page to still answer', () => options.getByTestId('settings-form').isVisible(), 5_000);
 });
 
+test('a per-site override set in the options page is the most connections the server sees', async () => {
+  const size = 8 * MiB;
+  const seed = 23;
+  // Each connection is capped, so a second one would pay and the engine would open it (it starts with two).
+  const server = await mirror({ size, seed, filename: 'one-at-a-time.bin', rate: 16 * MiB, connectionRate: 4 * MiB });
+  const p = profile();
+  const browser = await browserWith(p);
+  const options = await extensionPage(browser, 'options.html');
+  await options.getByTestId('setting-connections-per-site').fill('127.0.0.1 1');
+  await options.getByTestId('settings-save').click();
+  await expect.poll(() => options.getByTestId('settings-status').textContent(), { timeout: 10_000 }).toMatch(/saved/i);
+
+  await request(options, { type: 'add-url', url: server.url });
+  const saved = await waitForFile(p.downloads, 'one-at-a-time.bin', size, 60_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
+  expect(server.stats.peakConnections).toBe(1);
+});
+
 /** The job's stored byte ranges, as the player port reports them. */
 async function storedRanges(page: Page, id: string): Promise<{ start: number; end: number }[]> {
   return page.evaluate(

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { InvalidSettings, SettingsStore } from '../../../src/background/settings-store';
 import { cookieOriginsFor, mirrorUrlsFor } from '../../../src/settings/mirror-rules';
 import { DEFAULT_SETTINGS, parseSettings, validateMirrorRule, validateSettings } from '../../../src/settings/schema';
+import { FakeBrowser } from '../../support/fake-browser';
 
 describe('settings schema', () => {
   test('anything unreadable gives the defaults, never an exception', () => {
@@ -48,6 +50,41 @@ describe('settings schema', () => {
       { field: 'mirrorRules.1', message: 'a mirror rule needs a URL pattern and a list of mirrors' },
     ]);
     expect(validateMirrorRule({ mirrors: [] }).map((e) => e.field)).toEqual(['mirrorRule.pattern', 'mirrorRule.mirrors']);
+  });
+
+  test('per-site connections: hosts in canonical form, bad entries dropped one by one on load', () => {
+    expect(DEFAULT_SETTINGS.connectionsPerSite).toEqual({});
+    const parsed = parseSettings({ connectionsPerSite: { 'Downloads.Example.com': 1, 'https://cdn.example.org/x': 3, 'not a host': 2, 'ok.example': 9 } });
+    expect(parsed.connectionsPerSite).toEqual({ 'downloads.example.com': 1, 'cdn.example.org': 3 });
+    expect(parseSettings({ connectionsPerSite: ['a.com'] }).connectionsPerSite).toEqual({});
+    const many = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`site${i}.example`, 2]));
+    expect(Object.keys(parseSettings({ connectionsPerSite: many }).connectionsPerSite)).toHaveLength(100);
+  });
+
+  test('per-site connections: validation names each bad entry by its host', () => {
+    expect(validateSettings({ connectionsPerSite: { 'a.example': 1, 'x y': 2, 'b.example': 0, 'c.example': '2', 'A.example': 3 } })).toEqual([
+      { field: 'connectionsPerSite', message: '"x y" is not a host name like example.com' },
+      { field: 'connectionsPerSite', message: 'for b.example, the most connections must be a whole number from 1 to 6' },
+      { field: 'connectionsPerSite', message: 'for c.example, the most connections must be a whole number from 1 to 6' },
+      { field: 'connectionsPerSite', message: 'a.example is listed twice' },
+    ]);
+    expect(validateSettings({ connectionsPerSite: [] })).toEqual([
+      { field: 'connectionsPerSite', message: 'connections per site must be an object of hosts and numbers, like { "downloads.example.com": 1 }' },
+    ]);
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`site${i}.example`, 2]));
+    expect(validateSettings({ connectionsPerSite: many })).toEqual([{ field: 'connectionsPerSite', message: 'at most 100 sites' }]);
+    expect(validateSettings({ connectionsPerSite: { 'downloads.example.com': 1 } })).toEqual([]);
+  });
+
+  test('per-site connections survive export and import, and a bad import changes nothing', async () => {
+    const from = new SettingsStore(new FakeBrowser());
+    await from.save({ connectionsPerSite: { 'downloads.example.com': 1, 'Files.Example.org': 3 } });
+    const json = await from.export();
+    expect(JSON.parse(json)).toMatchObject({ connectionsPerSite: { 'downloads.example.com': 1, 'files.example.org': 3 } });
+    const to = new SettingsStore(new FakeBrowser());
+    expect((await to.import(json)).connectionsPerSite).toEqual({ 'downloads.example.com': 1, 'files.example.org': 3 });
+    await expect(to.import(JSON.stringify({ connectionsPerSite: { 'downloads.example.com': 7 } }))).rejects.toThrow(InvalidSettings);
+    expect((await to.load()).connectionsPerSite).toEqual({ 'downloads.example.com': 1, 'files.example.org': 3 });
   });
 
   test('defaults are fresh copies: changing parsed lists does not change the defaults', () => {

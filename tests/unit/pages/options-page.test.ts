@@ -12,6 +12,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 const stored: Settings = {
   ...parseSettings(DEFAULT_SETTINGS),
   thresholdBytes: 50_000_000,
+  connectionsPerSite: { 'downloads.example.com': 1 },
   mirrorRules: [{ pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: false, sendCookies: false }],
 };
 
@@ -113,9 +114,47 @@ describe('OptionsPage', () => {
     expect(nextToField).toContain('Connections per server must be a whole number from 1 to 6');
     const summary = byTestId('settings-errors');
     expect(summary.hidden).toBe(false);
-    expect(summary.textContent).toContain('Connections per server: connections per server must be a whole number from 1 to 6');
+    expect(summary.textContent).toContain('Most connections per server: connections per server must be a whole number from 1 to 6');
     expect(summary.textContent).toContain('Mirror rule 2: enter a URL pattern');
     expect(byTestId('settings-status').textContent).not.toBe('Saved');
+  });
+
+  it('labels the connection settings in plain words', async () => {
+    await openPage();
+    const described = (control: HTMLElement) => document.getElementById(control.getAttribute('aria-describedby')!.split(' ')[0]!)!.textContent;
+    const perServer = input('setting-connections');
+    expect(perServer.labels?.[0]?.textContent).toBe('Most connections per server');
+    expect(described(perServer)).toMatch(/starts with two .* only while they make the download faster .*browsers allow 6 per server/);
+    const perSite = byTestId<HTMLTextAreaElement>('setting-connections-per-site');
+    expect(perSite.labels?.[0]?.textContent).toBe('Connections per site');
+    expect(described(perSite)).toContain('like downloads.example.com 1');
+  });
+
+  it('shows and saves per-site connections, one "host N" per line', async () => {
+    const { sent } = await openPage();
+    const perSite = byTestId<HTMLTextAreaElement>('setting-connections-per-site');
+    expect(perSite.value).toBe('downloads.example.com 1');
+    perSite.value = 'downloads.example.com 1\nFiles.Example.org 3';
+    byTestId('settings-save').click();
+    await settle();
+    expect(sent.find(ofType('set-settings'))?.settings).toMatchObject({ connectionsPerSite: { 'downloads.example.com': 1, 'files.example.org': 3 } });
+    expect(byTestId('settings-status').textContent).toBe('Saved');
+    expect(perSite.value).toBe('downloads.example.com 1\nfiles.example.org 3');
+  });
+
+  it('shows a bad per-site line next to the field and in the summary, and sends nothing', async () => {
+    const { sent } = await openPage();
+    const perSite = byTestId<HTMLTextAreaElement>('setting-connections-per-site');
+    perSite.value = 'downloads.example.com 1\nslow.example.com seven';
+    perSite.dispatchEvent(new Event('input', { bubbles: true }));
+    perSite.dispatchEvent(new Event('change', { bubbles: true }));
+    expect(perSite.getAttribute('aria-invalid')).toBe('true');
+    const error = document.getElementById(perSite.getAttribute('aria-describedby')!.split(' ')[1]!)!;
+    expect(error.textContent).toBe('For slow.example.com, the most connections must be a whole number from 1 to 6');
+    byTestId('settings-save').click();
+    await settle();
+    expect(sent.some(ofType('set-settings'))).toBe(false);
+    expect(byTestId('settings-errors').textContent).toContain('Connections per site: for slow.example.com, the most connections must be a whole number from 1 to 6');
   });
 
   it('validates a field inline once it is changed, before any save', async () => {

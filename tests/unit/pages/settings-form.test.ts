@@ -13,6 +13,7 @@ describe('settingsToForm / formToSettings', () => {
       excludedSites: '',
       concurrent: '3',
       connections: '4',
+      siteConnections: '',
       minBlockKib: '1024',
       maxBlockKib: '16384',
       speedLimitKbps: '',
@@ -31,6 +32,7 @@ describe('settingsToForm / formToSettings', () => {
       excludedSites: ['example.com'],
       maxConcurrentJobs: 5,
       connectionsPerServer: 6,
+      connectionsPerSite: { 'downloads.example.com': 1, 'example.org': 3 },
       minBlockBytes: 64 * 1024,
       maxBlockBytes: 64 * 1024 * 1024,
       speedLimitBytesPerSec: 2_500_000,
@@ -39,6 +41,7 @@ describe('settingsToForm / formToSettings', () => {
     const form = settingsToForm(settings, ['https://example.com/releases/a.iso']);
     expect(form.thresholdMb).toBe('0.5');
     expect(form.speedLimitKbps).toBe('2500');
+    expect(form.siteConnections).toBe('downloads.example.com 1\nexample.org 3');
     expect(form.rules).toEqual([
       {
         pattern: 'example.com/releases/',
@@ -54,6 +57,11 @@ describe('settingsToForm / formToSettings', () => {
   it('reads lists one entry per line, ignoring blank lines and spaces', () => {
     const form: FormValues = { ...settingsToForm(defaults()), excludedTypes: ' video/* \n\n application/pdf\r\n' };
     expect(formToSettings(form).settings.excludedTypes).toEqual(['video/*', 'application/pdf']);
+  });
+
+  it('reads per-site connections as "host N" lines, hosts in canonical form', () => {
+    const form: FormValues = { ...settingsToForm(defaults()), siteConnections: '  Downloads.Example.com   1 \n\nhttps://cdn.example.org/\t4\r\n' };
+    expect(formToSettings(form)).toMatchObject({ settings: { connectionsPerSite: { 'downloads.example.com': 1, 'cdn.example.org': 4 } }, errors: [] });
   });
 
   it('takes an empty speed limit as no limit', () => {
@@ -83,6 +91,25 @@ describe('formToSettings errors', () => {
     ]);
   });
 
+  it('names each bad per-site line, and saves none of them', () => {
+    const text = ['downloads.example.com', 'ok.example.com 2', 'a b 1', 'bad^host 2', 'slow.example.com 9', 'two.example.com 1.5', 'OK.example.com 3'].join('\n');
+    const { settings, errors } = formToSettings({ ...settingsToForm(defaults()), siteConnections: text });
+    expect(errors).toEqual([
+      { field: 'connectionsPerSite', message: '"downloads.example.com": write a host and the most connections to it, like downloads.example.com 1' },
+      { field: 'connectionsPerSite', message: '"a b 1": write a host and the most connections to it, like downloads.example.com 1' },
+      { field: 'connectionsPerSite', message: '"bad^host" is not a host name like example.com' },
+      { field: 'connectionsPerSite', message: 'for slow.example.com, the most connections must be a whole number from 1 to 6' },
+      { field: 'connectionsPerSite', message: 'for two.example.com, the most connections must be a whole number from 1 to 6' },
+      { field: 'connectionsPerSite', message: 'ok.example.com is listed twice' },
+    ]);
+    expect(settings.connectionsPerSite).toBeUndefined();
+  });
+
+  it('allows at most 100 sites', () => {
+    const text = Array.from({ length: 101 }, (_, i) => `site${i}.example.com 2`).join('\n');
+    expect(withForm({ siteConnections: text })).toEqual([{ field: 'connectionsPerSite', message: 'at most 100 sites' }]);
+  });
+
   it('checks mirror rules field by field', () => {
     const errors = withForm({
       rules: [
@@ -109,7 +136,8 @@ describe('controlOf / errorLine', () => {
 
   it('names the field in the summary', () => {
     expect(errorLine({ field: 'mirrorRules.1.pattern', message: 'bad' })).toBe('Mirror rule 2: bad');
-    expect(errorLine({ field: 'connectionsPerServer', message: 'too many' })).toBe('Connections per server: too many');
+    expect(errorLine({ field: 'connectionsPerServer', message: 'too many' })).toBe('Most connections per server: too many');
+    expect(errorLine({ field: 'connectionsPerSite', message: 'a.example is listed twice' })).toBe('Connections per site: a.example is listed twice');
     expect(errorLine({ field: '', message: 'settings must be a JSON object' })).toBe('Settings must be a JSON object');
   });
 });
