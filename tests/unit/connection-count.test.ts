@@ -132,5 +132,7 @@ describe('maxConnectionsFor', () => {
     expect(maxConnectionsFor('https://EXAMPLE.org/f.iso', 16, perSite)).toBe(1);
     expect(maxConnectionsFor('https://example.com/f.iso', 16, perSite)).toBe(16);
     expect(maxConnectionsFor('not a url', 16, perSite)).toBe(16);
+    // A host named like an object's built-in property is not an override.
+    expect(maxConnectionsFor('http://constructor/x', 16, {})).toBe(16);
   });
 });

@@ -294,8 +294,8 @@ export function maxConnectionsFor(url: string, defaultMax: number, perSite: Read
     return defaultMax;
   }
   for (let name = host; name !== ''; name = name.includes('.') ? name.slice(name.indexOf('.') + 1) : '') {
-    const override = perSite[name];
-    if (override !== undefined) return override;
+    // Own entries only: a host named like a built-in property ("constructor") is not an override.
+    if (Object.hasOwn(perSite, name)) return perSite[name]!;
   }
   return defaultMax;
 }
