@@ -1,5 +1,6 @@
 import { PLAYER_PORT } from '../messages';
 import { NOT_CONNECTED } from '../pages-shared/connection';
+import { t } from '../pages-shared/i18n';
 import { runPlayer, type PlayerQuery } from './player-controller';
 import { PlayerPage } from './player-page';
 
@@ -10,7 +11,7 @@ async function start(): Promise<void> {
   const id = params.get('id');
   const url = params.get('url');
   const query: PlayerQuery | undefined = id ? { id } : url ? { url } : undefined;
-  if (!query) return page.say('Nothing to play: open the player from Stitch’s popup (“Play”), or with ?url=<address of a video>.', 'error');
+  if (!query) return page.say(t('playerNoQuery'), 'error');
   const chrome = (globalThis as { chrome?: { runtime?: { id?: string } } }).chrome;
   if (!chrome?.runtime?.id) return page.say(NOT_CONNECTED, 'error');
   // Loaded lazily: the polyfill throws on import outside an extension.

@@ -18,7 +18,7 @@ export function matchesFilter(job: JobView, filter: string): boolean {
 
 /** The list of rows, reconciled by job id so rows (and focus in them) persist across updates. */
 export class JobList {
-  readonly list = h('ul', { class: 'job-list', 'data-testid': 'job-list', 'aria-label': 'Downloads' });
+  readonly list = h('ul', { class: 'job-list', 'data-testid': 'job-list', 'aria-label': t('downloadsList') });
   private readonly empty = h(
     'div',
     { class: 'empty-state', 'data-testid': 'empty' },

@@ -13,8 +13,8 @@ describe('settingsToForm / formToSettings', () => {
       excludedSites: '',
       concurrent: '3',
       connections: '4',
-      minBlockKib: '1024',
-      maxBlockKib: '16384',
+      minBlockKb: '1024',
+      maxBlockKb: '16384',
       speedLimitKbps: '',
       rules: [],
       notifyFailed: true,
@@ -66,7 +66,7 @@ describe('formToSettings errors', () => {
 
   it('speaks in the units of the field', () => {
     expect(withForm({ thresholdMb: 'lots' })).toEqual([{ field: 'thresholdBytes', message: 'the size threshold must be a number of MB from 0 to 1000000000' }]);
-    expect(withForm({ minBlockKib: '10' })).toEqual([{ field: 'minBlockBytes', message: 'the smallest block size must be a number of KiB from 64 to 65536' }]);
+    expect(withForm({ minBlockKb: '10' })).toEqual([{ field: 'minBlockBytes', message: 'the smallest block size must be a number of KiB from 64 to 65536' }]);
     expect(withForm({ speedLimitKbps: '1' })).toEqual([
       { field: 'speedLimitBytesPerSec', message: 'the speed limit must be empty (no limit) or a number of kB/s from 1.024 to 1000000000' },
     ]);
@@ -78,7 +78,7 @@ describe('formToSettings errors', () => {
       { field: 'maxConcurrentJobs', message: 'concurrent downloads must be a whole number from 1 to 10' },
       { field: 'connectionsPerServer', message: 'connections per server must be a whole number from 1 to 6' },
     ]);
-    expect(withForm({ minBlockKib: '4096', maxBlockKib: '1024' })).toEqual([
+    expect(withForm({ minBlockKb: '4096', maxBlockKb: '1024' })).toEqual([
       { field: 'minBlockBytes', message: 'the smallest block size must not exceed the largest' },
     ]);
   });
