@@ -176,6 +176,6 @@ describe('noticeText', () => {
     expect(noticeText('mirror http://127.0.0.1:41233/file.bin was dropped: it serves different bytes than http://127.0.0.1:45527/file.bin (first difference at byte 0)')).toBe(
       'Mirror 127.0.0.1:41233 was dropped: it serves different bytes than 127.0.0.1:45527 (first difference at byte 0). Stitch stopped using it. Your file is not affected.',
     );
-    expect(noticeText('resumed after a reset')).toBe('Resumed after a reset');
+    expect(noticeText('resumed after a reset')).toBe('Resumed after a reset.');
   });
 });
