@@ -58,3 +58,9 @@ export function sentence(text: string): string {
   const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
   return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
 }
+
+/** Names the page in its language and says which language that is (for screen readers and hyphenation). */
+export function localisePage(title: MessageKey): void {
+  document.documentElement.lang = t('languageTag');
+  document.title = t(title);
+}

@@ -1,11 +1,12 @@
 import { PLAYER_PORT } from '../messages';
 import { NOT_CONNECTED } from '../pages-shared/connection';
-import { t } from '../pages-shared/i18n';
+import { localisePage, t } from '../pages-shared/i18n';
 import { runPlayer, type PlayerQuery } from './player-controller';
 import { PlayerPage } from './player-page';
 
 /** Player entry: ?id=<jobId> (from the popup) or ?url=<encoded URL> (context menu, other tools). */
 async function start(): Promise<void> {
+  localisePage('playerTitle');
   const page = new PlayerPage(document.getElementById('app') ?? document.body);
   const params = new URLSearchParams(location.search);
   const id = params.get('id');
