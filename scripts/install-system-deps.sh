@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a task needs, only those missing: `start` (Chromium, to run
 # Stitch), `bench` (aria2, the benchmark's comparison), `test` (Chromium and Firefox ESR for the
-# end-to-end tests). Safe to run again.
+# end-to-end tests; chromium-l10n for the German UI in tests/e2e/locale.test.ts). Safe to run again.
+# Each entry is `<command or absolute file path>:<package>`: the package is installed when that is missing.
 set -euo pipefail
 case "${1:-test}" in
   start) needed=(chromium:chromium) ;;
   bench) needed=(aria2c:aria2) ;;
-  *) needed=(chromium:chromium firefox-esr:firefox-esr) ;;
+  *) needed=(chromium:chromium firefox-esr:firefox-esr /usr/lib/chromium/locales/de.pak:chromium-l10n) ;;
 esac
 want=()
 for pair in "${needed[@]}"; do
-  command -v "${pair%%:*}" >/dev/null 2>&1 || want+=("${pair##*:}")
+  what="${pair%%:*}"
+  if [[ "$what" == /* ]]; then [ -e "$what" ] || want+=("${pair##*:}"); else command -v "$what" >/dev/null 2>&1 || want+=("${pair##*:}"); fi
 done
 [ ${#want[@]} -eq 0 ] && exit 0
 sudo=""
