@@ -1,4 +1,7 @@
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
+import { horizontalOverflow, seriousViolations } from './support/axe';
 import { extensionPage } from './support/chromium';
 import { browserWith, MiB, mirror, profile } from './support/setup';
 
@@ -20,6 +23,11 @@ test('in a German browser the popup and the options page speak German and write 
   // "3,5 MB von 24 MB (14 %)": decimal comma, binary MB as in the browser's own list, a space before %.
   await expect.poll(() => row.getByTestId('job-size').textContent(), { timeout: 20_000 }).toMatch(/^\d+(,\d)? (KB|MB) von 24 MB \(\d+\s%\)$/);
   expect(await row.getByTestId('job-pause').textContent()).toBe('Anhalten');
+  // German words are longer: the popup at its real width must still fit them, and stay accessible.
+  await popup.setViewportSize({ width: 400, height: 600 });
+  expect(await horizontalOverflow(popup)).toEqual([]);
+  expect(await seriousViolations(popup, 'light')).toEqual([]);
+  await popup.screenshot({ path: resolve(tmpdir(), 'stitch-popup-de.png') });
 
   const options = await extensionPage(browser, 'options.html');
   expect(await options.title()).toBe('Stitch-Einstellungen');
