@@ -52,10 +52,14 @@ export function shortenUrls(text: string): string {
 
 /**
  * An engine notice (English) in the popup's words: addresses shortened to their host (the full
- * URL is one Copy URL away), a full sentence, and for a dropped source, that the file is safe.
+ * URL is one Copy URL away), a full sentence, and for a dropped source, what Stitch did and that
+ * the file is safe ("mirror <url> was dropped: <why>" is the engine's wording, mirror-set.ts).
  */
 export function noticeText(notice: string): string {
-  const text = sentence(shortenUrls(notice));
+  const short = shortenUrls(notice);
+  const dropped = /^(the server|mirror) (\S+) was dropped: (.+?)\.?$/i.exec(short);
+  if (dropped) return t(dropped[1]!.toLowerCase() === 'mirror' ? 'noticeMirrorDropped' : 'noticeServerDropped', dropped[2]!, dropped[3]!);
+  const text = sentence(short);
   return /\bwas dropped\b/.test(text) ? `${text} ${t('droppedSuffix')}` : text;
 }
 

@@ -174,7 +174,13 @@ describe('the row’s origin line', () => {
 describe('noticeText', () => {
   it('shortens addresses to hosts and says a dropped source leaves the file safe', () => {
     expect(noticeText('mirror http://127.0.0.1:41233/file.bin was dropped: it serves different bytes than http://127.0.0.1:45527/file.bin (first difference at byte 0)')).toBe(
-      'Mirror 127.0.0.1:41233 was dropped: it serves different bytes than 127.0.0.1:45527 (first difference at byte 0). Stitch stopped using it. Your file is not affected.',
+      'Stitch stopped using the mirror 127.0.0.1:41233: it serves different bytes than 127.0.0.1:45527 (first difference at byte 0). Your file is not affected.',
+    );
+    expect(noticeText('the server http://127.0.0.1:41233/file.bin was dropped: it answered 404')).toBe(
+      'Stitch stopped using the server 127.0.0.1:41233 and continues from the mirrors: it answered 404. Your file is not affected.',
+    );
+    expect(noticeText('mirror 127.0.0.1:1 sent bytes that differ from 127.0.0.1:2; they were replaced and it was dropped')).toBe(
+      'Mirror 127.0.0.1:1 sent bytes that differ from 127.0.0.1:2; they were replaced and it was dropped. Stitch stopped using it. Your file is not affected.',
     );
     expect(noticeText('resumed after a reset')).toBe('Resumed after a reset.');
   });
