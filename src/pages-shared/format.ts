@@ -5,7 +5,7 @@
  * `DownloadUtils.convertByteUnits` both do so. The options page uses the same units.
  * (The CLI and the engine's own messages keep the engine's decimal `formatBytes`.)
  */
-import { uiLocale } from './i18n';
+import { numberFormat } from './i18n';
 
 export const KB = 1024;
 export const MB = 1024 * KB;
@@ -27,7 +27,7 @@ export function formatSize(bytes: number): string {
     unit++;
   }
   const digits = unit > 0 && value < 100 ? 1 : 0;
-  return `${new Intl.NumberFormat(uiLocale(), { maximumFractionDigits: digits }).format(value)} ${SIZE_UNITS[unit]}`;
+  return `${numberFormat({ maximumFractionDigits: digits }).format(value)} ${SIZE_UNITS[unit]}`;
 }
 
 /** `2.4 MB/s`; an empty string for no rate, so idle rows stay quiet. */
@@ -37,7 +37,7 @@ export function formatRate(bytesPerSecond: number): string {
 }
 
 function unit(value: number, name: 'second' | 'minute' | 'hour' | 'day'): string {
-  return new Intl.NumberFormat(uiLocale(), { style: 'unit', unit: name, unitDisplay: name === 'day' ? 'long' : 'short' }).format(value);
+  return numberFormat({ style: 'unit', unit: name, unitDisplay: name === 'day' ? 'long' : 'short' }).format(value);
 }
 
 /** `45 sec`, `3 min 5 sec`, `2 hr 10 min`, `3 days` (in English); empty when unknown. */
@@ -61,5 +61,5 @@ export function formatEta(seconds: number | undefined): string {
 export function formatPercent(received: number, size: number | undefined): string {
   if (size === undefined || size <= 0) return '';
   const percent = received < size ? Math.min(99, Math.floor((received / size) * 100)) : 100;
-  return new Intl.NumberFormat(uiLocale(), { style: 'percent' }).format(percent / 100);
+  return numberFormat({ style: 'percent' }).format(percent / 100);
 }

@@ -37,6 +37,20 @@ export function uiLocale(): string | undefined {
   }
 }
 
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * A number format in the UI language, made once: the popup formats a few numbers per row about
+ * four times a second, and making a format costs ~25 µs where using one costs ~1.
+ */
+export function numberFormat(options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+  const locale = uiLocale();
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let format = numberFormats.get(key);
+  if (!format) numberFormats.set(key, (format = new Intl.NumberFormat(locale, options)));
+  return format;
+}
+
 /** `one` for a count the UI language says in the singular (1 in English and German), else `other`. */
 export function plural(count: number, one: MessageKey, other: MessageKey, ...more: string[]): string {
   const key = new Intl.PluralRules(uiLocale()).select(count) === 'one' ? one : other;
@@ -45,7 +59,7 @@ export function plural(count: number, one: MessageKey, other: MessageKey, ...mor
 
 /** `1,234` / `1.234`: a whole count in the UI language. */
 export function formatCount(count: number): string {
-  return new Intl.NumberFormat(uiLocale()).format(count);
+  return numberFormat().format(count);
 }
 
 /**
