@@ -2,17 +2,20 @@
 # Installs the Debian packages a task needs, only those missing: `start` (Chromium, to run
 # Stitch), `bench` (aria2, the benchmark's comparison), `bench-play` (ffmpeg to make the clips,
 # Chromium and Firefox ESR to play them), `test` (Chromium, Firefox ESR and ffmpeg for the
-# end-to-end tests; ffmpeg makes the seek tests' clips). Safe to run again.
+# end-to-end tests; ffmpeg makes the seek tests' clips; chromium-l10n for the German UI in
+# tests/e2e/locale.test.ts). Safe to run again.
+# Each entry is `<command or absolute file path>:<package>`: the package is installed when that is missing.
 set -euo pipefail
 case "${1:-test}" in
   start) needed=(chromium:chromium) ;;
   bench) needed=(aria2c:aria2) ;;
   bench-play) needed=(ffmpeg:ffmpeg chromium:chromium firefox-esr:firefox-esr) ;;
-  *) needed=(chromium:chromium firefox-esr:firefox-esr ffmpeg:ffmpeg) ;;
+  *) needed=(chromium:chromium firefox-esr:firefox-esr ffmpeg:ffmpeg /usr/lib/chromium/locales/de.pak:chromium-l10n) ;;
 esac
 want=()
 for pair in "${needed[@]}"; do
-  command -v "${pair%%:*}" >/dev/null 2>&1 || want+=("${pair##*:}")
+  what="${pair%%:*}"
+  if [[ "$what" == /* ]]; then [ -e "$what" ] || want+=("${pair##*:}"); else command -v "$what" >/dev/null 2>&1 || want+=("${pair##*:}"); fi
 done
 [ ${#want[@]} -eq 0 ] && exit 0
 sudo=""

@@ -1,4 +1,5 @@
 import { h } from '../pages-shared/dom';
+import { sentence } from '../pages-shared/i18n';
 
 let nextId = 0;
 
@@ -42,7 +43,7 @@ export class Field<C extends HTMLInputElement | HTMLTextAreaElement> {
 
   /** Shows the messages under the control (none: clears). */
   showErrors(messages: readonly string[]): void {
-    const sentences = messages.map((m) => m.charAt(0).toUpperCase() + m.slice(1));
+    const sentences = messages.map(sentence);
     this.error.replaceChildren(...sentences.flatMap((m, i) => (i === 0 ? [m] : [h('br'), m])));
     this.error.hidden = messages.length === 0;
     if (messages.length > 0) this.control.setAttribute('aria-invalid', 'true');

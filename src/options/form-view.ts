@@ -1,5 +1,7 @@
 import { h } from '../pages-shared/dom';
-import { LIMITS, MB, type SettingsError } from '../settings/schema';
+import { formatSize, KB, MB } from '../pages-shared/format';
+import { formatCount, t } from '../pages-shared/i18n';
+import { LIMITS, type SettingsError } from '../settings/schema';
 import { Field } from './field';
 import { MirrorRulesEditor, type TestRule } from './mirror-rules-view';
 import { controlOf, type FormValues } from './settings-form';
@@ -27,43 +29,43 @@ export class OptionsForm {
 
   constructor(testRule: TestRule, onChange: () => void) {
     this.fields = {
-      takeover: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-takeover' }), 'Take over downloads from the browser', {
+      takeover: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-takeover' }), t('fieldTakeover'), {
         checkbox: true,
-        hint: 'Large downloads run in Stitch: resumable, checked, from several mirrors. Smaller ones stay with the browser.',
+        hint: t('hintTakeover'),
       }),
-      thresholdMb: new Field(numberInput('setting-threshold-mb', { min: 0, step: 'any' }), 'Size threshold', {
+      thresholdMb: new Field(numberInput('setting-threshold-mb', { min: 0, step: 'any' }), t('fieldThreshold'), {
         unit: 'MB',
-        hint: `Downloads of at least this size, or of unknown size, are taken over. 1 MB = ${MB.toLocaleString('en')} bytes.`,
+        hint: t('hintThreshold', formatCount(MB)),
       }),
-      excludedTypes: new Field(listInput('setting-excluded-types', 'application/pdf\nvideo/*'), 'Excluded types', {
-        hint: 'One MIME type per line, exact (application/pdf) or a family (video/*). These stay with the browser.',
+      excludedTypes: new Field(listInput('setting-excluded-types', 'application/pdf\nvideo/*'), t('fieldExcludedTypes'), {
+        hint: t('hintExcludedTypes'),
       }),
-      excludedSites: new Field(listInput('setting-excluded-sites', 'example.com'), 'Excluded sites', {
-        hint: 'One host per line; a host also covers its subdomains.',
+      excludedSites: new Field(listInput('setting-excluded-sites', 'example.com'), t('fieldExcludedSites'), {
+        hint: t('hintExcludedSites'),
       }),
-      concurrent: new Field(numberInput('setting-concurrent', { ...maxConcurrentJobs, step: 1 }), 'Concurrent downloads', {
-        hint: `Downloads running at once (${maxConcurrentJobs.min}–${maxConcurrentJobs.max}); the rest wait in the queue.`,
+      concurrent: new Field(numberInput('setting-concurrent', { ...maxConcurrentJobs, step: 1 }), t('fieldConcurrent'), {
+        hint: t('hintConcurrent', formatCount(maxConcurrentJobs.min), formatCount(maxConcurrentJobs.max)),
       }),
-      connections: new Field(numberInput('setting-connections', { ...connectionsPerServer, step: 1 }), 'Most connections per server', {
-        hint: `Stitch starts with two and opens more, up to this number, only while they make the download faster (${connectionsPerServer.min}–${connectionsPerServer.max}; browsers allow 6 per server).`,
+      connections: new Field(numberInput('setting-connections', { ...connectionsPerServer, step: 1 }), t('fieldConnections'), {
+        hint: t('hintConnections', formatCount(connectionsPerServer.min), formatCount(connectionsPerServer.max)),
       }),
-      siteConnections: new Field(listInput('setting-connections-per-site', 'downloads.example.com 1'), 'Connections per site', {
-        hint: `One site per line: a host and the most connections to it (${connectionsPerServer.min}–${connectionsPerServer.max}), like downloads.example.com 1. A host also covers its subdomains. Some sites ban downloaders that open several connections: give them 1.`,
+      siteConnections: new Field(listInput('setting-connections-per-site', 'downloads.example.com 1'), t('fieldSiteConnections'), {
+        hint: t('hintSiteConnections', formatCount(connectionsPerServer.min), formatCount(connectionsPerServer.max)),
       }),
-      minBlockKib: new Field(numberInput('setting-min-block-kib', { min: blockBytes.min / 1024, max: blockBytes.max / 1024, step: 1 }), 'Smallest block', {
-        unit: 'KiB',
+      minBlockKb: new Field(numberInput('setting-min-block-kib', { min: blockBytes.min / KB, max: blockBytes.max / KB, step: 1 }), t('fieldMinBlock'), {
+        unit: 'KB',
       }),
-      maxBlockKib: new Field(numberInput('setting-max-block-kib', { min: blockBytes.min / 1024, max: blockBytes.max / 1024, step: 1 }), 'Largest block', {
-        unit: 'KiB',
+      maxBlockKb: new Field(numberInput('setting-max-block-kib', { min: blockBytes.min / KB, max: blockBytes.max / KB, step: 1 }), t('fieldMaxBlock'), {
+        unit: 'KB',
       }),
-      speedLimitKbps: new Field(numberInput('setting-speed-limit-kbps', { min: 0, step: 'any', placeholder: 'No limit' }), 'Speed limit', {
-        unit: 'kB/s',
-        hint: 'For all downloads together. Empty: no limit. 1 kB/s = 1,000 bytes per second.',
+      speedLimitKbps: new Field(numberInput('setting-speed-limit-kbps', { min: 0, step: 'any', placeholder: t('noLimit') }), t('fieldSpeedLimit'), {
+        unit: 'KB/s',
+        hint: t('hintSpeedLimit', formatCount(KB)),
       }),
-      notifyFailed: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-notify-failed' }), 'Notify me when a download fails', {
+      notifyFailed: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-notify-failed' }), t('fieldNotifyFailed'), {
         checkbox: true,
       }),
-      notifyCompleted: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-notify-completed' }), 'Notify me when a download is saved', {
+      notifyCompleted: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-notify-completed' }), t('fieldNotifyCompleted'), {
         checkbox: true,
       }),
     };
@@ -72,27 +74,24 @@ export class OptionsForm {
     this.rulesError.hidden = true;
     this.element = h(
       'form',
-      { 'data-testid': 'settings-form', novalidate: true, 'aria-label': 'Stitch settings' },
-      section('Taking over downloads', f.takeover, f.thresholdMb, f.excludedTypes, f.excludedSites),
+      { 'data-testid': 'settings-form', novalidate: true, 'aria-label': t('optionsForm') },
+      section('takeover', t('sectionTakeover'), f.takeover, f.thresholdMb, f.excludedTypes, f.excludedSites),
       section(
-        'Speed and connections',
+        'speed',
+        t('sectionSpeed'),
         f.concurrent,
         f.connections,
         f.siteConnections,
-        h('div', { class: 'pair' }, f.minBlockKib.element, f.maxBlockKib.element),
-        h('p', { class: 'hint muted pair-hint' }, `Bounds of the block size Stitch picks per request (${blockBytes.min / 1024} KiB – ${blockBytes.max / 1024 / 1024} MiB).`),
+        h('div', { class: 'pair' }, f.minBlockKb.element, f.maxBlockKb.element),
+        h('p', { class: 'hint muted pair-hint' }, t('hintBlocks', formatSize(blockBytes.min), formatSize(blockBytes.max))),
         f.speedLimitKbps,
       ),
-      section('Notifications', f.notifyFailed, f.notifyCompleted),
+      section('notifications', t('sectionNotifications'), f.notifyFailed, f.notifyCompleted),
       h(
         'section',
         { 'aria-labelledby': 'mirrors-title' },
-        h('h2', { id: 'mirrors-title' }, 'Mirrors'),
-        h(
-          'p',
-          { class: 'muted' },
-          'When a download’s URL matches a rule’s pattern, Stitch also fetches the same file from each mirror, checks that every mirror serves the same size, and drops a mirror that serves different bytes.',
-        ),
+        h('h2', { id: 'mirrors-title' }, t('sectionMirrors')),
+        h('p', { class: 'muted' }, t('mirrorsIntro')),
         this.rulesError,
         this.rules.element,
       ),
@@ -115,8 +114,8 @@ export class OptionsForm {
       concurrent: f.concurrent.control.value,
       connections: f.connections.control.value,
       siteConnections: f.siteConnections.control.value,
-      minBlockKib: f.minBlockKib.control.value,
-      maxBlockKib: f.maxBlockKib.control.value,
+      minBlockKb: f.minBlockKb.control.value,
+      maxBlockKb: f.maxBlockKb.control.value,
       speedLimitKbps: f.speedLimitKbps.control.value,
       rules: this.rules.read(),
       notifyFailed: (f.notifyFailed.control as HTMLInputElement).checked,
@@ -133,8 +132,8 @@ export class OptionsForm {
     f.concurrent.control.value = values.concurrent;
     f.connections.control.value = values.connections;
     f.siteConnections.control.value = values.siteConnections;
-    f.minBlockKib.control.value = values.minBlockKib;
-    f.maxBlockKib.control.value = values.maxBlockKib;
+    f.minBlockKb.control.value = values.minBlockKb;
+    f.maxBlockKb.control.value = values.maxBlockKb;
     f.speedLimitKbps.control.value = values.speedLimitKbps;
     (f.notifyFailed.control as HTMLInputElement).checked = values.notifyFailed;
     (f.notifyCompleted.control as HTMLInputElement).checked = values.notifyCompleted;
@@ -192,15 +191,15 @@ const SETTING_OF = {
   concurrent: 'maxConcurrentJobs',
   connections: 'connectionsPerServer',
   siteConnections: 'connectionsPerSite',
-  minBlockKib: 'minBlockBytes',
-  maxBlockKib: 'maxBlockBytes',
+  minBlockKb: 'minBlockBytes',
+  maxBlockKb: 'maxBlockBytes',
   speedLimitKbps: 'speedLimitBytesPerSec',
   notifyFailed: 'notifyFailed',
   notifyCompleted: 'notifyCompleted',
 } as const;
 
-function section(title: string, ...fields: (Field<Control> | HTMLElement)[]): HTMLElement {
-  const id = `section-${title.toLowerCase().replace(/\W+/g, '-')}`;
+function section(name: string, title: string, ...fields: (Field<Control> | HTMLElement)[]): HTMLElement {
+  const id = `section-${name}`;
   return h(
     'section',
     { 'aria-labelledby': id },

@@ -1,4 +1,5 @@
 /** Export and import of settings as files, done in the page (no downloads permission needed). */
+import { t } from '../pages-shared/i18n';
 
 /** Offers `json` as a file download through a blob URL, then frees the URL. */
 export function downloadJson(json: string, filename: string): void {
@@ -22,6 +23,6 @@ export function parseImport(text: string): { value?: unknown; error?: string } {
   try {
     return { value: JSON.parse(text) };
   } catch (error) {
-    return { error: `the file is not valid JSON (${error instanceof Error ? error.message : String(error)})` };
+    return { error: t('errorNotJson', error instanceof Error ? error.message : String(error)) };
   }
 }

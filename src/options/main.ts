@@ -1,7 +1,9 @@
 import { connectToBackground } from '../pages-shared/connection';
+import { localisePage } from '../pages-shared/i18n';
 import { OptionsPage } from './options-page';
 
 async function start(): Promise<void> {
+  localisePage('optionsTitle');
   const root = document.getElementById('app') ?? document.body;
   const connection = await connectToBackground().catch(() => undefined);
   const page = new OptionsPage(root, { send: connection?.send });

@@ -1,6 +1,7 @@
 import type { MirrorTestResult } from '../messages';
 import { h } from '../pages-shared/dom';
-import { formatBytes } from '../pages-shared/format';
+import { formatSize } from '../pages-shared/format';
+import { formatCount, plural, sentence, t } from '../pages-shared/i18n';
 import { validateMirrorRule, type MirrorRule } from '../settings/schema';
 import { Field } from './field';
 import { ruleFromValues, type RuleValues } from './settings-form';
@@ -14,7 +15,7 @@ const EMPTY_RULE: RuleValues = { pattern: '', mirrors: '', passQuery: false, sen
 export class MirrorRulesEditor {
   readonly element: HTMLElement;
   private readonly list = h('ol', { class: 'rules' });
-  private readonly addButton = h('button', { type: 'button', 'data-testid': 'mirror-rule-add' }, 'Add rule');
+  private readonly addButton = h('button', { type: 'button', 'data-testid': 'mirror-rule-add' }, t('addRule'));
   private rows: RuleRow[] = [];
 
   constructor(
@@ -82,8 +83,8 @@ class RuleRow {
   private readonly sample: Field<HTMLInputElement>;
   private readonly legend = h('legend');
   private readonly result = h('div', { class: 'test-result', 'data-testid': 'mirror-rule-test-result', 'aria-live': 'polite' });
-  private readonly testButton = h('button', { type: 'button', 'data-testid': 'mirror-rule-test' }, 'Test');
-  private readonly removeButton = h('button', { type: 'button', class: 'danger', 'data-testid': 'mirror-rule-remove' }, 'Remove rule');
+  private readonly testButton = h('button', { type: 'button', 'data-testid': 'mirror-rule-test' }, t('testRule'));
+  private readonly removeButton = h('button', { type: 'button', class: 'danger', 'data-testid': 'mirror-rule-remove' }, t('removeRule'));
 
   constructor(
     values: RuleValues,
@@ -92,28 +93,28 @@ class RuleRow {
   ) {
     this.pattern = new Field(
       h('input', { type: 'text', spellcheck: 'false', 'data-testid': 'mirror-rule-pattern', placeholder: 'example.com/releases/', value: values.pattern }),
-      'URL pattern',
-      { hint: 'Host (with port, if any) and path prefix, no scheme.' },
+      t('fieldPattern'),
+      { hint: t('hintPattern') },
     );
     this.mirrors = new Field(
       h('textarea', { rows: 3, spellcheck: 'false', 'data-testid': 'mirror-rule-mirrors', placeholder: 'https://mirror.example.org/pub/releases/' }),
-      'Mirrors',
-      { hint: 'One URL prefix per line; the rest of the URL after the pattern is appended to each.' },
+      t('fieldMirrors'),
+      { hint: t('hintMirrors') },
     );
     this.mirrors.control.value = values.mirrors;
-    this.passQuery = new Field(h('input', { type: 'checkbox', 'data-testid': 'mirror-rule-pass-query' }), 'Pass the query to the mirrors', {
+    this.passQuery = new Field(h('input', { type: 'checkbox', 'data-testid': 'mirror-rule-pass-query' }), t('fieldPassQuery'), {
       checkbox: true,
-      hint: 'The part after "?" often holds a signed token or session meant for the original site only.',
+      hint: t('hintPassQuery'),
     });
-    this.sendCookies = new Field(h('input', { type: 'checkbox', 'data-testid': 'mirror-rule-send-cookies' }), 'Send my cookies for the mirrors’ sites', {
+    this.sendCookies = new Field(h('input', { type: 'checkbox', 'data-testid': 'mirror-rule-send-cookies' }), t('fieldSendCookies'), {
       checkbox: true,
-      hint: 'Otherwise mirrors are asked without cookies or referrer, as a stranger would ask.',
+      hint: t('hintSendCookies'),
     });
     this.passQuery.control.checked = values.passQuery;
     this.sendCookies.control.checked = values.sendCookies;
     this.sample = new Field(
       h('input', { type: 'url', spellcheck: 'false', 'data-testid': 'mirror-rule-sample-url', placeholder: 'https://example.com/releases/file.iso', value: values.sampleUrl }),
-      'Sample URL for the test',
+      t('fieldSampleUrl'),
     );
     this.testButton.addEventListener('click', () => void this.test());
     this.removeButton.addEventListener('click', onRemove);
@@ -136,9 +137,10 @@ class RuleRow {
   }
 
   setNumber(n: number): void {
-    this.legend.textContent = `Rule ${n}`;
-    this.removeButton.setAttribute('aria-label', `Remove rule ${n}`);
-    this.testButton.setAttribute('aria-label', `Test rule ${n}`);
+    const number = formatCount(n);
+    this.legend.textContent = t('ruleLegend', number);
+    this.removeButton.setAttribute('aria-label', t('removeRuleNumbered', number));
+    this.testButton.setAttribute('aria-label', t('testRuleNumbered', number));
   }
 
   read(): RuleValues {
@@ -166,15 +168,15 @@ class RuleRow {
   private async test(): Promise<void> {
     const values = this.read();
     const rule = ruleFromValues(values);
-    const problems = validateMirrorRule(rule).map((e) => e.message);
-    if (values.sampleUrl.trim() === '') problems.push('enter a sample URL that matches the pattern, then test again');
+    const problems = validateMirrorRule(rule).map((e) => sentence(e.message));
+    if (values.sampleUrl.trim() === '') problems.push(t('testNeedsSample'));
     if (problems.length > 0) return this.showResult(problemList(problems));
     this.testButton.disabled = true;
-    this.showResult([h('p', { class: 'muted' }, 'Testing…')]);
+    this.showResult([h('p', { class: 'muted' }, t('testing'))]);
     try {
       this.showResult(testResultNodes(await this.testRule(rule, values.sampleUrl.trim())));
     } catch (error) {
-      this.showResult(problemList([error instanceof Error ? error.message : String(error)]));
+      this.showResult(problemList([sentence(error instanceof Error ? error.message : String(error))]));
     } finally {
       this.testButton.disabled = false;
     }
@@ -196,18 +198,18 @@ export function testResultNodes(reply: { original: MirrorTestResult; mirrors: Mi
       'li',
       { class: result.ok ? 'pass' : 'fail', 'data-ok': String(result.ok), title: result.url },
       h('span', { class: 'mark', 'aria-hidden': 'true' }, result.ok ? '✓' : '✗'),
-      h('span', { class: 'visually-hidden' }, result.ok ? 'passed: ' : 'failed: '),
+      h('span', { class: 'visually-hidden' }, result.ok ? t('testPassed') : t('testFailed')),
       h('span', { class: 'result-url' }, label),
       ' — ',
       result.message,
-      result.size !== undefined ? h('span', { class: 'muted' }, ` (${formatBytes(result.size)})`) : null,
+      result.size !== undefined ? h('span', { class: 'muted' }, ` (${formatSize(result.size)})`) : null,
     );
   const passed = reply.mirrors.filter((m) => m.ok).length;
   const verdict = reply.original.ok
-    ? `${passed} of ${reply.mirrors.length} ${reply.mirrors.length === 1 ? 'mirror serves' : 'mirrors serve'} the same file size.`
-    : 'The sample URL itself did not answer with a size, so the mirrors could not be compared.';
+    ? plural(reply.mirrors.length, 'testVerdictOne', 'testVerdictOther', formatCount(passed))
+    : t('testNoSize');
   return [
     h('p', { class: 'verdict' }, verdict),
-    h('ul', { class: 'results' }, line(`Sample ${reply.original.url}`, reply.original), ...reply.mirrors.map((m) => line(m.url, m))),
+    h('ul', { class: 'results' }, line(t('testSample', reply.original.url), reply.original), ...reply.mirrors.map((m) => line(m.url, m))),
   ];
 }

@@ -1,6 +1,7 @@
 import { BackgroundError, callBackground, type RequestOf, type RequestType } from '../messages';
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { h, setText } from '../pages-shared/dom';
+import { formatCount, t } from '../pages-shared/i18n';
 import { DEFAULT_SETTINGS, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
 import { OptionsForm } from './form-view';
 import { downloadJson, exportFilename, parseImport } from './import-export';
@@ -20,7 +21,7 @@ export class OptionsPage {
   private readonly banner = h('p', { class: 'banner', role: 'status' });
   private readonly status = h('span', { class: 'status', 'data-testid': 'settings-status', role: 'status' });
   private readonly errors = h('div', { class: 'errors', 'data-testid': 'settings-errors', tabindex: -1 });
-  private readonly saveButton = h('button', { type: 'submit', class: 'primary', 'data-testid': 'settings-save' }, 'Save');
+  private readonly saveButton = h('button', { type: 'submit', class: 'primary', 'data-testid': 'settings-save' }, t('save'));
   /** Changes in the form that are not stored yet. */
   private unsaved = false;
   private readonly importInput = h('input', { type: 'file', accept: '.json,application/json', class: 'visually-hidden', 'data-testid': 'settings-import' });
@@ -33,11 +34,11 @@ export class OptionsPage {
       (rule, sampleUrl) => this.call({ type: 'test-mirror-rule', rule, sampleUrl }),
       () => {
         this.unsaved = true;
-        this.setStatus('Unsaved changes', 'pending');
+        this.setStatus(t('statusUnsaved'), 'pending');
       },
     );
-    const exportButton = h('button', { type: 'button', 'data-testid': 'settings-export', onclick: () => void this.export() }, 'Export…');
-    const resetButton = h('button', { type: 'button', 'data-testid': 'settings-reset', onclick: () => this.reset() }, 'Reset to defaults');
+    const exportButton = h('button', { type: 'button', 'data-testid': 'settings-export', onclick: () => void this.export() }, t('exportSettings'));
+    const resetButton = h('button', { type: 'button', 'data-testid': 'settings-reset', onclick: () => this.reset() }, t('resetSettings'));
     this.importInput.addEventListener('change', () => void this.import());
     this.banner.hidden = true;
     this.errors.hidden = true;
@@ -53,7 +54,7 @@ export class OptionsPage {
           'div',
           { class: 'bar-end' },
           exportButton,
-          h('label', { class: 'button' }, this.importInput, 'Import…'),
+          h('label', { class: 'button' }, this.importInput, t('importSettings')),
           resetButton,
         ),
       ),
@@ -64,7 +65,7 @@ export class OptionsPage {
     });
     this.form.element.addEventListener('change', () => this.form.showErrors(formToSettings(this.form.read()).errors, true));
     root.replaceChildren(
-      h('header', { class: 'page-header' }, h('h1', {}, 'Stitch settings')),
+      h('header', { class: 'page-header' }, h('h1', {}, t('optionsTitle'))),
       h('main', {}, this.banner, this.form.element),
     );
 
@@ -92,7 +93,7 @@ export class OptionsPage {
       this.setStatus('', 'idle');
     } catch (error) {
       this.form.write(settingsToForm(this.defaults));
-      this.setStatus(`Could not load the settings: ${errorText(error)}`, 'error');
+      this.setStatus(t('statusLoadFailed', errorText(error)), 'error');
     }
   }
 
@@ -106,7 +107,7 @@ export class OptionsPage {
       this.form.write(settingsToForm(reply.settings, values.rules.map((r) => r.sampleUrl)));
       this.showSummary([]);
       this.unsaved = false;
-      this.setStatus('Saved', 'ok');
+      this.setStatus(t('statusSaved'), 'ok');
       return true;
     } catch (error) {
       return this.fail(refusal(error));
@@ -119,9 +120,9 @@ export class OptionsPage {
     try {
       const { json } = await this.call(bareRequest('export-settings'));
       (this.deps.download ?? downloadJson)(json, exportFilename());
-      this.setStatus('Exported the saved settings', 'ok');
+      this.setStatus(t('statusExported'), 'ok');
     } catch (error) {
-      this.setStatus(`Could not export: ${errorText(error)}`, 'error');
+      this.setStatus(t('statusExportFailed', errorText(error)), 'error');
     }
   }
 
@@ -133,15 +134,15 @@ export class OptionsPage {
     const text = await file.text();
     const parsed = parseImport(text);
     const problems = parsed.error ? [{ field: '', message: parsed.error }] : validateSettings(parsed.value);
-    if (problems.length > 0) return void this.fail(problems, `Nothing imported: ${file.name} has problems`, false);
+    if (problems.length > 0) return void this.fail(problems, t('statusNotImported', file.name), false);
     try {
       const { settings } = await this.call({ type: 'import-settings', json: text });
       this.form.write(settingsToForm(settings));
       this.showSummary([]);
       this.unsaved = false;
-      this.setStatus(`Imported ${file.name} and saved`, 'ok');
+      this.setStatus(t('statusImported', file.name), 'ok');
     } catch (error) {
-      this.fail(refusal(error), `Nothing imported: ${file.name} has problems`, false);
+      this.fail(refusal(error), t('statusNotImported', file.name), false);
     }
   }
 
@@ -151,12 +152,12 @@ export class OptionsPage {
     this.form.write(settingsToForm(this.defaults, samples));
     this.showSummary([]);
     this.unsaved = true;
-    this.setStatus('Defaults filled in: save to keep them, or reload the page to undo', 'pending');
+    this.setStatus(t('statusDefaults'), 'pending');
     this.saveButton.focus();
   }
 
   /** Shows problems next to the fields (when they are the form's) and in the summary. */
-  private fail(errors: SettingsError[], status = 'Not saved: fix the problems listed at the top', inForm = true): false {
+  private fail(errors: SettingsError[], status = t('statusNotSaved'), inForm = true): false {
     if (inForm) this.form.showErrors(errors);
     this.showSummary(errors, inForm);
     this.setStatus(status, 'error');
@@ -174,7 +175,7 @@ export class OptionsPage {
       return h('li', {}, control ? h('button', { type: 'button', class: 'link', onclick: () => control.focus() }, text) : text);
     };
     this.errors.replaceChildren(
-      h('p', {}, h('strong', {}, errors.length === 1 ? 'One problem:' : `${errors.length} problems:`)),
+      h('p', {}, h('strong', {}, errors.length === 1 ? t('problemsOne') : t('problemsOther', formatCount(errors.length)))),
       h('ul', {}, ...errors.map(item)),
     );
   }

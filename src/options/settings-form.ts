@@ -1,8 +1,11 @@
-import { LIMITS, MB, readSiteConnections, validateSettings, type MirrorRule, type Settings, type SettingsError } from '../settings/schema';
+import { KB, MB } from '../pages-shared/format';
+import { formatCount, sentence, t, type MessageKey } from '../pages-shared/i18n';
+import { LIMITS, readSiteConnections, validateSettings, type MirrorRule, type Settings, type SettingsError } from '../settings/schema';
 
 /**
- * The options form as text, in the units people think in (MB, KiB, kB/s), and its conversion
- * to and from `Settings`. Pure: the DOM side is in form-view.ts.
+ * The options form as text, in the units of the browser's download list (MB, KB, KB/s: binary
+ * multiples, see pages-shared/format.ts), and its conversion to and from `Settings`, exact both
+ * ways: bytes / 2^n has a finite decimal form, which is shown in full. Pure: the DOM side is in form-view.ts.
  */
 
 export interface RuleValues {
@@ -25,17 +28,14 @@ export interface FormValues {
   connections: string;
   /** One `host N` per line: the most connections to that site. */
   siteConnections: string;
-  minBlockKib: string;
-  maxBlockKib: string;
+  minBlockKb: string;
+  maxBlockKb: string;
   /** Empty: no limit. */
   speedLimitKbps: string;
   rules: RuleValues[];
   notifyFailed: boolean;
   notifyCompleted: boolean;
 }
-
-const KIB = 1024;
-const KB = 1000;
 
 export function settingsToForm(settings: Settings, sampleUrls: readonly string[] = []): FormValues {
   return {
@@ -48,8 +48,8 @@ export function settingsToForm(settings: Settings, sampleUrls: readonly string[]
     siteConnections: Object.entries(settings.connectionsPerSite)
       .map(([host, max]) => `${host} ${max}`)
       .join('\n'),
-    minBlockKib: formatNumber(settings.minBlockBytes / KIB),
-    maxBlockKib: formatNumber(settings.maxBlockBytes / KIB),
+    minBlockKb: formatNumber(settings.minBlockBytes / KB),
+    maxBlockKb: formatNumber(settings.maxBlockBytes / KB),
     speedLimitKbps: settings.speedLimitBytesPerSec === null ? '' : formatNumber(settings.speedLimitBytesPerSec / KB),
     rules: settings.mirrorRules.map((rule, i) => ({
       pattern: rule.pattern,
@@ -88,23 +88,22 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
     if (bytes === undefined || bytes < bounds.min || bytes > bounds.max) errors.push({ field, message });
     else (settings as Record<string, unknown>)[field] = bytes;
   };
-  inUnits('thresholdBytes', values.thresholdMb, MB, threshold, `the size threshold must be a number of MB from ${threshold.min / MB} to ${threshold.max / MB}`);
-  const kib = `a number of KiB from ${block.min / KIB} to ${block.max / KIB}`;
-  inUnits('minBlockBytes', values.minBlockKib, KIB, block, `the smallest block size must be ${kib}`);
-  inUnits('maxBlockBytes', values.maxBlockKib, KIB, block, `the largest block size must be ${kib}`);
+  const range = (key: MessageKey, bounds: { min: number; max: number }, unit: number) =>
+    t(key, formatCount(bounds.min / unit), formatCount(Math.floor(bounds.max / unit)));
+  inUnits('thresholdBytes', values.thresholdMb, MB, threshold, range('errorThreshold', threshold, MB));
+  inUnits('minBlockBytes', values.minBlockKb, KB, block, range('errorMinBlock', block, KB));
+  inUnits('maxBlockBytes', values.maxBlockKb, KB, block, range('errorMaxBlock', block, KB));
   const sites = siteConnectionsFromText(values.siteConnections);
   if (sites.problems.length > 0) errors.push(...sites.problems.map((message) => ({ field: 'connectionsPerSite', message })));
   else settings.connectionsPerSite = Object.fromEntries(sites.sites);
   if (values.speedLimitKbps.trim() === '') settings.speedLimitBytesPerSec = null;
-  else {
-    inUnits('speedLimitBytesPerSec', values.speedLimitKbps, KB, speed, `the speed limit must be empty (no limit) or a number of kB/s from ${speed.min / KB} to ${speed.max / KB}`);
-  }
+  else inUnits('speedLimitBytesPerSec', values.speedLimitKbps, KB, speed, range('errorSpeedLimit', speed, KB));
 
   // Fields that failed above are absent, so validateSettings does not report them twice.
   for (const error of validateSettings(settings)) {
     const blankPattern = /^mirrorRules\.(\d+)\.pattern$/.exec(error.field);
     if (blankPattern && values.rules[Number(blankPattern[1])]?.pattern.trim() === '') {
-      errors.push({ field: error.field, message: 'enter a URL pattern: a host and path prefix, like example.com/releases/' });
+      errors.push({ field: error.field, message: t('errorBlankPattern') });
     } else errors.push(error);
   }
   return { settings: settings as Settings, errors: sortByForm(errors) };
@@ -128,16 +127,19 @@ function siteConnectionsFromText(text: string): { sites: Map<string, number>; pr
   const entries = lines(text).flatMap((line): [string, number][] => {
     const words = line.split(/\s+/);
     if (words.length === 2) return [[words[0]!, wholeNumber(words[1]!)]];
-    problems.push(`"${line}": write a host and the most connections to it, like downloads.example.com 1`);
+    problems.push(t('errorSiteConnectionsLine', line));
     return [];
   });
   const read = readSiteConnections(entries);
   return { sites: read.sites, problems: [...problems, ...read.problems] };
 }
 
-/** A number the way the form shows it: `20`, `0.5`, `1.024`, never `1e-7`. */
+/**
+ * A number the way a number field takes it: `20`, `0.5`, `47.6837158203125`. In full: bytes in
+ * binary units always have a finite decimal form, and rounding it would change the bytes on save.
+ */
 function formatNumber(value: number): string {
-  return String(Number(value.toFixed(6)));
+  return String(value);
 }
 
 /** A whole number, or NaN (which `validateSettings` reports) for anything else. */
@@ -196,30 +198,26 @@ export function controlOf(field: string): string {
   return head ?? '';
 }
 
-const LABELS: Record<string, string> = {
-  takeover: 'Take over downloads',
-  thresholdBytes: 'Size threshold',
-  excludedTypes: 'Excluded types',
-  excludedSites: 'Excluded sites',
-  maxConcurrentJobs: 'Concurrent downloads',
-  connectionsPerServer: 'Most connections per server',
-  connectionsPerSite: 'Connections per site',
-  minBlockBytes: 'Smallest block',
-  maxBlockBytes: 'Largest block',
-  speedLimitBytesPerSec: 'Speed limit',
-  mirrorRules: 'Mirror rules',
-  notifyFailed: 'Notify when a download fails',
-  notifyCompleted: 'Notify when a download is saved',
+const LABELS: Record<string, MessageKey> = {
+  takeover: 'labelTakeover',
+  thresholdBytes: 'fieldThreshold',
+  excludedTypes: 'fieldExcludedTypes',
+  excludedSites: 'fieldExcludedSites',
+  maxConcurrentJobs: 'fieldConcurrent',
+  connectionsPerServer: 'fieldConnections',
+  connectionsPerSite: 'fieldSiteConnections',
+  minBlockBytes: 'fieldMinBlock',
+  maxBlockBytes: 'fieldMaxBlock',
+  speedLimitBytesPerSec: 'fieldSpeedLimit',
+  mirrorRules: 'labelMirrorRules',
+  notifyFailed: 'labelNotifyFailed',
+  notifyCompleted: 'labelNotifyCompleted',
 };
 
-/** `Size threshold: the size threshold must…`, `Mirror rule 2: …` for the error summary. */
+/** `Size threshold: Enter a number…`, `Mirror rule 2: …` for the error summary. */
 export function errorLine(error: SettingsError): string {
   const control = controlOf(error.field);
   const rule = /^mirrorRules\.(\d+)/.exec(control);
-  const label = rule ? `Mirror rule ${Number(rule[1]) + 1}` : LABELS[control];
-  return label ? `${label}: ${error.message}` : capitalize(error.message);
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  const label = rule ? t('labelMirrorRule', formatCount(Number(rule[1]) + 1)) : LABELS[control] && t(LABELS[control]);
+  return label ? t('errorLine', label, sentence(error.message)) : sentence(error.message);
 }

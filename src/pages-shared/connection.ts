@@ -1,5 +1,6 @@
 import type { Runtime } from 'webextension-polyfill';
 import { UI_PORT, type RequestOf, type RequestType } from '../messages';
+import { sentence, t } from './i18n';
 
 /** What a page needs of the extension: one way to send requests, one to open the UI port. */
 export interface Connection {
@@ -11,7 +12,7 @@ export interface Connection {
 }
 
 /** Said on a page opened outside the extension (a file:// preview, a test), where no API exists. */
-export const NOT_CONNECTED = 'Not connected to Stitch: open this page from the Stitch button in the toolbar.';
+export const NOT_CONNECTED = t('notConnected');
 
 /**
  * The extension API, or undefined when the page runs outside an extension. The polyfill is
@@ -29,14 +30,14 @@ export async function connectToBackground(): Promise<Connection | undefined> {
   };
 }
 
-/** A sentence for the user from anything thrown by `callBackground` or the messaging layer. */
+/** A sentence for the user (English from the background) from anything thrown by `callBackground` or the messaging layer. */
 export function errorText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   // The browser's own words when the worker is gone are not for users.
   if (/Receiving end does not exist|Could not establish connection/i.test(message)) {
-    return 'Stitch is not answering right now; try again in a moment.';
+    return t('notAnswering');
   }
-  return message.charAt(0).toUpperCase() + message.slice(1);
+  return sentence(message);
 }
 
 /** A request without payload. */

@@ -1,39 +1,65 @@
 /**
- * Numbers for people. Sizes come from the engine's `formatBytes` (decimal units, 1 MB = 10^6
- * bytes, like the browser's downloads list and the options page's MB and kB/s fields), so the
- * pages and the CLI print them alike.
+ * Numbers for people, in the browser's UI language (`Intl`). Sizes are counted like the
+ * browsers' own download lists: binary multiples labelled KB, MB, GB (1 MB = 1,048,576 bytes),
+ * with one decimal below 100 — Chromium's `ui::FormatBytes` and Firefox's
+ * `DownloadUtils.convertByteUnits` both do so. The options page uses the same units.
+ * (The CLI and the engine's own messages keep the engine's decimal `formatBytes`.)
  */
-import { formatBytes } from '../engine/pages';
+import { numberFormat } from './i18n';
 
-export { formatBytes };
+export const KB = 1024;
+export const MB = 1024 * KB;
 
-/** `2.5 MB/s`; an empty string for no rate, so idle rows stay quiet. */
-export function formatRate(bytesPerSecond: number): string {
-  if (!Number.isFinite(bytesPerSecond) || bytesPerSecond <= 0) return '';
-  return `${formatBytes(bytesPerSecond)}/s`;
+const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+
+/** `0 B`, `999 B`, `1,000 KB`, `1.5 KB`, `11.8 MB`, `118 MB`; a dash for nonsense. */
+export function formatSize(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '–';
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  // Rounded the way it is shown: 1023.96 KB would read "1,024 KB".
+  if (unit < SIZE_UNITS.length - 1 && Math.round(value) >= 1024) {
+    value /= 1024;
+    unit++;
+  }
+  const digits = unit > 0 && value < 100 ? 1 : 0;
+  return `${numberFormat({ maximumFractionDigits: digits }).format(value)} ${SIZE_UNITS[unit]}`;
 }
 
-/** `45 s`, `3 min 5 s`, `2 h 10 min`, `3 days`; empty when unknown. */
+/** `2.4 MB/s`; an empty string for no rate, so idle rows stay quiet. */
+export function formatRate(bytesPerSecond: number): string {
+  if (!Number.isFinite(bytesPerSecond) || bytesPerSecond <= 0) return '';
+  return `${formatSize(bytesPerSecond)}/s`;
+}
+
+function unit(value: number, name: 'second' | 'minute' | 'hour' | 'day'): string {
+  return numberFormat({ style: 'unit', unit: name, unitDisplay: name === 'day' ? 'long' : 'short' }).format(value);
+}
+
+/** `45 sec`, `3 min 5 sec`, `2 hr 10 min`, `3 days` (in English); empty when unknown. */
 export function formatEta(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds) || seconds < 0) return '';
   const s = Math.ceil(seconds);
-  if (s < 60) return `${s} s`;
+  if (s < 60) return unit(s, 'second');
   if (s < 3600) {
     const rest = s % 60;
-    return rest === 0 || s >= 600 ? `${Math.round(s / 60)} min` : `${Math.floor(s / 60)} min ${rest} s`;
+    return rest === 0 || s >= 600 ? unit(Math.round(s / 60), 'minute') : `${unit(Math.floor(s / 60), 'minute')} ${unit(rest, 'second')}`;
   }
   if (s < 86_400) {
     const minutes = Math.round((s % 3600) / 60);
     const hours = Math.floor(s / 3600) + (minutes === 60 ? 1 : 0);
-    return minutes === 0 || minutes === 60 ? `${hours} h` : `${hours} h ${minutes} min`;
+    return minutes === 0 || minutes === 60 ? unit(hours, 'hour') : `${unit(hours, 'hour')} ${unit(minutes, 'minute')}`;
   }
-  const days = Math.round(s / 86_400);
-  return `${days} ${days === 1 ? 'day' : 'days'}`;
+  return unit(Math.round(s / 86_400), 'day');
 }
 
-/** Whole percent, never showing 100 % before the last byte. */
+/** Whole percent (`12%`, `12 %` in German), never showing 100 before the last byte. */
 export function formatPercent(received: number, size: number | undefined): string {
   if (size === undefined || size <= 0) return '';
-  const percent = Math.min(100, (received / size) * 100);
-  return `${received < size ? Math.min(99, Math.floor(percent)) : 100} %`;
+  const percent = received < size ? Math.min(99, Math.floor((received / size) * 100)) : 100;
+  return numberFormat({ style: 'percent' }).format(percent / 100);
 }

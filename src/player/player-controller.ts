@@ -1,5 +1,6 @@
 import { callBackground, type JobView, type PlayerPortMessage } from '../messages';
 import { errorText } from '../pages-shared/connection';
+import { sentence, t } from '../pages-shared/i18n';
 import { completeFileUrl } from './blob-source';
 import { mediaTypeOf } from '../media-type';
 import { startMse, type MseStart } from './mse/mse-route';
@@ -47,22 +48,22 @@ export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: P
     if (Number.isFinite(page.video.duration)) link.position(undefined, page.video.duration);
   });
 
-  page.say('Waiting for the server’s answer…', 'wait');
+  page.say(t('playerWaitingServer'), 'wait');
   const first = await feed.until((s) => hopeless(s) || s.job?.size !== undefined || s.job?.retrying !== undefined);
   if (hopeless(first)) return page.say(hopelessText(first), 'error');
   if (first.job?.retrying) {
-    page.say('The server is not answering yet; Stitch keeps trying…', 'wait');
+    page.say(t('playerServerSilent'), 'wait');
     const answered = await feed.until((s) => hopeless(s) || s.job?.size !== undefined);
     if (hopeless(answered)) return page.say(hopelessText(answered), 'error');
   }
   const known = feed.latest!;
   const type = mediaTypeOf(known.job!.contentType, known.job!.filename);
   if (!type) {
-    const what = `${known.job!.filename} is not audio or video (${known.job!.contentType ?? 'unknown type'}): nothing to play.`;
+    const what = t('playerNotMedia', known.job!.filename, known.job!.contentType ?? t('playerUnknownType'));
     // Started only to play it: a download nobody asked for must not keep running.
     if (!started) return page.say(what, 'error');
     await callBackground(ext.send, { type: 'job-action', action: 'cancel', id: job.id }).catch(() => undefined);
-    return page.say(`${what} Stitch stopped the download it had started for it.`, 'error');
+    return page.say(`${what} ${t('playerStoppedDownload')}`, 'error');
   }
 
   if (hasStreamRoute()) return playStream(page, job.id, feed);
@@ -82,7 +83,7 @@ export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: P
     autoplay(page);
     return;
   }
-  page.say(`Progressive playback is not possible (${mse.reason}); it plays when the download completes.`, 'info');
+  page.say(t('playerNotProgressive', mse.reason), 'info');
   const done = await feed.until((s) => allStored(s) || hopeless(s));
   if (hopeless(done)) return page.say(hopelessText(done), 'error');
   return playComplete(page, job.id, type, feed);
@@ -98,7 +99,7 @@ async function playStream(page: PlayerPage, jobId: string, feed: StateFeed): Pro
       location.reload();
       return;
     }
-    return page.say('Stitch’s service worker does not answer this page; close it and open the player again.', 'error');
+    return page.say(t('playerNoWorker'), 'error');
   }
   sessionStorage.removeItem('stitch-reloaded');
   const video = page.video;
@@ -109,11 +110,11 @@ async function playStream(page: PlayerPage, jobId: string, feed: StateFeed): Pro
     const state = feed.latest;
     if (state && hopeless(state)) return page.say(hopelessText(state), 'error');
     if (!everPlayable && video.error?.code === MediaError.MEDIA_ERR_SRC_NOT_SUPPORTED && state?.stored.length) {
-      return page.say('This browser cannot play this file.', 'error');
+      return page.say(t('playerCannotPlay'), 'error');
     }
     // The worker gave up waiting for bytes (a stalled download): try again from the same time.
     const at = video.currentTime;
-    page.say('Waiting for the download…', 'wait');
+    page.say(t('playerWaitingDownload'), 'wait');
     setTimeout(() => {
       video.src = url;
       if (at > 0) video.currentTime = at;
@@ -139,22 +140,22 @@ async function playComplete(page: PlayerPage, jobId: string, type: string, feed:
     performance.mark('stitch:src');
     autoplay(page);
   } catch (error) {
-    page.say(`Could not read the downloaded file: ${errorText(error)}`, 'error');
+    page.say(t('playerReadFailed', errorText(error)), 'error');
   }
 }
 
 function followWaiting(page: PlayerPage): void {
   const video = page.video;
-  video.addEventListener('waiting', () => page.say('Waiting for the download…', 'wait'));
+  video.addEventListener('waiting', () => page.say(t('playerWaitingDownload'), 'wait'));
   video.addEventListener('playing', () => page.say(''));
-  video.addEventListener('seeking', () => page.say('Seeking…', 'wait'));
+  video.addEventListener('seeking', () => page.say(t('playerSeeking'), 'wait'));
   video.addEventListener('seeked', () => page.say(''));
 }
 
 /** Starts playing; a browser that wants a gesture first gets one from the Play control. */
 function autoplay(page: PlayerPage): void {
   void page.video.play().catch((error: unknown) => {
-    if ((error as { name?: string }).name === 'NotAllowedError') page.say('Press play to start.', 'info');
+    if ((error as { name?: string }).name === 'NotAllowedError') page.say(t('playerPressPlay'), 'info');
   });
 }
 
@@ -168,8 +169,8 @@ function markFirstFrame(video: HTMLVideoElement): void {
 
 function hopelessText(state: PlayerPortMessage): string {
   const job = state.job;
-  if (!job) return 'This download is gone (cancelled or cleared).';
-  if (state.bytesFreed) return `${job.filename} was saved and Stitch freed its copy: open it from your downloads folder.`;
-  if (job.state === 'failed') return `The download failed: ${job.error ?? 'unknown reason'}.`;
-  return 'The download was cancelled.';
+  if (!job) return t('playerJobGone');
+  if (state.bytesFreed) return t('playerBytesFreed', job.filename);
+  if (job.state === 'failed') return t('playerJobFailed', job.error ? sentence(job.error) : t('unknownError'));
+  return t('playerJobCancelled');
 }

@@ -1,15 +1,16 @@
 import type { PlayerPortMessage } from '../messages';
 import { h, setText } from '../pages-shared/dom';
+import { t, type MessageKey } from '../pages-shared/i18n';
 import { rateText, sizeText, stateLabel } from '../popup/job-text';
 import { StoredBar } from './stored-bar';
 
 export type RouteName = 'stream' | 'mse' | 'blob';
 export type Tone = 'info' | 'wait' | 'error';
 
-const ROUTE_TEXT: Record<RouteName, string> = {
-  stream: 'Playing from Stitch’s store while it downloads',
-  mse: 'Playing from Stitch’s store while it downloads (Media Source)',
-  blob: 'Playing the downloaded file',
+const ROUTE_TEXT: Record<RouteName, MessageKey> = {
+  stream: 'routeStream',
+  mse: 'routeMse',
+  blob: 'routeBlob',
 };
 
 /**
@@ -19,7 +20,7 @@ const ROUTE_TEXT: Record<RouteName, string> = {
  */
 export class PlayerPage {
   readonly video = h('video', { 'data-testid': 'player-media', controls: true, preload: 'auto', playsinline: true });
-  private readonly title = h('h1', { class: 'title' }, 'Stitch player');
+  private readonly title = h('h1', { class: 'title' }, t('playerTitle'));
   private readonly state = h('span', { class: 'state', 'data-testid': 'player-state', role: 'status' });
   private readonly figures = h('span', { class: 'figures muted' });
   private readonly bar = new StoredBar();
@@ -27,7 +28,7 @@ export class PlayerPage {
   private readonly route = h('p', { class: 'route muted', 'data-testid': 'player-route' });
 
   constructor(root: HTMLElement) {
-    this.video.setAttribute('aria-label', 'Media');
+    this.video.setAttribute('aria-label', t('playerMedia'));
     this.message.hidden = true;
     root.replaceChildren(
       h('header', {}, this.title, h('div', { class: 'status-row' }, this.state, this.figures)),
@@ -41,12 +42,12 @@ export class PlayerPage {
   showState(state: PlayerPortMessage): void {
     const job = state.job;
     if (!job) {
-      setText(this.state, 'Gone');
+      setText(this.state, t('playerGone'));
       setText(this.figures, '');
       return;
     }
     setText(this.title, job.filename);
-    document.title = `${job.filename} – Stitch`;
+    document.title = t('playerDocumentTitle', job.filename);
     setText(this.state, stateLabel(job));
     this.state.dataset.state = job.state;
     setText(this.figures, [sizeText(job), rateText(job)].filter(Boolean).join(' · '));
@@ -63,7 +64,7 @@ export class PlayerPage {
   setRoute(route: RouteName | undefined): void {
     if (route) this.route.dataset.route = route;
     else delete this.route.dataset.route;
-    setText(this.route, route ? ROUTE_TEXT[route] : '');
+    setText(this.route, route ? t(ROUTE_TEXT[route]) : '');
   }
 
   private key(event: KeyboardEvent): void {

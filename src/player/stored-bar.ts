@@ -1,5 +1,6 @@
 import { h } from '../pages-shared/dom';
-import { formatBytes } from '../pages-shared/format';
+import { formatPercent, formatSize } from '../pages-shared/format';
+import { formatCount, t } from '../pages-shared/i18n';
 
 type Range = { start: number; end: number };
 
@@ -28,15 +29,15 @@ export class StoredBar {
     const total = stored.reduce((sum, r) => sum + r.end - r.start, 0);
     if (size === undefined || size === 0) {
       this.segments.replaceChildren();
-      this.element.setAttribute('aria-label', `Stored: ${formatBytes(total)}`);
+      this.element.setAttribute('aria-label', t('storedSize', formatSize(total)));
       return;
     }
     this.segments.replaceChildren(
       ...stored.map((r) => h('div', { class: 'segment', style: `left:${(r.start / size) * 100}%;width:${((r.end - r.start) / size) * 100}%` })),
     );
-    const percent = Math.floor((total / size) * 100);
-    const parts = stored.length > 1 ? ` in ${stored.length} parts` : '';
-    this.element.setAttribute('aria-label', `Stored: ${percent} % of ${formatBytes(size)}${parts}`);
+    const percent = formatPercent(total, size);
+    const label = stored.length > 1 ? t('storedShareParts', percent, formatSize(size), formatCount(stored.length)) : t('storedShare', percent, formatSize(size));
+    this.element.setAttribute('aria-label', label);
   }
 
   /** Where the media plays, 0–1; undefined hides the mark. */

@@ -23,8 +23,8 @@ export function addUrlForm(add: AddUrl, announce: (message: string) => void): HT
   const form = h(
     'form',
     // The background checks the URL and says what is wrong in plain words; no browser bubble.
-    { class: 'add-url', novalidate: true, 'aria-label': 'Add a download' },
-    h('label', { for: 'add-url', class: 'visually-hidden' }, 'URL to download'),
+    { class: 'add-url', novalidate: true, 'aria-label': t('addUrlForm') },
+    h('label', { for: 'add-url', class: 'visually-hidden' }, t('addUrlLabel')),
     h('div', { class: 'add-url-row' }, input, submit),
     h('label', { class: 'check' }, saveAs, ` ${t('addUrlSaveAs')}`),
     error,
@@ -36,7 +36,7 @@ export function addUrlForm(add: AddUrl, announce: (message: string) => void): HT
   async function addFromForm(): Promise<void> {
     const url = input.value.trim();
     if (url === '') {
-      showError('Paste a URL to download first.');
+      showError(t('addUrlEmpty'));
       return input.focus();
     }
     submit.disabled = true;

@@ -2,23 +2,24 @@ import type { JobView } from '../messages';
 import { h } from '../pages-shared/dom';
 import { t } from '../pages-shared/i18n';
 import { JobRow, type ActionHandler, type Relinker } from './job-row';
+import { stateLabel } from './job-text';
 
 export type ListPhase = 'loading' | 'ready' | 'offline';
 
 /** From this many jobs on, rows that are not downloading drop their bar and spacing. */
 export const COMPACT_FROM = 8;
 
-/** Whether a job matches the filter text: its name, host or state, case-insensitively. */
+/** Whether a job matches the filter text: its name, host or state (as shown, or the machine value), case-insensitively. */
 export function matchesFilter(job: JobView, filter: string): boolean {
   const words = filter.trim().toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
-  const text = `${job.filename} ${job.url} ${job.state}`.toLowerCase();
+  const text = `${job.filename} ${job.url} ${job.state} ${stateLabel(job)}`.toLowerCase();
   return words.every((word) => text.includes(word));
 }
 
 /** The list of rows, reconciled by job id so rows (and focus in them) persist across updates. */
 export class JobList {
-  readonly list = h('ul', { class: 'job-list', 'data-testid': 'job-list', 'aria-label': 'Downloads' });
+  readonly list = h('ul', { class: 'job-list', 'data-testid': 'job-list', 'aria-label': t('downloadsList') });
   private readonly empty = h(
     'div',
     { class: 'empty-state', 'data-testid': 'empty' },

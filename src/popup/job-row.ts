@@ -3,7 +3,7 @@ import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
 import { etaText, noticeText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
-import { t } from '../pages-shared/i18n';
+import { plural, sentence, t } from '../pages-shared/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
 export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
@@ -113,7 +113,7 @@ export class JobRow {
   private readonly rate = h('span', { class: 'rate', 'data-testid': 'job-rate' });
   private readonly eta = h('span', { class: 'eta', 'data-testid': 'job-eta' });
   private readonly error = h('p', { class: 'error-text job-error', 'data-testid': 'job-error' });
-  private readonly notices = h('ul', { class: 'job-notices', 'data-testid': 'job-notices', 'aria-label': 'Notices' });
+  private readonly notices = h('ul', { class: 'job-notices', 'data-testid': 'job-notices', 'aria-label': t('noticesLabel') });
   private readonly mirrors: MirrorBar;
   private readonly actions = h('div', { class: 'actions' });
   private actionsKey = '';
@@ -191,7 +191,7 @@ export class JobRow {
 
   private updateError(job: JobView): void {
     if (job.error) {
-      setText(this.error, job.error);
+      setText(this.error, sentence(job.error));
       if (!this.error.isConnected) this.mirrors.element.before(this.error);
     } else {
       this.error.remove();
@@ -213,7 +213,7 @@ export class JobRow {
     this.notices.replaceChildren(...shown.map((notice) => h('li', {}, notice)));
     this.notices.hidden = shown.length === 0;
     const earlier = job.notices.length - shown.length;
-    this.notices.title = earlier > 0 ? `${earlier} earlier ${earlier === 1 ? 'notice' : 'notices'} not shown` : '';
+    this.notices.title = earlier > 0 ? plural(earlier, 'earlierNoticesOne', 'earlierNoticesOther') : '';
   }
 
   /** Rebuilds the buttons only when the set changes, keeping keyboard focus at the same place. */
@@ -263,15 +263,15 @@ export class JobRow {
     const inputId = `job-${this.job.id}-relink`;
     const input = h('input', { type: 'url', id: inputId, required: true, placeholder: 'https://…', 'data-testid': 'job-relink-input' });
     const error = h('p', { class: 'error-text', role: 'alert', 'data-testid': 'job-relink-error' });
-    const startOver = h('button', { type: 'button', class: 'danger', 'data-testid': 'job-relink-start-over' }, 'Start over from this link');
-    const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'job-relink-submit' }, 'Continue');
-    const close = h('button', { type: 'button' }, 'Cancel');
+    const startOver = h('button', { type: 'button', class: 'danger', 'data-testid': 'job-relink-start-over' }, t('relinkStartOver'));
+    const submit = h('button', { type: 'submit', class: 'primary', 'data-testid': 'job-relink-submit' }, t('relinkContinue'));
+    const close = h('button', { type: 'button' }, t('relinkClose'));
     error.hidden = true;
     startOver.hidden = true;
     const form = h(
       'form',
       { class: 'relink', 'data-testid': 'job-relink-form' },
-      h('label', { for: inputId }, `New link for ${this.job.filename}`),
+      h('label', { for: inputId }, t('relinkLabel', this.job.filename)),
       input,
       h('div', { class: 'relink-buttons' }, submit, startOver, close),
       error,
@@ -282,10 +282,10 @@ export class JobRow {
       try {
         const mismatch = await this.relink?.(this.job, input.value.trim(), fresh);
         if (mismatch === undefined) return form.remove();
-        setText(error, `This link does not give the same file: ${mismatch}. The stored part is kept; start over to download it all from this link.`);
+        setText(error, t('relinkMismatch', mismatch));
         startOver.hidden = false;
       } catch (caught) {
-        setText(error, caught instanceof Error ? caught.message : String(caught));
+        setText(error, sentence(caught instanceof Error ? caught.message : String(caught)));
       } finally {
         error.hidden = error.textContent === '';
         submit.disabled = startOver.disabled = false;

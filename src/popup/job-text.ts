@@ -1,6 +1,6 @@
 import type { JobView } from '../messages';
-import { t } from '../pages-shared/i18n';
-import { formatBytes, formatEta, formatPercent, formatRate } from '../pages-shared/format';
+import { plural, sentence, t, uiLocale } from '../pages-shared/i18n';
+import { formatEta, formatPercent, formatRate, formatSize } from '../pages-shared/format';
 
 /** The state in words, for the row's badge (data-state carries the machine value). */
 export function stateLabel(job: JobView): string {
@@ -26,11 +26,11 @@ export function stateLabel(job: JobView): string {
   }
 }
 
-/** `12.3 MB of 100 MB (12 %)`, `100 MB` once saved, `4.1 MB of unknown size`. */
+/** `12.3 MB of 100 MB (12%)`, `100 MB` once saved, `4.1 MB of unknown size`. */
 export function sizeText(job: JobView): string {
-  if (job.size === undefined) return `${formatBytes(job.received)} of unknown size`;
-  if (job.state === 'saved' || job.state === 'saving' || job.received >= job.size) return formatBytes(job.size);
-  return `${formatBytes(job.received)} of ${formatBytes(job.size)} (${formatPercent(job.received, job.size)})`;
+  if (job.size === undefined) return t('sizeUnknownTotal', formatSize(job.received));
+  if (job.state === 'saved' || job.state === 'saving' || job.received >= job.size) return formatSize(job.size);
+  return t('sizeOfTotal', formatSize(job.received), formatSize(job.size), formatPercent(job.received, job.size));
 }
 
 /** The badge's colour class: a job waiting to retry is not shown as healthy. */
@@ -41,19 +41,26 @@ export function stateClass(job: JobView): string {
 /** Why a running job receives nothing, and that Stitch keeps trying; empty while all is well. */
 export function retryText(job: JobView): string {
   if (!job.retrying) return '';
-  const cause = job.retrying.reason ? `The server answered ${job.retrying.reason}` : 'The server is not answering';
-  const attempts = job.retrying.attempts === 1 ? '1 attempt' : `${job.retrying.attempts} attempts`;
-  return `${cause} (${attempts} so far). Stitch keeps trying by itself; pause to stop.`;
+  const { reason, attempts } = job.retrying;
+  return reason ? plural(attempts, 'retryAnsweredOne', 'retryAnsweredOther', reason) : plural(attempts, 'retrySilentOne', 'retrySilentOther');
+}
+
+/** `https://mirror.example.org:8080/pub/file.iso` → `mirror.example.org:8080`, inside any text. */
+export function shortenUrls(text: string): string {
+  return text.replace(/\bhttps?:\/\/([^/\s]+)[^\s,;)]*/g, '$1');
 }
 
 /**
- * An engine notice in the popup's words: addresses shortened to their host (the full URL is
- * one Copy URL away), a capital first letter, and for a dropped source, that the file is safe.
+ * An engine notice (English) in the popup's words: addresses shortened to their host (the full
+ * URL is one Copy URL away), a full sentence, and for a dropped source, what Stitch did and that
+ * the file is safe ("mirror <url> was dropped: <why>" is the engine's wording, mirror-set.ts).
  */
 export function noticeText(notice: string): string {
-  const short = notice.replace(/\bhttps?:\/\/([^/\s]+)[^\s,;)]*/g, '$1');
-  const text = short.charAt(0).toUpperCase() + short.slice(1);
-  return /\bwas dropped\b/.test(text) ? `${text.replace(/\.?$/, '.')} Stitch stopped using it; your file is not affected.` : text;
+  const short = shortenUrls(notice);
+  const dropped = /^(the server|mirror) (\S+) was dropped: (.+?)\.?$/i.exec(short);
+  if (dropped) return t(dropped[1]!.toLowerCase() === 'mirror' ? 'noticeMirrorDropped' : 'noticeServerDropped', dropped[2]!, dropped[3]!);
+  const text = sentence(short);
+  return /\bwas dropped\b/.test(text) ? `${text} ${t('droppedSuffix')}` : text;
 }
 
 /** Only a running job that receives bytes has a rate worth showing. */
@@ -72,19 +79,20 @@ export function originText(job: JobView, now = Date.now()): string {
   return `${host} · ${dateText(job.createdAt, now)}`;
 }
 
-/** Today: the time; this year: day and month; older: the full date (the user's locale). */
+/** Today: the time; this year: day and month; older: the full date (in the browser's UI language). */
 export function dateText(at: number, now = Date.now()): string {
   const date = new Date(at);
   const today = new Date(now);
-  if (date.toDateString() === today.toDateString()) return new Intl.DateTimeFormat(undefined, { timeStyle: 'short' }).format(date);
-  if (date.getFullYear() === today.getFullYear()) return new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' }).format(date);
-  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(date);
+  const locale = uiLocale();
+  if (date.toDateString() === today.toDateString()) return new Intl.DateTimeFormat(locale, { timeStyle: 'short' }).format(date);
+  if (date.getFullYear() === today.getFullYear()) return new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short' }).format(date);
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium' }).format(date);
 }
 
 export function etaText(job: JobView): string {
   if (job.state !== 'running' || job.retrying) return '';
   const eta = formatEta(job.etaSeconds);
-  return eta ? `${eta} left` : '';
+  return eta ? t('timeLeft', eta) : '';
 }
 
 export const FINISHED_STATES: ReadonlySet<JobView['state']> = new Set(['saved', 'failed', 'cancelled']);

@@ -1,5 +1,6 @@
 import type { JobView, PortMessage, UiNotice } from '../messages';
-import { FINISHED_STATES } from './job-text';
+import { sentence, t } from '../pages-shared/i18n';
+import { FINISHED_STATES, noticeText } from './job-text';
 
 /** What the popup knows: the jobs (newest first) and the page-wide notices (oldest first). */
 export interface PopupModel {
@@ -51,11 +52,11 @@ export function announcement(before: JobView | undefined, after: JobView): strin
   if (!before) return undefined; // new rows are announced by whoever added them
   const name = after.filename;
   if (before.state !== after.state) {
-    if (after.state === 'saved') return `${name} is saved.`;
-    if (after.state === 'failed') return `${name} failed: ${after.error ?? 'unknown error'}.`;
-    if (after.state === 'paused' && !after.pausedByUser && after.error) return `${name} paused: ${after.error}.`;
+    if (after.state === 'saved') return t('saidSaved', name);
+    if (after.state === 'failed') return t('saidFailed', name, after.error ? sentence(after.error) : t('unknownError'));
+    if (after.state === 'paused' && !after.pausedByUser && after.error) return t('saidPausedByStitch', name, sentence(after.error));
   }
-  if (after.notices.length > before.notices.length) return `${name}: ${after.notices.at(-1)}`;
+  if (after.notices.length > before.notices.length) return t('saidNotice', name, noticeText(after.notices.at(-1)!));
   return undefined;
 }
 

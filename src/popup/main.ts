@@ -1,9 +1,11 @@
 import { connectToBackground } from '../pages-shared/connection';
+import { localisePage } from '../pages-shared/i18n';
 import { openLivePort } from './live-port';
 import { PopupPage } from './popup-page';
 
 /** Popup entry: draws the page at once, then follows the background over the UI port. */
 async function start(): Promise<void> {
+  localisePage('extName');
   const root = document.getElementById('app') ?? document.body;
   const connection = await connectToBackground().catch(() => undefined);
   const page = new PopupPage(root, {

@@ -1,6 +1,8 @@
 import type { MirrorContribution } from '../messages';
 import { h, setText } from '../pages-shared/dom';
-import { formatBytes, formatRate } from '../pages-shared/format';
+import { formatPercent, formatRate, formatSize } from '../pages-shared/format';
+import { plural, t } from '../pages-shared/i18n';
+import { shortenUrls } from './job-text';
 
 /** How many distinct colours the bar cycles through (classes source-0 … source-7 in popup.css). */
 const COLOURS = 8;
@@ -24,12 +26,12 @@ export function mirrorSegments(mirrors: readonly MirrorContribution[]): MirrorSe
 
 /** One line per source: `host · 12 MB · 1.2 MB/s`, or why it was dropped. */
 export function segmentText(segment: MirrorSegment): string {
-  const parts = [segment.host, formatBytes(segment.bytes)];
-  if (segment.percent > 0) parts.push(`${Math.round(segment.percent)} %`);
+  const parts = [segment.host, formatSize(segment.bytes)];
+  if (segment.percent > 0) parts.push(formatPercent(Math.round(segment.percent), 100));
   // Addresses by host only: the line must fit the popup (the full URL is in the tooltip).
-  if (segment.dropped) parts.push(`dropped: ${segment.dropped.replace(/\bhttps?:\/\/([^/\s]+)[^\s,;)]*/g, '$1')}`);
+  if (segment.dropped) parts.push(t('sourceDropped', shortenUrls(segment.dropped)));
   else if (segment.rate > 0) parts.push(formatRate(segment.rate));
-  if (!segment.dropped && segment.connections) parts.push(`${segment.connections} connection${segment.connections === 1 ? '' : 's'}`);
+  if (!segment.dropped && segment.connections) parts.push(plural(segment.connections, 'connectionsOne', 'connectionsOther'));
   return parts.join(' · ');
 }
 
@@ -78,7 +80,7 @@ export class MirrorBar {
     );
     this.element.replaceChildren(
       h('div', { class: 'mirror-bar', 'aria-hidden': 'true' }, ...this.segments),
-      h('ul', { class: 'mirror-legend', 'aria-label': 'Sources' }, ...this.lines),
+      h('ul', { class: 'mirror-legend', 'aria-label': t('sourcesLabel') }, ...this.lines),
     );
   }
 }

@@ -1,15 +1,17 @@
 import type { UiNotice } from '../messages';
 import { h } from '../pages-shared/dom';
+import { t } from '../pages-shared/i18n';
+import { noticeText } from './job-text';
 
 /** How many page-wide notices are shown (the newest). */
 const SHOWN = 5;
 
 /**
- * Page-wide notices (e.g. "left to the browser: the server refused a second request"), newest
- * first, with one button that dismisses them all.
+ * Page-wide notices (e.g. "Left to the browser: the server refused a second request."), newest
+ * first, each a full sentence, with one button that dismisses them all.
  */
 export class NoticeList {
-  readonly element = h('section', { class: 'notices', 'aria-label': 'Notices' });
+  readonly element = h('section', { class: 'notices', 'aria-label': t('noticesLabel') });
   private key = '';
 
   constructor(private readonly onDismiss: () => void) {
@@ -26,13 +28,13 @@ export class NoticeList {
       h(
         'li',
         { 'data-testid': 'notice', title: notice.url },
-        h('span', {}, notice.message),
+        h('span', {}, noticeText(notice.message)),
         notice.url ? h('span', { class: 'notice-url muted' }, notice.url) : null,
       ),
     );
     this.element.replaceChildren(
       h('ul', {}, ...items),
-      h('button', { type: 'button', class: 'link', onclick: () => this.onDismiss() }, 'Dismiss'),
+      h('button', { type: 'button', class: 'link', onclick: () => this.onDismiss() }, t('dismissNotices')),
     );
   }
 }

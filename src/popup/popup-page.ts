@@ -2,11 +2,11 @@ import { callBackground, type JobAction, type JobView, type PortMessage, type Re
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { announce, h, setText } from '../pages-shared/dom';
 import { formatRate } from '../pages-shared/format';
-import { t } from '../pages-shared/i18n';
+import { formatCount, plural, t, type MessageKey } from '../pages-shared/i18n';
 import { addUrlForm } from './add-url-form';
 import { JobList, type ListPhase } from './job-list';
 import type { RowAction } from './job-row';
-import { stateLabel } from './job-text';
+import { noticeText, stateLabel } from './job-text';
 import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary, type PopupModel } from './jobs-model';
 import type { LiveStatus } from './live-port';
 import { NoticeList } from './notice-list';
@@ -21,18 +21,19 @@ export interface PopupDeps {
 }
 
 const JOB_ACTIONS: ReadonlySet<RowAction> = new Set(['pause', 'resume', 'cancel', 'retry', 'undo']);
-const ACTION_FAILED: Record<RowAction, string> = {
-  pause: 'pause',
-  resume: 'resume',
-  cancel: 'cancel',
-  undo: 'bring back',
-  'hand-back': 'hand to the browser',
-  relink: 'give a new link to',
-  retry: 'retry',
-  open: 'open',
-  show: 'show in its folder',
-  'save-as': 'save',
-  'copy-url': 'copy the URL of',
+/** "Could not pause file.iso: <why>": one message per action, so each language words it whole. */
+const ACTION_FAILED: Record<RowAction, MessageKey> = {
+  pause: 'failedPause',
+  resume: 'failedResume',
+  cancel: 'failedCancel',
+  undo: 'failedUndo',
+  'hand-back': 'failedHandBack',
+  relink: 'failedRelink',
+  retry: 'failedRetry',
+  open: 'failedOpen',
+  show: 'failedShow',
+  'save-as': 'failedSaveAs',
+  'copy-url': 'failedCopyUrl',
 };
 
 /** From this many downloads on, the popup offers a filter. */
@@ -57,7 +58,7 @@ export class PopupPage {
     'data-testid': 'job-filter',
   });
   private readonly bypassNext = this.pageButton('bypass-next', t('bypassNext'), () => void this.toggleBypass());
-  private readonly notices = new NoticeList(() => void this.run('dismiss notices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()));
+  private readonly notices = new NoticeList(() => void this.run('failedDismissNotices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()));
   private readonly jobs = new JobList(
     (action, job, button) => void this.act(action, job, button),
     (job, url, startOver) => this.relink(job, url, startOver),
@@ -80,7 +81,7 @@ export class PopupPage {
       h(
         'header',
         {},
-        h('div', { class: 'title-row' }, h('h1', {}, 'Stitch'), this.summary, settings),
+        h('div', { class: 'title-row' }, h('h1', {}, t('extName')), this.summary, settings),
         h('div', { class: 'toolbar', role: 'group', 'aria-label': t('allDownloads') }, this.pauseAll, this.resumeAll, this.clearFinished, this.bypassNext),
         this.filter,
       ),
@@ -96,10 +97,10 @@ export class PopupPage {
       this.render();
     });
     this.bypassNext.setAttribute('aria-pressed', 'false');
-    this.bypassNext.title = 'The next download Stitch would take is left to the browser instead';
+    this.bypassNext.title = t('bypassNextTitle');
     if (deps.send) {
       this.render();
-      void this.run('read the bypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
+      void this.run('failedReadBypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
     } else {
       this.setStatus('not-connected');
     }
@@ -115,16 +116,15 @@ export class PopupPage {
       if (said) announce(this.live, said);
     }
     if (message.type === 'notice') {
-      announce(this.live, message.notice.message);
+      announce(this.live, noticeText(message.notice.message));
       // A download left to the browser may have used up the bypass: show its state again.
-      if (this.bypassNext.getAttribute('aria-pressed') === 'true') void this.run('read the bypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
+      if (this.bypassNext.getAttribute('aria-pressed') === 'true') void this.run('failedReadBypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
     }
     this.render();
   }
 
   setStatus(status: LiveStatus | 'not-connected'): void {
-    const text =
-      status === 'not-connected' ? NOT_CONNECTED : status === 'reconnecting' ? 'Reconnecting to Stitch…' : '';
+    const text = status === 'not-connected' ? NOT_CONNECTED : status === 'reconnecting' ? t('reconnecting') : '';
     setText(this.banner, text);
     this.banner.hidden = text === '';
     const enabled = status !== 'not-connected';
@@ -168,10 +168,10 @@ export class PopupPage {
         await opening;
       } else if (action === 'hand-back') {
         await this.call({ type: 'hand-to-browser', id: job.id });
-        announce(this.live, `The browser downloads ${job.filename} now.`);
+        announce(this.live, t('saidHandedBack', job.filename));
       } else if (action === 'copy-url') {
         await (this.deps.copyText ?? ((text) => navigator.clipboard.writeText(text)))(job.url);
-        announce(this.live, 'URL copied.');
+        announce(this.live, t('saidCopied'));
         showCopied(button);
         return;
       } else {
@@ -182,12 +182,12 @@ export class PopupPage {
         const updated = (reply as { job?: JobView }).job;
         if (updated) this.apply({ type: 'job', job: updated });
         if (action === 'cancel' && updated?.undoUntil !== undefined) {
-          announce(this.live, `${stateLabel(updated)} ${job.filename}. Undo is available for ${Math.round((updated.undoUntil - Date.now()) / 1000)} seconds.`);
+          announce(this.live, t('saidUndoable', stateLabel(updated), job.filename, formatCount(Math.round((updated.undoUntil - Date.now()) / 1000))));
         }
       }
       this.showActionError('');
     } catch (error) {
-      this.showActionError(`Could not ${ACTION_FAILED[action]} ${job.filename}: ${errorText(error)}`);
+      this.showActionError(t(ACTION_FAILED[action], job.filename, errorText(error)));
     } finally {
       button.removeAttribute('aria-disabled');
     }
@@ -198,7 +198,7 @@ export class PopupPage {
     try {
       const reply = await this.call({ type: 'relink', id: job.id, url, startOver });
       this.apply({ type: 'job', job: reply.job });
-      if (!reply.mismatch) announce(this.live, `${job.filename} continues from the new link.`);
+      if (!reply.mismatch) announce(this.live, t('saidRelinked', job.filename));
       return reply.mismatch;
     } catch (error) {
       throw new Error(errorText(error), { cause: error });
@@ -206,16 +206,17 @@ export class PopupPage {
   }
 
   private async all(action: 'pause' | 'resume'): Promise<void> {
-    const reply = await this.run(`${action} all`, { type: 'all-action', action });
-    if (reply) announce(this.live, `${action === 'pause' ? 'Paused' : 'Resumed'} ${plural(reply.affected, 'download')}.`);
+    const reply = await this.run(action === 'pause' ? 'failedPauseAll' : 'failedResumeAll', { type: 'all-action', action });
+    if (!reply) return;
+    announce(this.live, action === 'pause' ? plural(reply.affected, 'saidPausedOne', 'saidPausedOther') : plural(reply.affected, 'saidResumedOne', 'saidResumedOther'));
   }
 
   private async toggleBypass(): Promise<void> {
     const next = this.bypassNext.getAttribute('aria-pressed') !== 'true';
-    const reply = await this.run('leave the next download to the browser', { type: 'bypass', next });
+    const reply = await this.run('failedBypass', { type: 'bypass', next });
     if (!reply) return;
     this.showBypass(reply.next);
-    announce(this.live, reply.next ? 'The next download is left to the browser.' : 'Stitch takes the next download again.');
+    announce(this.live, reply.next ? t('saidBypassOn') : t('saidBypassOff'));
   }
 
   private showBypass(armed: boolean): void {
@@ -223,8 +224,8 @@ export class PopupPage {
   }
 
   private async clear(): Promise<void> {
-    const reply = await this.run('clear finished downloads', bareRequest('clear-finished'));
-    if (reply) announce(this.live, `Cleared ${plural(reply.removed, 'finished download')}.`);
+    const reply = await this.run('failedClearFinished', bareRequest('clear-finished'));
+    if (reply) announce(this.live, plural(reply.removed, 'saidClearedOne', 'saidClearedOther'));
   }
 
   private dismissed(): void {
@@ -236,20 +237,20 @@ export class PopupPage {
     try {
       const { job } = await this.call({ type: 'add-url', url, saveAs });
       this.apply({ type: 'job', job });
-      return `Added ${job.filename}.`;
+      return t('saidAdded', job.filename);
     } catch (error) {
       throw new Error(errorText(error), { cause: error });
     }
   }
 
-  /** A page-wide request; failures are shown, not thrown. */
-  private async run<T extends RequestType>(what: string, request: RequestOf<T>) {
+  /** A page-wide request; failures are shown (`failed` says what could not be done), not thrown. */
+  private async run<T extends RequestType>(failed: MessageKey, request: RequestOf<T>) {
     try {
       const reply = await this.call(request);
       this.showActionError('');
       return reply;
     } catch (error) {
-      this.showActionError(`Could not ${what}: ${errorText(error)}`);
+      this.showActionError(t(failed, errorText(error)));
       return undefined;
     }
   }
@@ -275,12 +276,4 @@ function showCopied(button: HTMLButtonElement): void {
   setTimeout(() => {
     if (button.textContent === copied) button.textContent = label;
   }, 2000);
-}
-
-function formatCount(count: number): string {
-  return new Intl.NumberFormat().format(count);
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

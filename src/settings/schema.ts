@@ -113,7 +113,7 @@ const FIELDS = v.object({
   /** Take over browser downloads at all. */
   takeover: v.optional(v.boolean('take-over must be on or off (true or false)'), true),
   /** Downloads of at least this many bytes (or of unknown size) are taken over. */
-  thresholdBytes: v.optional(wholeNumberNamed('the size threshold', LIMITS.thresholdBytes), 20 * MB),
+  thresholdBytes: v.optional(wholeNumberNamed('the size threshold', LIMITS.thresholdBytes), 20 * MIB),
   /** MIME types left to the browser: exact (`application/pdf`) or a family (`video/*`). */
   excludedTypes: v.optional(list(MIME_PATTERN, LIMITS.listEntries.max, 'must be a list', 'entries'), () => []),
   /** Hosts left to the browser; a host also covers its subdomains. */

@@ -6,6 +6,7 @@ import { NotFragmented, openFragmentedMp4 } from './mp4';
 import { Unsupported, type MediaSegments } from './segments';
 import { DownloadStopped, StoredBytes } from './stored-bytes';
 import { openWebm } from './webm';
+import { sentence, t } from '../../pages-shared/i18n';
 
 export interface MseInput {
   video: HTMLVideoElement;
@@ -45,7 +46,7 @@ export async function startMse(input: MseInput): Promise<MseStart> {
   addEventListener('pagehide', () => feeder.stop());
   void feeder.run().catch((error: unknown) => {
     feeder.stop();
-    if (!(error instanceof DownloadStopped)) input.onFailure(`Playback failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (!(error instanceof DownloadStopped)) input.onFailure(t('playerPlaybackFailed', sentence(error instanceof Error ? error.message : String(error))));
   });
   return { started: true };
 }

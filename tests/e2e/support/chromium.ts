@@ -53,11 +53,13 @@ export interface Launched {
   close(): Promise<void>;
 }
 
-export async function launchWithExtension(profile: Profile): Promise<Launched> {
+/** `language`: the browser's UI language (Chromium on Linux takes it from LANGUAGE), e.g. 'de'. */
+export async function launchWithExtension(profile: Profile, language?: string): Promise<Launched> {
   const context = await chromium.launchPersistentContext(profile.dir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: chromiumArgs(),
+    args: language ? [...chromiumArgs(), `--lang=${language}`] : chromiumArgs(),
+    env: language ? { ...process.env, LANGUAGE: language } : undefined,
     acceptDownloads: true,
   });
   const page = context.pages()[0] ?? (await context.newPage());

@@ -39,8 +39,8 @@ export function profile(): Profile {
   return p;
 }
 
-export async function browserWith(p: Profile): Promise<Launched> {
-  const launched = await launchWithExtension(p);
+export async function browserWith(p: Profile, language?: string): Promise<Launched> {
+  const launched = await launchWithExtension(p, language);
   onCleanup(() => launched.close());
   return launched;
 }

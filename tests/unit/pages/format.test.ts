@@ -1,32 +1,62 @@
-import { describe, expect, it } from 'vitest';
-import { formatBytes, formatEta, formatPercent, formatRate } from '../../../src/pages-shared/format';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatEta, formatPercent, formatRate, formatSize } from '../../../src/pages-shared/format';
+import { formatBytes } from '../../../src/engine/format-bytes';
 
-describe('formatBytes', () => {
-  it('uses decimal units with at most three significant digits', () => {
-    expect(formatBytes(0)).toBe('0 B');
-    expect(formatBytes(999)).toBe('999 B');
-    expect(formatBytes(1000)).toBe('1 kB');
-    expect(formatBytes(1500)).toBe('1.5 kB');
-    expect(formatBytes(12_345_678)).toBe('12.3 MB');
-    expect(formatBytes(123_456_789)).toBe('123 MB');
-    expect(formatBytes(3_994_091_520)).toBe('3.99 GB');
-    expect(formatBytes(5 * 2 ** 40)).toBe('5.5 TB');
+/** The browser's UI language as `chrome.i18n` reports it (messages still fall back to English). */
+function uiLanguage(language: string): void {
+  (globalThis as { chrome?: unknown }).chrome = { i18n: { getMessage: () => '', getUILanguage: () => language } };
+}
+
+afterEach(() => {
+  delete (globalThis as { chrome?: unknown }).chrome;
+});
+
+describe('formatSize', () => {
+  it('counts like the browsers’ download lists: binary multiples labelled KB, MB, GB, one decimal below 100', () => {
+    uiLanguage('en-US');
+    expect(formatSize(0)).toBe('0 B');
+    expect(formatSize(1023)).toBe('1,023 B');
+    expect(formatSize(1024)).toBe('1 KB');
+    expect(formatSize(1536)).toBe('1.5 KB');
+    expect(formatSize(1000 * 1024)).toBe('1,000 KB');
+    expect(formatSize(20 * 2 ** 20)).toBe('20 MB');
+    expect(formatSize(12_345_678)).toBe('11.8 MB');
+    expect(formatSize(123_456_789)).toBe('118 MB');
+    expect(formatSize(3_994_091_520)).toBe('3.7 GB');
+    expect(formatSize(5.5 * 2 ** 40)).toBe('5.5 TB');
   });
 
-  it('moves up a unit instead of printing 1000', () => {
-    expect(formatBytes(999_999)).toBe('1 MB');
-    expect(formatBytes(999_499)).toBe('999 kB');
+  it('moves up a unit rather than print 1,024', () => {
+    uiLanguage('en-US');
+    expect(formatSize(2 ** 20 - 1)).toBe('1 MB');
+    expect(formatSize(1023 * 1024)).toBe('1,023 KB');
+  });
+
+  it('writes numbers the way the browser’s language does', () => {
+    uiLanguage('de');
+    expect(formatSize(1536)).toBe('1,5 KB');
+    expect(formatSize(1000 * 1024)).toBe('1.000 KB');
+    expect(formatRate(2_500_000)).toBe('2,4 MB/s');
   });
 
   it('shows a dash for nonsense', () => {
-    expect(formatBytes(-1)).toBe('–');
-    expect(formatBytes(Number.NaN)).toBe('–');
+    expect(formatSize(-1)).toBe('–');
+    expect(formatSize(Number.NaN)).toBe('–');
+  });
+});
+
+describe('formatBytes (CLI and engine messages)', () => {
+  it('keeps decimal units with at most three significant digits', () => {
+    expect(formatBytes(1500)).toBe('1.5 kB');
+    expect(formatBytes(12_345_678)).toBe('12.3 MB');
+    expect(formatBytes(999_999)).toBe('1 MB');
   });
 });
 
 describe('formatRate', () => {
   it('is bytes per second, and empty when idle', () => {
-    expect(formatRate(2_500_000)).toBe('2.5 MB/s');
+    uiLanguage('en');
+    expect(formatRate(2_500_000)).toBe('2.4 MB/s');
     expect(formatRate(0)).toBe('');
     expect(formatRate(Number.POSITIVE_INFINITY)).toBe('');
   });
@@ -34,15 +64,23 @@ describe('formatRate', () => {
 
 describe('formatEta', () => {
   it('reads like a person would say it', () => {
-    expect(formatEta(0)).toBe('0 s');
-    expect(formatEta(44.2)).toBe('45 s');
+    uiLanguage('en');
+    expect(formatEta(0)).toBe('0 sec');
+    expect(formatEta(44.2)).toBe('45 sec');
     expect(formatEta(60)).toBe('1 min');
-    expect(formatEta(185)).toBe('3 min 5 s');
+    expect(formatEta(185)).toBe('3 min 5 sec');
     expect(formatEta(1500)).toBe('25 min');
-    expect(formatEta(3600)).toBe('1 h');
-    expect(formatEta(7800)).toBe('2 h 10 min');
-    expect(formatEta(7199)).toBe('2 h');
+    expect(formatEta(3600)).toBe('1 hr');
+    expect(formatEta(7800)).toBe('2 hr 10 min');
+    expect(formatEta(7199)).toBe('2 hr');
     expect(formatEta(3 * 86_400)).toBe('3 days');
+  });
+
+  it('in German', () => {
+    uiLanguage('de-DE');
+    expect(formatEta(185)).toBe('3 Min. 5 Sek.');
+    expect(formatEta(7800)).toBe('2 Std. 10 Min.');
+    expect(formatEta(86_400)).toBe('1 Tag');
   });
 
   it('is empty when unknown', () => {
@@ -53,10 +91,16 @@ describe('formatEta', () => {
 });
 
 describe('formatPercent', () => {
-  it('never says 100 % before the last byte', () => {
-    expect(formatPercent(0, 100)).toBe('0 %');
-    expect(formatPercent(999_999, 1_000_000)).toBe('99 %');
-    expect(formatPercent(100, 100)).toBe('100 %');
+  it('never says 100% before the last byte', () => {
+    uiLanguage('en');
+    expect(formatPercent(0, 100)).toBe('0%');
+    expect(formatPercent(999_999, 1_000_000)).toBe('99%');
+    expect(formatPercent(100, 100)).toBe('100%');
     expect(formatPercent(5, undefined)).toBe('');
+  });
+
+  it('puts the space German puts', () => {
+    uiLanguage('de');
+    expect(formatPercent(12, 100)).toBe('12\u00a0%');
   });
 });

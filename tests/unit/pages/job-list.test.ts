@@ -12,6 +12,17 @@ describe('the job list with many downloads', () => {
     expect(matchesFilter(job, 'debian running')).toBe(false);
   });
 
+  it('filters by the state as the row shows it, in the page’s language', () => {
+    const retrying = jobView({ state: 'running', retrying: { attempts: 2 } });
+    expect(matchesFilter(retrying, 'retrying')).toBe(true);
+    (globalThis as { chrome?: unknown }).chrome = { i18n: { getMessage: (key: string) => (key === 'statePaused' ? 'Angehalten' : '') } };
+    try {
+      expect(matchesFilter(jobView({ state: 'paused', pausedByUser: true }), 'angehalten')).toBe(true);
+    } finally {
+      delete (globalThis as { chrome?: unknown }).chrome;
+    }
+  });
+
   it('hides rows that do not match (keeping them), says when none does, and goes compact from many rows', () => {
     const list = new JobList(() => {});
     const jobs = Array.from({ length: COMPACT_FROM }, (_, i) => jobView({ id: `j${i}`, filename: `file-${i}.bin`, state: i % 2 ? 'saved' : 'running' }));

@@ -37,10 +37,11 @@ describe('JobRow', () => {
     expect(el.dataset.state).toBe('running');
     const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent;
     expect(text('job-filename')).toBe('big.iso');
-    expect(text('job-size')).toBe('25 MB of 100 MB (25 %)');
+    // Binary units, like the browser's download list: 25,000,000 bytes are 23.8 MB.
+    expect(text('job-size')).toBe('23.8 MB of 95.4 MB (25%)');
     expect(text('job-state')).toBe('Downloading');
-    expect(text('job-rate')).toBe('5 MB/s');
-    expect(text('job-eta')).toBe('15 s left');
+    expect(text('job-rate')).toBe('4.8 MB/s');
+    expect(text('job-eta')).toBe('15 sec left');
     expect(el.querySelector('[data-testid="job-notices"]')).not.toBeNull();
     expect(el.querySelector('[data-testid="job-mirrors"]')).not.toBeNull();
     expect(el.querySelector('[data-testid="job-error"]')).toBeNull();
@@ -73,7 +74,7 @@ describe('JobRow', () => {
     row.update(jobView({ state: 'failed', rate: 0, error: 'the server changed the file; restarted from zero', errorCode: 'changed' }));
     const el = row.element;
     expect(el.dataset.state).toBe('failed');
-    expect(el.querySelector('[data-testid="job-error"]')?.textContent).toBe('the server changed the file; restarted from zero');
+    expect(el.querySelector('[data-testid="job-error"]')?.textContent).toBe('The server changed the file; restarted from zero.');
     expect(el.querySelector('[data-testid="job-state"]')?.textContent).toBe('Failed');
     expect(el.querySelector('[data-testid="job-rate"]')?.textContent).toBe('');
     expect(el.querySelector('[data-testid="job-pause"]')).toBeNull();
@@ -94,13 +95,13 @@ describe('JobRow', () => {
     const row = new JobRow(jobView({ size: undefined, received: 4_100_000 }), () => {});
     const progress = row.element.querySelector<HTMLProgressElement>('progress')!;
     expect(progress.hasAttribute('value')).toBe(false);
-    expect(row.element.querySelector('[data-testid="job-size"]')?.textContent).toBe('4.1 MB of unknown size');
+    expect(row.element.querySelector('[data-testid="job-size"]')?.textContent).toBe('3.9 MB of unknown size');
   });
 
   it('shows the newest notices', () => {
     const row = new JobRow(jobView({ notices: ['one', 'two', 'three', 'four'] }), () => {});
     const notices = row.element.querySelector('[data-testid="job-notices"]')!;
-    expect([...notices.children].map((li) => li.textContent)).toEqual(['Two', 'Three', 'Four']);
+    expect([...notices.children].map((li) => li.textContent)).toEqual(['Two.', 'Three.', 'Four.']);
   });
 
   it('updates in place and keeps keyboard focus where it was when the buttons change', () => {
@@ -173,8 +174,14 @@ describe('the row’s origin line', () => {
 describe('noticeText', () => {
   it('shortens addresses to hosts and says a dropped source leaves the file safe', () => {
     expect(noticeText('mirror http://127.0.0.1:41233/file.bin was dropped: it serves different bytes than http://127.0.0.1:45527/file.bin (first difference at byte 0)')).toBe(
-      'Mirror 127.0.0.1:41233 was dropped: it serves different bytes than 127.0.0.1:45527 (first difference at byte 0). Stitch stopped using it; your file is not affected.',
+      'Stitch stopped using the mirror 127.0.0.1:41233: it serves different bytes than 127.0.0.1:45527 (first difference at byte 0). Your file is not affected.',
     );
-    expect(noticeText('resumed after a reset')).toBe('Resumed after a reset');
+    expect(noticeText('the server http://127.0.0.1:41233/file.bin was dropped: it answered 404')).toBe(
+      'Stitch stopped using the server 127.0.0.1:41233 and continues from the mirrors: it answered 404. Your file is not affected.',
+    );
+    expect(noticeText('mirror 127.0.0.1:1 sent bytes that differ from 127.0.0.1:2; they were replaced and it was dropped')).toBe(
+      'Mirror 127.0.0.1:1 sent bytes that differ from 127.0.0.1:2; they were replaced and it was dropped. Stitch stopped using it. Your file is not affected.',
+    );
+    expect(noticeText('resumed after a reset')).toBe('Resumed after a reset.');
   });
 });

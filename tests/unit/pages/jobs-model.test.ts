@@ -50,10 +50,10 @@ describe('announcement', () => {
     const running = jobView();
     expect(announcement(running, { ...running, received: running.received + 1 })).toBeUndefined();
     expect(announcement(running, { ...running, state: 'saved' })).toBe('big.iso is saved.');
-    expect(announcement(running, { ...running, state: 'failed', error: 'the server said 404' })).toBe('big.iso failed: the server said 404.');
-    expect(announcement(running, { ...running, state: 'paused', error: 'storage is full' })).toBe('big.iso paused: storage is full.');
+    expect(announcement(running, { ...running, state: 'failed', error: 'the server said 404' })).toBe('big.iso failed: The server said 404.');
+    expect(announcement(running, { ...running, state: 'paused', error: 'storage is full' })).toBe('big.iso is paused: Storage is full.');
     expect(announcement(running, { ...running, state: 'paused', pausedByUser: true })).toBeUndefined();
-    expect(announcement(running, { ...running, notices: ['mirror b dropped'] })).toBe('big.iso: mirror b dropped');
+    expect(announcement(running, { ...running, notices: ['mirror b dropped'] })).toBe('big.iso: Mirror b dropped.');
     expect(announcement(undefined, running)).toBeUndefined();
   });
 });

@@ -27,17 +27,17 @@ describe('mirrorSegments', () => {
     expect(kept!.percent).toBe(75);
     expect(dropped!.percent).toBe(25);
     expect(dropped!.colour).toBe('source-dropped');
-    expect(segmentText(dropped!)).toBe('bad.example · 250 B · 25 % · dropped: served different bytes');
+    expect(segmentText(dropped!)).toBe('bad.example · 250 B · 25% · dropped: served different bytes');
   });
 
   it('says the rate of sources still serving', () => {
-    const [segment] = mirrorSegments([source('a.example', 2_000_000, { rate: 1_500_000 })]);
-    expect(segmentText(segment!)).toBe('a.example · 2 MB · 100 % · 1.5 MB/s');
+    const [segment] = mirrorSegments([source('a.example', 2 * 2 ** 20, { rate: 1.5 * 2 ** 20 })]);
+    expect(segmentText(segment!)).toBe('a.example · 2 MB · 100% · 1.5 MB/s');
   });
 
   it('says how many connections each server uses while the job runs', () => {
-    const [segment] = mirrorSegments([source('a.example', 2_000_000, { rate: 1_500_000, connections: 6 })]);
-    expect(segmentText(segment!)).toBe('a.example · 2 MB · 100 % · 1.5 MB/s · 6 connections');
+    const [segment] = mirrorSegments([source('a.example', 2 * 2 ** 20, { rate: 1.5 * 2 ** 20, connections: 6 })]);
+    expect(segmentText(segment!)).toBe('a.example · 2 MB · 100% · 1.5 MB/s · 6 connections');
   });
 });
 

@@ -63,7 +63,8 @@ describe('OptionsPage', () => {
     await openPage();
     expect(byTestId('settings-form').tagName).toBe('FORM');
     expect(input('setting-takeover').checked).toBe(true);
-    expect(input('setting-threshold-mb').value).toBe('50');
+    // 50,000,000 bytes in the browser's binary MB, in full so that saving keeps every byte.
+    expect(input('setting-threshold-mb').value).toBe('47.6837158203125');
     expect(input('setting-speed-limit-kbps').value).toBe('');
     const rules = document.querySelectorAll('[data-testid="mirror-rule"]');
     expect(rules).toHaveLength(1);
@@ -95,8 +96,8 @@ describe('OptionsPage', () => {
     byTestId('settings-save').click();
     await settle();
     const save = sent.find(ofType('set-settings'));
-    expect(save?.settings).toMatchObject({ thresholdBytes: 50_000_000, speedLimitBytesPerSec: 500_000, mirrorRules: stored.mirrorRules });
-    expect(byTestId('settings-status').textContent).toBe('Saved');
+    expect(save?.settings).toMatchObject({ thresholdBytes: 50_000_000, speedLimitBytesPerSec: 512_000, mirrorRules: stored.mirrorRules });
+    expect(byTestId('settings-status').textContent).toBe('Saved.');
     expect(byTestId('settings-errors').hidden).toBe(true);
   });
 
@@ -114,9 +115,9 @@ describe('OptionsPage', () => {
     expect(nextToField).toContain('Connections per server must be a whole number from 1 to 6');
     const summary = byTestId('settings-errors');
     expect(summary.hidden).toBe(false);
-    expect(summary.textContent).toContain('Most connections per server: connections per server must be a whole number from 1 to 6');
-    expect(summary.textContent).toContain('Mirror rule 2: enter a URL pattern');
-    expect(byTestId('settings-status').textContent).not.toBe('Saved');
+    expect(summary.textContent).toContain('Most connections per server: Connections per server must be a whole number from 1 to 6.');
+    expect(summary.textContent).toContain('Mirror rule 2: Enter a URL pattern');
+    expect(byTestId('settings-status').textContent).not.toBe('Saved.');
   });
 
   it('labels the connection settings in plain words', async () => {
@@ -138,7 +139,7 @@ describe('OptionsPage', () => {
     byTestId('settings-save').click();
     await settle();
     expect(sent.find(ofType('set-settings'))?.settings).toMatchObject({ connectionsPerSite: { 'downloads.example.com': 1, 'files.example.org': 3 } });
-    expect(byTestId('settings-status').textContent).toBe('Saved');
+    expect(byTestId('settings-status').textContent).toBe('Saved.');
     expect(perSite.value).toBe('downloads.example.com 1\nfiles.example.org 3');
   });
 
@@ -150,11 +151,11 @@ describe('OptionsPage', () => {
     perSite.dispatchEvent(new Event('change', { bubbles: true }));
     expect(perSite.getAttribute('aria-invalid')).toBe('true');
     const error = document.getElementById(perSite.getAttribute('aria-describedby')!.split(' ')[1]!)!;
-    expect(error.textContent).toBe('For slow.example.com, the most connections must be a whole number from 1 to 6');
+    expect(error.textContent).toBe('For slow.example.com, the most connections must be a whole number from 1 to 6.');
     byTestId('settings-save').click();
     await settle();
     expect(sent.some(ofType('set-settings'))).toBe(false);
-    expect(byTestId('settings-errors').textContent).toContain('Connections per site: for slow.example.com, the most connections must be a whole number from 1 to 6');
+    expect(byTestId('settings-errors').textContent).toContain('Connections per site: For slow.example.com, the most connections must be a whole number from 1 to 6.');
   });
 
   it('validates a field inline once it is changed, before any save', async () => {
@@ -164,7 +165,7 @@ describe('OptionsPage', () => {
     concurrent.dispatchEvent(new Event('input', { bubbles: true }));
     concurrent.dispatchEvent(new Event('change', { bubbles: true }));
     expect(concurrent.getAttribute('aria-invalid')).toBe('true');
-    expect(byTestId('settings-status').textContent).toBe('Unsaved changes');
+    expect(byTestId('settings-status').textContent).toBe('Unsaved changes.');
     // Only the changed field speaks up; the summary waits for Save.
     expect(input('setting-threshold-mb').hasAttribute('aria-invalid')).toBe(false);
     expect(byTestId('settings-errors').hidden).toBe(true);
@@ -179,7 +180,7 @@ describe('OptionsPage', () => {
     await settle();
     const mirrors = byTestId('mirror-rule-mirrors');
     expect(mirrors.getAttribute('aria-invalid')).toBe('true');
-    expect(byTestId('settings-errors').textContent).toContain('Mirror rule 1: bad mirror');
+    expect(byTestId('settings-errors').textContent).toContain('Mirror rule 1: Bad mirror.');
   });
 
   it('tests a rule through the background and shows each mirror’s result', async () => {
@@ -215,7 +216,7 @@ describe('OptionsPage', () => {
     byTestId('mirror-rule-test').click();
     await settle();
     expect(sent.some(ofType('test-mirror-rule'))).toBe(false);
-    expect(byTestId('mirror-rule-test-result').textContent).toContain('enter a sample URL');
+    expect(byTestId('mirror-rule-test-result').textContent).toContain('Enter a sample URL');
   });
 
   it('adds and removes rules', async () => {
@@ -238,14 +239,14 @@ describe('OptionsPage', () => {
     chooseFile(JSON.stringify({ connectionsPerServer: 99 }));
     await settle();
     expect(sent.some(ofType('import-settings'))).toBe(false);
-    expect(byTestId('settings-errors').textContent).toContain('connections per server must be a whole number from 1 to 6');
+    expect(byTestId('settings-errors').textContent).toContain('Connections per server must be a whole number from 1 to 6.');
 
     chooseFile(JSON.stringify({ version: 1, connectionsPerServer: 2 }), 'mine.json');
     await settle();
     await settle();
     expect(sent.filter(ofType('import-settings'))).toHaveLength(1);
     expect(input('setting-connections').value).toBe('2');
-    expect(byTestId('settings-status').textContent).toBe('Imported mine.json and saved');
+    expect(byTestId('settings-status').textContent).toBe('Imported mine.json and saved it.');
     expect(byTestId('settings-errors').hidden).toBe(true);
   });
 

@@ -64,7 +64,7 @@ describe('PopupPage', () => {
     page.apply({ type: 'snapshot', jobs: [jobView({ state: 'saved', savedDownloadId: 2 })], notices: [] });
     byTestId('job-open')!.click();
     await settle();
-    expect(document.querySelector('.action-error')!.textContent).toBe('Could not open big.iso: The file is not saved yet');
+    expect(document.querySelector('.action-error')!.textContent).toBe('Could not open big.iso: The file is not saved yet.');
   });
 
   it('opens a saved file itself, inside the click (the browser wants a user gesture), not through the worker', async () => {

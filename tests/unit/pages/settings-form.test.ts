@@ -14,8 +14,8 @@ describe('settingsToForm / formToSettings', () => {
       concurrent: '3',
       connections: '4',
       siteConnections: '',
-      minBlockKib: '1024',
-      maxBlockKib: '16384',
+      minBlockKb: '1024',
+      maxBlockKb: '16384',
       speedLimitKbps: '',
       rules: [],
       notifyFailed: true,
@@ -27,7 +27,7 @@ describe('settingsToForm / formToSettings', () => {
     const settings: Settings = {
       ...defaults(),
       takeover: false,
-      thresholdBytes: 500_000,
+      thresholdBytes: 512 * 1024,
       excludedTypes: ['application/pdf', 'video/*'],
       excludedSites: ['example.com'],
       maxConcurrentJobs: 5,
@@ -35,12 +35,12 @@ describe('settingsToForm / formToSettings', () => {
       connectionsPerSite: { 'downloads.example.com': 1, 'example.org': 3 },
       minBlockBytes: 64 * 1024,
       maxBlockBytes: 64 * 1024 * 1024,
-      speedLimitBytesPerSec: 2_500_000,
+      speedLimitBytesPerSec: 2.5 * 2 ** 20,
       mirrorRules: [{ pattern: 'example.com/releases/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: true, sendCookies: false }],
     };
     const form = settingsToForm(settings, ['https://example.com/releases/a.iso']);
     expect(form.thresholdMb).toBe('0.5');
-    expect(form.speedLimitKbps).toBe('2500');
+    expect(form.speedLimitKbps).toBe('2560');
     expect(form.siteConnections).toBe('downloads.example.com 1\nexample.org 3');
     expect(form.rules).toEqual([
       {
@@ -52,6 +52,16 @@ describe('settingsToForm / formToSettings', () => {
       },
     ]);
     expect(formToSettings(form)).toEqual({ settings, errors: [] });
+  });
+
+  it('counts in the browser’s binary units and keeps bytes that are no whole unit exact on save', () => {
+    const settings: Settings = { ...defaults(), thresholdBytes: 20_000_001, minBlockBytes: 100_000, maxBlockBytes: 3_333_333, speedLimitBytesPerSec: 1_234_567 };
+    const form = settingsToForm(settings);
+    expect(form.thresholdMb).toMatch(/^19\.0734872817993\d*$/);
+    expect(Number(form.thresholdMb) * 2 ** 20).toBe(20_000_001);
+    expect(Number(form.minBlockKb) * 1024).toBe(100_000);
+    expect(formToSettings(form).settings).toEqual(settings);
+    expect(formToSettings({ ...form, thresholdMb: '1' }).settings.thresholdBytes).toBe(1_048_576);
   });
 
   it('reads lists one entry per line, ignoring blank lines and spaces', () => {
@@ -73,10 +83,10 @@ describe('formToSettings errors', () => {
   const withForm = (change: Partial<FormValues>) => formToSettings({ ...settingsToForm(defaults()), ...change }).errors;
 
   it('speaks in the units of the field', () => {
-    expect(withForm({ thresholdMb: 'lots' })).toEqual([{ field: 'thresholdBytes', message: 'the size threshold must be a number of MB from 0 to 1000000000' }]);
-    expect(withForm({ minBlockKib: '10' })).toEqual([{ field: 'minBlockBytes', message: 'the smallest block size must be a number of KiB from 64 to 65536' }]);
-    expect(withForm({ speedLimitKbps: '1' })).toEqual([
-      { field: 'speedLimitBytesPerSec', message: 'the speed limit must be empty (no limit) or a number of kB/s from 1.024 to 1000000000' },
+    expect(withForm({ thresholdMb: 'lots' })).toEqual([{ field: 'thresholdBytes', message: 'Enter a number of MB from 0 to 953,674,316.' }]);
+    expect(withForm({ minBlockKb: '10' })).toEqual([{ field: 'minBlockBytes', message: 'Enter a number of KB from 64 to 65,536 for the smallest block.' }]);
+    expect(withForm({ speedLimitKbps: '0.5' })).toEqual([
+      { field: 'speedLimitBytesPerSec', message: 'Leave the speed limit empty (no limit) or enter a number of KB/s from 1 to 976,562,500.' },
     ]);
   });
 
@@ -86,7 +96,7 @@ describe('formToSettings errors', () => {
       { field: 'maxConcurrentJobs', message: 'concurrent downloads must be a whole number from 1 to 10' },
       { field: 'connectionsPerServer', message: 'connections per server must be a whole number from 1 to 6' },
     ]);
-    expect(withForm({ minBlockKib: '4096', maxBlockKib: '1024' })).toEqual([
+    expect(withForm({ minBlockKb: '4096', maxBlockKb: '1024' })).toEqual([
       { field: 'minBlockBytes', message: 'the smallest block size must not exceed the largest' },
     ]);
   });
@@ -118,7 +128,7 @@ describe('formToSettings errors', () => {
       ],
     });
     expect(errors).toEqual([
-      { field: 'mirrorRules.0.pattern', message: 'enter a URL pattern: a host and path prefix, like example.com/releases/' },
+      { field: 'mirrorRules.0.pattern', message: 'Enter a URL pattern: a host and path prefix, like example.com/releases/.' },
       { field: 'mirrorRules.0.mirrors', message: 'list at least one mirror prefix, like https://mirror.example.org/pub/' },
       { field: 'mirrorRules.1.mirrors.1', message: '"ftp://old.example.org/" is not an http:// or https:// URL prefix' },
     ]);
@@ -135,9 +145,9 @@ describe('controlOf / errorLine', () => {
   });
 
   it('names the field in the summary', () => {
-    expect(errorLine({ field: 'mirrorRules.1.pattern', message: 'bad' })).toBe('Mirror rule 2: bad');
-    expect(errorLine({ field: 'connectionsPerServer', message: 'too many' })).toBe('Most connections per server: too many');
-    expect(errorLine({ field: 'connectionsPerSite', message: 'a.example is listed twice' })).toBe('Connections per site: a.example is listed twice');
-    expect(errorLine({ field: '', message: 'settings must be a JSON object' })).toBe('Settings must be a JSON object');
+    expect(errorLine({ field: 'mirrorRules.1.pattern', message: 'bad' })).toBe('Mirror rule 2: Bad.');
+    expect(errorLine({ field: 'connectionsPerServer', message: 'too many' })).toBe('Most connections per server: Too many.');
+    expect(errorLine({ field: '', message: 'settings must be a JSON object' })).toBe('Settings must be a JSON object.');
+    expect(errorLine({ field: 'connectionsPerSite', message: 'a.example is listed twice' })).toBe('Connections per site: A.example is listed twice.');
   });
 });
