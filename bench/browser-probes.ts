@@ -58,7 +58,8 @@ export async function idbWriteMBps(arg: { total: number; variant: IdbVariant }):
 export async function sha256MBps(arg: { total: number }): Promise<{ wasm: number; subtleOneShot: number }> {
   const chunk = new Uint8Array(4 * 1024 * 1024);
   for (let i = 0; i < chunk.length; i += 65536) crypto.getRandomValues(chunk.subarray(i, i + 65536));
-  const hashwasm = (globalThis as unknown as { hashwasm: { createSHA256(): Promise<{ update(b: Uint8Array): void; digest(): string }> } }).hashwasm;
+  const hashwasm = (globalThis as unknown as { hashwasm: { createSHA256(): Promise<{ update(b: Uint8Array): void; digest(): string }> } })
+    .hashwasm;
   const hasher = await hashwasm.createSHA256();
   hasher.update(chunk); // compile and warm up
   let started = performance.now();

@@ -67,7 +67,12 @@ interface Launched {
 /** `extension`: the unpacked extension's folder, or undefined for the browser alone. */
 async function launchChromium(profileDir: string, extension: string | undefined): Promise<Launched & { context: BrowserContext }> {
   const flags = chromiumArgs(extension).filter((flag) => extension !== undefined || !flag.includes('extension'));
-  const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: flags, acceptDownloads: true });
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: flags,
+    acceptDownloads: true,
+  });
   const page = context.pages()[0] ?? (await context.newPage());
   const cdp = await context.newCDPSession(page);
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'default' } as never);
@@ -116,7 +121,7 @@ function rssOf(match: (args: string) => boolean): number {
 function rssOfTree(pid: number): number {
   const all = processes();
   const inTree = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (inTree.has(p.pid) || !inTree.has(p.ppid)) continue;
@@ -143,7 +148,8 @@ async function downloadOnce(browser: 'chromium' | 'firefox', extension: string |
   const mirror = await startMirror({ size: SIZE, seed: SEED, filename: FILENAME });
   const links = await startLinkPage([{ id: 'file', href: mirror.url, text: 'the file' }]);
   const profile = makeProfile();
-  const launched = browser === 'chromium' ? await launchChromium(profile.dir, extension) : await launchFirefox(profile.downloads, extension);
+  const launched =
+    browser === 'chromium' ? await launchChromium(profile.dir, extension) : await launchFirefox(profile.downloads, extension);
   let peak = 0;
   let lastByte = 0;
   let saveStart = 0;
@@ -191,7 +197,9 @@ async function downloads(): Promise<Record<string, unknown>> {
       stitch.push(await downloadOnce(browser, EXTENSION_DIR, expectedSha));
       if (BASELINE) baseline.push(await downloadOnce(browser, BASELINE, expectedSha));
       const last = (runs: Run[]) => `${runs.at(-1)!.seconds.toFixed(2)} s`;
-      console.log(`${browser} run ${run + 1}: alone ${last(alone)}, with Stitch ${last(stitch)}${BASELINE ? `, with the baseline build ${last(baseline)}` : ''}`);
+      console.log(
+        `${browser} run ${run + 1}: alone ${last(alone)}, with Stitch ${last(stitch)}${BASELINE ? `, with the baseline build ${last(baseline)}` : ''}`,
+      );
     }
     const summary = (runs: Run[]) => ({
       medianSeconds: round(median(runs.map((r) => r.seconds))),
@@ -203,7 +211,12 @@ async function downloads(): Promise<Record<string, unknown>> {
     const a = summary(alone);
     const s = summary(stitch);
     const b = BASELINE ? summary(baseline) : undefined;
-    results[browser] = { alone: a, stitch: s, ratio: round(s.medianSeconds / a.medianSeconds), ...(b && { baseline: b, baselineRatio: round(b.medianSeconds / a.medianSeconds) }) };
+    results[browser] = {
+      alone: a,
+      stitch: s,
+      ratio: round(s.medianSeconds / a.medianSeconds),
+      ...(b && { baseline: b, baselineRatio: round(b.medianSeconds / a.medianSeconds) }),
+    };
     console.log(`${browser}: ${JSON.stringify(results[browser])}`);
   }
   return results;
@@ -266,7 +279,11 @@ async function opfsOrigin(): Promise<{ url: string; server: Server }> {
 async function probeOpfs(page: Evaluator, origin: string): Promise<Record<string, number | string>> {
   const out: Record<string, number | string> = {};
   const record = 4 * MiB;
-  out['sync access handle in a worker'] = await evaluate(page, opfsSyncMBps, { total: PROBE_BYTES, record, workerUrl: `${origin}opfs-worker.js` })
+  out['sync access handle in a worker'] = await evaluate(page, opfsSyncMBps, {
+    total: PROBE_BYTES,
+    record,
+    workerUrl: `${origin}opfs-worker.js`,
+  })
     .then((x) => round(x, 0))
     .catch((error: unknown) => `failed: ${String(error)}`);
   out['createWritable in the page'] = await evaluate(page, opfsWritableMBps, { total: PROBE_BYTES, record })

@@ -72,7 +72,11 @@ export function stitchClient(capabilities = stitchCapabilities()): Client {
       ],
     }),
     readStats: capabilities.stats
-      ? (statsFile) => readFile(statsFile, 'utf8').then((text) => JSON.parse(text) as StitchStats, () => undefined)
+      ? (statsFile) =>
+          readFile(statsFile, 'utf8').then(
+            (text) => JSON.parse(text) as StitchStats,
+            () => undefined,
+          )
       : undefined,
   };
 }

@@ -21,7 +21,6 @@ import { waitForFile } from '../tests/e2e/support/files';
 import { firstFrameMs, playedTo, seekAndTime, seeksAndTime, type AnyPage } from '../tests/e2e/support/player';
 import { clip, LARGE_WEBM, SMALL_MP4, SMALL_WEBM, type Clip, type ClipRecipe } from '../tests/support/clips';
 
-
 interface Case {
   id: string;
   clip: ClipRecipe;
@@ -167,7 +166,11 @@ async function runOnce(c: Case, media: Clip, client: ClientName): Promise<Run> {
     const servers = await startServers(c, media, cleanup);
     const url = servers[0]!.url;
     if (client === 'chromium <video>') {
-      const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required'] });
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required'],
+      });
       cleanup(() => browser.close());
       const page = await browser.newPage();
       await page.goto(await referencePage(url, cleanup));
@@ -184,14 +187,19 @@ async function runOnce(c: Case, media: Clip, client: ClientName): Promise<Run> {
     } else {
       const downloads = mkdtempSync(join(tmpdir(), 'stitch-play-ff-'));
       cleanup(() => rmSync(downloads, { recursive: true, force: true }));
-      const browser = await launchFirefox(downloads, cleanup, { addonDir: addonWithReachablePlayer(cleanup), prefs: { 'media.autoplay.default': 0 } });
+      const browser = await launchFirefox(downloads, cleanup, {
+        addonDir: addonWithReachablePlayer(cleanup),
+        prefs: { 'media.autoplay.default': 0 },
+      });
       const page = await openAddonPage(browser, `player.html?url=${encodeURIComponent(url)}`, cleanup);
       await measurePlayback(page, run, t0);
       await checkFile(downloads, media, c, run, page);
     }
     servers.forEach((server, i) =>
       server.stats.requests.forEach((r) =>
-        run.timeline.push(`${r.startedAt - t0} server ${i + 1}: ${r.range ?? 'whole'} → ${r.bytesSent} B${r.aborted ? ', cut' : ''} in ${(r.endedAt ?? Date.now()) - r.startedAt} ms`),
+        run.timeline.push(
+          `${r.startedAt - t0} server ${i + 1}: ${r.range ?? 'whole'} → ${r.bytesSent} B${r.aborted ? ', cut' : ''} in ${(r.endedAt ?? Date.now()) - r.startedAt} ms`,
+        ),
       ),
     );
     run.timeline.sort((a, b) => parseInt(a) - parseInt(b));
@@ -200,7 +208,10 @@ async function runOnce(c: Case, media: Clip, client: ClientName): Promise<Run> {
   } catch (error) {
     run.errors.push(error instanceof Error ? error.message.split('\n')[0]! : String(error));
   } finally {
-    for (const step of undo.reverse()) await Promise.resolve().then(step).catch(() => {});
+    for (const step of undo.reverse())
+      await Promise.resolve()
+        .then(step)
+        .catch(() => {});
   }
   return run;
 }
@@ -225,13 +236,15 @@ function table(cases: Case[], clips: Map<string, Clip>, runs: Run[], clients: Cl
   const head = ['client', 'first frame', 'seek 80 %', 'back 30 %', '3 seeks', 'file', 'requests', 'over-fetch'];
   for (const c of cases) {
     const media = clips.get(c.clip.name)!;
-    const rate = Math.round((media.size / media.durationSeconds) * c.speed / 1000);
+    const rate = Math.round(((media.size / media.durationSeconds) * c.speed) / 1000);
     lines.push(
       '',
       `${c.id}: ${media.filename} (${(media.size / 1e6).toFixed(1)} MB, ${media.durationSeconds} s), ${c.servers} server(s) at ${c.speed}× its bitrate (${rate} kB/s each)`,
     );
     const rows = [head];
-    const ref = new Map(TIMES.map((t) => [t, median(runs.filter((r) => r.caseId === c.id && r.client === 'chromium <video>').map((r) => r[t]))]));
+    const ref = new Map(
+      TIMES.map((t) => [t, median(runs.filter((r) => r.caseId === c.id && r.client === 'chromium <video>').map((r) => r[t]))]),
+    );
     for (const client of clients) {
       const mine = runs.filter((r) => r.caseId === c.id && r.client === client);
       const cells = TIMES.map((t) => {
@@ -263,15 +276,22 @@ async function main(): Promise<void> {
         const run = await runOnce(c, clips.get(c.clip.name)!, client);
         runs.push(run);
         const times = TIMES.map((t) => `${t} ${run[t] === undefined ? '—' : Math.round(run[t])}`).join(', ');
-        console.error(`[${rep + 1}/${repeats}] ${c.id} ${client}: ${times}${run.file ? `, file ${run.file}` : ''}${run.errors.length ? ` (${run.errors.join('; ')})` : ''}`);
+        console.error(
+          `[${rep + 1}/${repeats}] ${c.id} ${client}: ${times}${run.file ? `, file ${run.file}` : ''}${run.errors.length ? ` (${run.errors.join('; ')})` : ''}`,
+        );
       }
     }
   }
-  console.log(`Playback: time from opening the page to the first frame, and from each seek until playing there (s, median of ${repeats} run(s))`);
+  console.log(
+    `Playback: time from opening the page to the first frame, and from each seek until playing there (s, median of ${repeats} run(s))`,
+  );
   console.log(table(cases, clips, runs, clients));
   const out = new URL('./results/play.json', import.meta.url);
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-  await writeFile(out, JSON.stringify({ at: new Date().toISOString(), chromium: CHROMIUM, clips: [...clips.values()], cases, runs }, null, 2));
+  await writeFile(
+    out,
+    JSON.stringify({ at: new Date().toISOString(), chromium: CHROMIUM, clips: [...clips.values()], cases, runs }, null, 2),
+  );
   console.log(`\nEvery run: ${out.pathname}`);
   if (runs.some((r) => r.file === 'WRONG FILE')) process.exitCode = 1;
 }

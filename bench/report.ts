@@ -69,9 +69,7 @@ export function summarize(scenarios: Scenario[], clients: string[], runs: Run[],
       if (mine.length === 0) continue;
       const exact = mine.filter((r) => r.outcome === 'exact');
       const seconds = spread(exact.map((r) => r.seconds));
-      const optimumSeconds = scenario.baseline
-        ? find(scenario.baseline, client)?.seconds?.median
-        : scenario.optimum?.(sizeOf(scenario));
+      const optimumSeconds = scenario.baseline ? find(scenario.baseline, client)?.seconds?.median : scenario.optimum?.(sizeOf(scenario));
       const outcomes: Record<Outcome, number> = { exact: 0, wrong: 0, failed: 0, timeout: 0 };
       for (const r of mine) outcomes[r.outcome]++;
       const rss = mine.flatMap((r) => (r.peakRssBytes === undefined ? [] : [r.peakRssBytes]));
@@ -121,7 +119,17 @@ function verdict(s: Summary): string {
 
 /** The terminal table: one block per scenario, one row per client. */
 export function table(scenarios: Scenario[], summaries: Summary[], sizeOf: (s: Scenario) => number): string {
-  const head = ['client', 'files', 'time s (min–max)', 'efficiency (min–max)', 'over-fetch', 'requests', 'most conns', 'peak RSS', 'time ÷'];
+  const head = [
+    'client',
+    'files',
+    'time s (min–max)',
+    'efficiency (min–max)',
+    'over-fetch',
+    'requests',
+    'most conns',
+    'peak RSS',
+    'time ÷',
+  ];
   const lines: string[] = [];
   for (const scenario of scenarios) {
     const rows = summaries.filter((s) => s.scenario === scenario.id);
@@ -179,7 +187,10 @@ export function chart(scenarios: Scenario[], clients: string[], summaries: Summa
   }
   clients.forEach((client, i) => {
     const x = left + i * 110;
-    out.push(`<rect x="${x}" y="48" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/>`, `<text x="${x + 14}" y="57">${escape(client)}</text>`);
+    out.push(
+      `<rect x="${x}" y="48" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/>`,
+      `<text x="${x + 14}" y="57">${escape(client)}</text>`,
+    );
   });
   const legend = left + clients.length * 110;
   out.push(`<line x1="${legend}" x2="${legend + 20}" y1="53" y2="53" stroke="#dc2626" stroke-dasharray="4 3" stroke-width="2"/>`);
@@ -192,23 +203,35 @@ export function chart(scenarios: Scenario[], clients: string[], summaries: Summa
       const e = s?.efficiency;
       if (!s) return;
       if (e) {
-        out.push(`<rect x="${x + 1}" y="${y(e.median)}" width="${bar - 2}" height="${y(0) - y(e.median)}" fill="${COLORS[i % COLORS.length]}"/>`);
+        out.push(
+          `<rect x="${x + 1}" y="${y(e.median)}" width="${bar - 2}" height="${y(0) - y(e.median)}" fill="${COLORS[i % COLORS.length]}"/>`,
+        );
         out.push(`<line x1="${x + bar / 2}" x2="${x + bar / 2}" y1="${y(e.max)}" y2="${y(e.min)}" stroke="#111"/>`);
-        out.push(`<text x="${x + bar / 2}" y="${y(e.max) - 4}" text-anchor="middle" font-size="8" transform="rotate(-90 ${x + bar / 2} ${y(e.max) - 4})" dx="12" dy="3">${e.median.toFixed(2)}</text>`);
+        out.push(
+          `<text x="${x + bar / 2}" y="${y(e.max) - 4}" text-anchor="middle" font-size="8" transform="rotate(-90 ${x + bar / 2} ${y(e.max) - 4})" dx="12" dy="3">${e.median.toFixed(2)}</text>`,
+        );
       }
       const bad = s.outcomes.wrong > 0 ? 'WRONG' : s.outcomes.exact === 0 ? (s.outcomes.timeout ? 'timeout' : 'failed') : '';
       if (bad) {
         const color = bad === 'WRONG' ? '#dc2626' : '#555';
-        out.push(`<text x="${x + bar / 2}" y="${y(0) - 6}" text-anchor="start" fill="${color}" font-weight="bold" transform="rotate(-90 ${x + bar / 2} ${y(0) - 6})" dy="4">${bad}</text>`);
+        out.push(
+          `<text x="${x + bar / 2}" y="${y(0) - 6}" text-anchor="start" fill="${color}" font-weight="bold" transform="rotate(-90 ${x + bar / 2} ${y(0) - 6})" dy="4">${bad}</text>`,
+        );
       }
     });
     if (scenario.target !== undefined) {
-      out.push(`<line x1="${x0 - 6}" x2="${x0 + clients.length * bar + 6}" y1="${y(scenario.target)}" y2="${y(scenario.target)}" stroke="#dc2626" stroke-dasharray="4 3" stroke-width="2"/>`);
+      out.push(
+        `<line x1="${x0 - 6}" x2="${x0 + clients.length * bar + 6}" y1="${y(scenario.target)}" y2="${y(scenario.target)}" stroke="#dc2626" stroke-dasharray="4 3" stroke-width="2"/>`,
+      );
     }
-    out.push(`<text x="${x0 + (clients.length * bar) / 2}" y="${height - bottom + 16}" text-anchor="middle">${escape(scenario.short)}</text>`);
+    out.push(
+      `<text x="${x0 + (clients.length * bar) / 2}" y="${height - bottom + 16}" text-anchor="middle">${escape(scenario.short)}</text>`,
+    );
   });
   out.push(`<line x1="${left}" x2="${width - right}" y1="${y(0)}" y2="${y(0)}" stroke="#111"/>`);
-  out.push(`<text x="${left}" y="${height - 12}" fill="#555">optimum: size ÷ Σ caps (3: caps while up; 6: the same client without resets); 7 must never give a wrong file</text>`);
+  out.push(
+    `<text x="${left}" y="${height - 12}" fill="#555">optimum: size ÷ Σ caps (3: caps while up; 6: the same client without resets); 7 must never give a wrong file</text>`,
+  );
   out.push('</svg>');
   return out.join('\n') + '\n';
 }

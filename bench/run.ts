@@ -64,12 +64,24 @@ async function runOnce(scenario: Scenario, client: Client, size: number, expecte
     let stuck: string[] = [];
     const openRequests = () => {
       const open = mirrors.flatMap((m, i) =>
-        m.stats.requests.filter((r) => r.endedAt === undefined).map((r) => `mirror ${i + 1} ${r.range ?? 'whole file'}: ${r.bytesSent} B sent, still open`),
+        m.stats.requests
+          .filter((r) => r.endedAt === undefined)
+          .map((r) => `mirror ${i + 1} ${r.range ?? 'whole file'}: ${r.bytesSent} B sent, still open`),
       );
       stuck = open.length > 0 ? open : ['no request open on any mirror'];
     };
-    const command = client.command(mirrors.map((m) => m.url), output, statsFile);
-    const measured = await measure(command, dir, timeoutMs(scenario, size), () => (stop = scenario.during?.(mirrors, size) ?? stop), openRequests);
+    const command = client.command(
+      mirrors.map((m) => m.url),
+      output,
+      statsFile,
+    );
+    const measured = await measure(
+      command,
+      dir,
+      timeoutMs(scenario, size),
+      () => (stop = scenario.during?.(mirrors, size) ?? stop),
+      openRequests,
+    );
     stop();
     await Promise.all(mirrors.map((m) => m.close()));
     const perMirror = mirrors.map((m) => ({
@@ -123,10 +135,13 @@ async function main(): Promise<void> {
   // Every client, curl too for the line-speed scenarios; each scenario names its own.
   const curl = curlClient();
   const everyClient = [...allClients(), curl];
-  const clientsOf = (s: Scenario) => everyClient.filter((c) => (s.clients ?? DEFAULT_CLIENTS).includes(c.name) || (s.withCurl === true && c === curl));
+  const clientsOf = (s: Scenario) =>
+    everyClient.filter((c) => (s.clients ?? DEFAULT_CLIENTS).includes(c.name) || (s.withCurl === true && c === curl));
   const clients = everyClient.filter((c) => scenarios.some((s) => clientsOf(s).includes(c)));
   const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));
-  console.log(`stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}${slowStart ? '' : ', no slow start'}`);
+  console.log(
+    `stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}${slowStart ? '' : ', no slow start'}`,
+  );
   for (const c of clients) console.log(`  ${c.name.padEnd(10)} ${c.description}`);
   const withCurl = scenarios.filter((s) => s.withCurl).map((s) => s.id);
   if (withCurl.length > 0) console.log(`  ${curl.name.padEnd(10)} ${curl.description}; in ${withCurl.join(', ')}`);

@@ -8,8 +8,23 @@ const root = resolve(import.meta.dirname, '..');
 const { version } = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8'));
 const webExt = resolve(root, 'node_modules/.bin/web-ext');
 for (const filename of [`stitch-${version}-chrome.zip`, `stitch-${version}-firefox.xpi`]) {
-  execFileSync(webExt, ['build', '--source-dir', 'dist/extension', '--artifacts-dir', 'dist/packages', '--filename', filename, '--overwrite-dest', '--ignore-files', '**/*.map'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    webExt,
+    [
+      'build',
+      '--source-dir',
+      'dist/extension',
+      '--artifacts-dir',
+      'dist/packages',
+      '--filename',
+      filename,
+      '--overwrite-dest',
+      '--ignore-files',
+      '**/*.map',
+    ],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
 }

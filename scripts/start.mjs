@@ -26,7 +26,13 @@ const vite = await createVite({ root, server: { middlewareMode: true }, appType:
 const { startMirror } = await vite.ssrLoadModule('/tests/support/mirror-server.ts');
 const MiB = 1024 * 1024;
 const large = await startMirror({ size: 512 * MiB, seed: 1, filename: 'large-demo.bin', rate: 40 * MiB });
-const flaky = await startMirror({ size: 64 * MiB, seed: 2, filename: 'resetting-server.bin', rate: 8 * MiB, faults: { resetAfterMs: 1000 } });
+const flaky = await startMirror({
+  size: 64 * MiB,
+  seed: 2,
+  filename: 'resetting-server.bin',
+  rate: 8 * MiB,
+  faults: { resetAfterMs: 1000 },
+});
 const mirrorA = await startMirror({ size: 128 * MiB, seed: 3, filename: 'mirrored.bin', rate: 6 * MiB });
 const mirrorB = await startMirror({ size: 128 * MiB, seed: 3, filename: 'mirrored.bin', rate: 6 * MiB });
 

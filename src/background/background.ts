@@ -105,8 +105,12 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     const download = downloadFromClick(click, mirrorsFor);
     if (download) void manager.then((m) => m.add(download));
     const leave = browserFromClick(click);
-    if (leave?.url) void bypass.browserDownload(api, leave.url).catch((error: unknown) => console.error('Stitch: the browser refused', error));
-    if (leave?.site) void bypass.leaveSite(leave.site).then(() => notices.add(`Downloads from ${leave.site} are left to the browser; change it under Excluded sites in the settings.`));
+    if (leave?.url)
+      void bypass.browserDownload(api, leave.url).catch((error: unknown) => console.error('Stitch: the browser refused', error));
+    if (leave?.site)
+      void bypass
+        .leaveSite(leave.site)
+        .then(() => notices.add(`Downloads from ${leave.site} are left to the browser; change it under Excluded sites in the settings.`));
     const player = playerFromClick(click);
     if (player) void api.tabs?.create(player).catch((error: unknown) => console.error('Stitch: could not open the player', error));
   });

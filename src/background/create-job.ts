@@ -25,7 +25,12 @@ export function createJob(store: DownloadStore, id: string, source: JobSource, s
 }
 
 /** Reopens a stored job; its URLs (mirrors included) are in the engine's stored state. */
-export function openJob(store: DownloadStore, id: string, source: Omit<JobSource, 'url' | 'mirrors'>, settings: Settings): Promise<DownloadJob | undefined> {
+export function openJob(
+  store: DownloadStore,
+  id: string,
+  source: Omit<JobSource, 'url' | 'mirrors'>,
+  settings: Settings,
+): Promise<DownloadJob | undefined> {
   return DownloadJob.open(store, id, engineOptions(source, settings));
 }
 

@@ -87,7 +87,13 @@ export class JobManager {
     const settings = this.deps.settings();
     const credentials = download.credentials ?? 'include';
     const cookieOrigins = credentials === 'include' ? cookieOriginsFor(download.url, settings.mirrorRules) : [];
-    const source: JobSource = { url: download.url, mirrors: download.mirrors ?? [], referrer: download.referrer, credentials, cookieOrigins };
+    const source: JobSource = {
+      url: download.url,
+      mirrors: download.mirrors ?? [],
+      referrer: download.referrer,
+      credentials,
+      cookieOrigins,
+    };
     const meta: JobMeta = {
       id,
       referrer: download.referrer,
@@ -122,7 +128,9 @@ export class JobManager {
 
   /** The newest job downloading `url` whose bytes are (or will be) stored, for the player. */
   findPlayable(url: string): JobView | undefined {
-    return this.views().find((view) => view.url === url && !this.entries.get(view.id)!.bytesFreed && view.state !== 'cancelled' && view.state !== 'failed');
+    return this.views().find(
+      (view) => view.url === url && !this.entries.get(view.id)!.bytesFreed && view.state !== 'cancelled' && view.state !== 'failed',
+    );
   }
 
   /** Where the job's players are, the most recently moved first (the engine fetches the bytes just ahead first). */
@@ -222,7 +230,14 @@ export class JobManager {
       entry.storedBytes = 0;
       await entry.job.relink(url, undefined);
     } else {
-      const verdict = await checkRelink({ store: this.deps.store, jobId: id, file, newUrl: url, options: entry.job.options, signal: AbortSignal.timeout(30_000) });
+      const verdict = await checkRelink({
+        store: this.deps.store,
+        jobId: id,
+        file,
+        newUrl: url,
+        options: entry.job.options,
+        signal: AbortSignal.timeout(30_000),
+      });
       if (!verdict.same) return { job: this.view(entry), mismatch: verdict.reason };
       await entry.job.relink(url, verdict.file);
     }
@@ -331,7 +346,11 @@ export class JobManager {
 
   private view(entry: Entry): JobView {
     const view = toJobView(entry.job.snapshot(), entry.meta, { storedBytes: entry.storedBytes, queued: this.queue.includes(entry.job.id) });
-    const playable = !entry.bytesFreed && view.state !== 'failed' && view.state !== 'cancelled' && mediaTypeOf(view.contentType, view.filename) !== undefined;
+    const playable =
+      !entry.bytesFreed &&
+      view.state !== 'failed' &&
+      view.state !== 'cancelled' &&
+      mediaTypeOf(view.contentType, view.filename) !== undefined;
     return playable ? { ...view, canPlay: true } : view;
   }
 

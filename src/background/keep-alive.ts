@@ -25,7 +25,9 @@ export class KeepAlive {
     }
     if (unfinished !== this.alarmSet) {
       this.alarmSet = unfinished;
-      void (unfinished ? this.api.alarms.create(RESTORE_ALARM, RESTORE_PERIOD_MINUTES) : this.api.alarms.clear(RESTORE_ALARM)).catch(() => {});
+      void (unfinished ? this.api.alarms.create(RESTORE_ALARM, RESTORE_PERIOD_MINUTES) : this.api.alarms.clear(RESTORE_ALARM)).catch(
+        () => {},
+      );
     }
   }
 

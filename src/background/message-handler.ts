@@ -115,7 +115,10 @@ async function handToBrowser(id: string, deps: HandlerDeps): Promise<ReplyOf<'ha
   return {};
 }
 
-function newDownload(request: { url: unknown; filename?: unknown; referrer?: unknown; saveAs?: unknown }, mirrorsFor: (url: string) => string[]): NewDownload {
+function newDownload(
+  request: { url: unknown; filename?: unknown; referrer?: unknown; saveAs?: unknown },
+  mirrorsFor: (url: string) => string[],
+): NewDownload {
   const url = requireHttpUrl(request.url);
   const filename = typeof request.filename === 'string' && request.filename.trim() !== '' ? request.filename.trim() : undefined;
   const referrer = typeof request.referrer === 'string' ? request.referrer : undefined;

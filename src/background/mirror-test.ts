@@ -20,7 +20,10 @@ export async function testMirrorRule(
   const mirrorUrls = mirrorUrlsFor(sampleUrl, [normal]);
   if (mirrorUrls.length === 0) throw new Error(`the sample URL does not match the pattern ${normal.pattern}`);
   const mirrorCredentials = normal.sendCookies ? 'include' : 'omit';
-  const [original, ...answers] = await Promise.all([probe(sampleUrl, 'include'), ...mirrorUrls.map((url) => probe(url, mirrorCredentials))]);
+  const [original, ...answers] = await Promise.all([
+    probe(sampleUrl, 'include'),
+    ...mirrorUrls.map((url) => probe(url, mirrorCredentials)),
+  ]);
   const originalResult = describe(sampleUrl, original, undefined);
   return {
     original: originalResult,

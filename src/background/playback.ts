@@ -202,7 +202,8 @@ export class PlaybackHub {
 
   private entry(jobId: string): Played {
     let played = this.played.get(jobId);
-    if (!played) this.played.set(jobId, (played = { ports: new Set(), cursors: new Map(), followers: 0, listeners: new Set(), watchGeneration: 0 }));
+    if (!played)
+      this.played.set(jobId, (played = { ports: new Set(), cursors: new Map(), followers: 0, listeners: new Set(), watchGeneration: 0 }));
     return played;
   }
 
@@ -231,7 +232,9 @@ export class PlaybackHub {
     });
     if (played.watchGeneration !== generation) return unwatch(); // nobody listens any more
     played.unwatch = unwatch;
-    const stored = await (await this.deps.store())
+    const stored = await (
+      await this.deps.store()
+    )
       .storedRanges(jobId)
       .then(normalizeRanges)
       .catch(() => []);
@@ -261,7 +264,10 @@ export class PlaybackHub {
     const ahead = aheadBytes(size, played.durationSeconds);
     const rate = bytesPerSecond(size, played.durationSeconds);
     const cursors = [...played.cursors.values()].sort((a, b) => b.movedAt - a.movedAt);
-    jobs.setPlayback(jobId, cursors.map((c) => ({ position: c.position, aheadBytes: ahead, ...(rate ? { bytesPerSecond: rate } : {}) })));
+    jobs.setPlayback(
+      jobId,
+      cursors.map((c) => ({ position: c.position, aheadBytes: ahead, ...(rate ? { bytesPerSecond: rate } : {}) })),
+    );
   }
 
   /** One post per turn of the event loop, however many ranges were stored in it. */

@@ -18,16 +18,28 @@ const PROBE_TIMEOUT_MS = 15_000;
  * cache, redirects checked as the job checks them): tells whether a re-request works and how
  * large the file is. The body is not read.
  */
-export async function probeUrl(url: string, init: { referrer?: string; credentials: RequestCredentials; fetch?: typeof fetch }): Promise<ProbeResult> {
+export async function probeUrl(
+  url: string,
+  init: { referrer?: string; credentials: RequestCredentials; fetch?: typeof fetch },
+): Promise<ProbeResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('no answer within 15 s')), PROBE_TIMEOUT_MS);
   try {
-    const fetcher = trustedFetch(init.fetch ?? fetch, { primaryUrl: url, credentials: init.credentials, credentialOrigins: [], referrer: init.referrer });
+    const fetcher = trustedFetch(init.fetch ?? fetch, {
+      primaryUrl: url,
+      credentials: init.credentials,
+      credentialOrigins: [],
+      referrer: init.referrer,
+    });
     const response = await fetcher(url, { headers: { Range: 'bytes=0-0' }, cache: 'no-store', signal: controller.signal });
     await response.body?.cancel().catch(() => {});
     const range = response.status === 206 ? parseContentRange(response.headers.get('content-range')) : undefined;
     const size =
-      range?.kind === 'bytes' ? range.total : response.status === 200 ? parseContentLength(response.headers.get('content-length')) : undefined;
+      range?.kind === 'bytes'
+        ? range.total
+        : response.status === 200
+          ? parseContentLength(response.headers.get('content-length'))
+          : undefined;
     return {
       status: response.status,
       statusText: response.statusText,

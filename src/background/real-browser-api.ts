@@ -60,7 +60,10 @@ export function realBrowserApi(): BrowserApi {
       onBeforeRequest: {
         // Observation only (no 'blocking'): which top-level and frame requests were POSTs.
         addListener: (listener) =>
-          browser.webRequest.onBeforeRequest.addListener(listener, { urls: ['http://*/*', 'https://*/*'], types: ['main_frame', 'sub_frame'] }),
+          browser.webRequest.onBeforeRequest.addListener(listener, {
+            urls: ['http://*/*', 'https://*/*'],
+            types: ['main_frame', 'sub_frame'],
+          }),
         removeListener: (listener) => browser.webRequest.onBeforeRequest.removeListener(listener),
       },
     },

@@ -89,9 +89,12 @@ export class ReferrerRules {
     } catch (error) {
       // One rule the browser refuses must not keep the others out: apply them one by one.
       if (addRules.length + removeRuleIds.length <= 1) throw error;
-      if (removeRuleIds.length > 0) await api.update({ removeRuleIds }).catch((e: unknown) => console.warn('Stitch: could not remove Referer rules', e));
+      if (removeRuleIds.length > 0)
+        await api.update({ removeRuleIds }).catch((e: unknown) => console.warn('Stitch: could not remove Referer rules', e));
       for (const rule of addRules) {
-        await api.update({ addRules: [rule] }).catch((e: unknown) => console.warn(`Stitch: could not add the Referer rule for ${rule.condition.urlFilter}`, e));
+        await api
+          .update({ addRules: [rule] })
+          .catch((e: unknown) => console.warn(`Stitch: could not add the Referer rule for ${rule.condition.urlFilter}`, e));
       }
     }
   }

@@ -1,4 +1,3 @@
-
 /**
  * What a media element's request for a job's stream URL asks for, and what to answer from the
  * bytes stored so far. Pure: the stream route does the I/O.
@@ -41,9 +40,7 @@ export function parseRangeHeader(header: string | null | undefined, size: number
  * With every byte "stored" it gives the status and range of the whole answer.
  */
 export type StreamAnswer =
-  | { kind: 'serve'; status: 200 | 206; start: number; end: number }
-  | { kind: 'wait'; start: number }
-  | { kind: 'unsatisfiable' };
+  { kind: 'serve'; status: 200 | 206; start: number; end: number } | { kind: 'wait'; start: number } | { kind: 'unsatisfiable' };
 
 export function answerRange(request: RangeRequest, size: number, stored: readonly ByteRange[], maxChunk: number): StreamAnswer {
   if (request.kind === 'unsatisfiable') return request;
@@ -74,5 +71,5 @@ export function answerHeaders(answer: StreamAnswer, size: number, contentType: s
   const length = String(answer.end - answer.start);
   if (answer.status === 200) return { ...common, 'Content-Length': length };
   return { ...common, 'Content-Range': `bytes ${answer.start}-${answer.end - 1}/${size}`, 'Content-Length': length };
-}import type { ByteRange } from '../engine';
-
+}
+import type { ByteRange } from '../engine';

@@ -48,7 +48,12 @@ export function takeoverCredentials(url: string, referrer: string | undefined): 
 }
 
 /** Second look, after asking the server for the first byte again (with `credentials`). */
-export function afterProbe(item: BrowserDownload, probe: ProbeResult, settings: Settings, credentials: JobCredentials = 'include'): Decision {
+export function afterProbe(
+  item: BrowserDownload,
+  probe: ProbeResult,
+  settings: Settings,
+  credentials: JobCredentials = 'include',
+): Decision {
   if ((probe.status === 401 || probe.status === 403) && credentials === 'omit') {
     return {
       take: false,
@@ -61,13 +66,20 @@ export function afterProbe(item: BrowserDownload, probe: ProbeResult, settings: 
       notice: `Left to the browser: the server refused to send the file again (${probe.status}${probe.statusText ? ` ${probe.statusText}` : ''}); it may be a one-time link`,
     };
   }
-  if (probe.status === 0) return { take: false, notice: `Left to the browser: asking the server again failed (${probe.error ?? 'no answer'})` };
+  if (probe.status === 0)
+    return { take: false, notice: `Left to the browser: asking the server again failed (${probe.error ?? 'no answer'})` };
   if (probe.status !== 200 && probe.status !== 206) {
-    return { take: false, notice: `Left to the browser: the server answered a second request with ${probe.status} ${probe.statusText}`.trim() };
+    return {
+      take: false,
+      notice: `Left to the browser: the server answered a second request with ${probe.status} ${probe.statusText}`.trim(),
+    };
   }
   const expected = item.totalBytes !== undefined && item.totalBytes > 0 ? item.totalBytes : undefined;
   if (expected !== undefined && probe.size !== undefined && probe.size !== expected) {
-    return { take: false, notice: `Left to the browser: a second request got a different file (${probe.size} bytes instead of ${expected})` };
+    return {
+      take: false,
+      notice: `Left to the browser: a second request got a different file (${probe.size} bytes instead of ${expected})`,
+    };
   }
   if (probe.contentType === 'text/html' && item.mime !== undefined && item.mime !== '' && !item.mime.includes('html')) {
     return { take: false, notice: 'Left to the browser: a second request got a web page instead of the file (a login or form page?)' };

@@ -40,9 +40,14 @@ export class Toolbar {
     if (before === undefined || before === job.state) return;
     const { notifyFailed, notifyCompleted } = this.choices();
     if (job.state === 'failed' && notifyFailed) {
-      this.notify(job.id, `Download failed: ${job.filename}`, `${capitalize(job.error ?? 'it stopped')}. Open Stitch to retry or remove it.`);
+      this.notify(
+        job.id,
+        `Download failed: ${job.filename}`,
+        `${capitalize(job.error ?? 'it stopped')}. Open Stitch to retry or remove it.`,
+      );
     }
-    if (job.state === 'saved' && notifyCompleted) this.notify(job.id, `Download complete: ${job.filename}`, 'Saved to your download folder.');
+    if (job.state === 'saved' && notifyCompleted)
+      this.notify(job.id, `Download complete: ${job.filename}`, 'Saved to your download folder.');
   }
 
   jobRemoved(id: string): void {
@@ -53,7 +58,11 @@ export class Toolbar {
 
   /** A short notice that Stitch took a browser download over (where to see it, how to undo). */
   tookOver(filename: string, id: string): void {
-    this.notify(`takeover:${id}`, `Stitch is downloading ${filename}`, 'Open Stitch to follow it, or to let the browser handle it instead.');
+    this.notify(
+      `takeover:${id}`,
+      `Stitch is downloading ${filename}`,
+      'Open Stitch to follow it, or to let the browser handle it instead.',
+    );
   }
 
   private notify(id: string, title: string, message: string): void {

@@ -67,7 +67,8 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
   if (!source) throw new Error('missing URL');
   if (rest.length > 0) throw new Error(`unexpected argument "${rest[0]}"`);
   const connections = optionalNumber(values.connections, '--connections', 1);
-  if (connections !== undefined && connections > MAX_CONNECTIONS_PER_SERVER) throw new Error(`--connections is at most ${MAX_CONNECTIONS_PER_SERVER}`);
+  if (connections !== undefined && connections > MAX_CONNECTIONS_PER_SERVER)
+    throw new Error(`--connections is at most ${MAX_CONNECTIONS_PER_SERVER}`);
   return {
     source,
     output: values.output,

@@ -60,7 +60,11 @@ async function download(command: GetCommand, target: Target): Promise<number> {
     log(command, `stitch: resuming ${id}`);
     if (JSON.stringify(job.state.expected) !== JSON.stringify(target.expected)) await job.setExpected(target.expected);
   }
-  job ??= await DownloadJob.create(store, { id, url: target.url, mirrors: target.mirrors, hints: target.hints, expected: target.expected }, defined);
+  job ??= await DownloadJob.create(
+    store,
+    { id, url: target.url, mirrors: target.mirrors, hints: target.hints, expected: target.expected },
+    defined,
+  );
 
   const started = Date.now();
   const show = progressPrinter(command);
@@ -82,7 +86,14 @@ async function download(command: GetCommand, target: Target): Promise<number> {
   }
 }
 
-async function finish(command: GetCommand, store: FileStore, job: DownloadJob, result: JobSnapshot, wanted: string, started: number): Promise<number> {
+async function finish(
+  command: GetCommand,
+  store: FileStore,
+  job: DownloadJob,
+  result: JobSnapshot,
+  wanted: string,
+  started: number,
+): Promise<number> {
   if (result.status === 'complete') {
     const path = command.output ? wanted : unusedPath(wanted);
     await mkdir(dirname(path), { recursive: true });

@@ -82,7 +82,10 @@ function toResponse(message: IncomingMessage, url: URL, method: string, signal: 
 
 /** The body with its content codings undone, last applied first (as fetch does; unknown ones stay). */
 function decoded(message: IncomingMessage, encoding: string | null): Readable {
-  const codings = (encoding ?? '').split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '' && c !== 'identity');
+  const codings = (encoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
   let stream: Readable = message;
   for (const coding of codings.reverse()) {
     const decoder = DECODERS[coding]?.();

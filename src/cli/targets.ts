@@ -65,7 +65,8 @@ export function targetId(target: Target): string {
 
 async function readMetalink(source: string): Promise<MetalinkFile[]> {
   if (/^https?:\/\//i.test(source)) return fetchMetalink(source, fetch);
-  if ((await stat(source)).size > METALINK_LIMITS.maxBytes) throw new Error(`${source} is larger than ${formatBytes(METALINK_LIMITS.maxBytes)}`);
+  if ((await stat(source)).size > METALINK_LIMITS.maxBytes)
+    throw new Error(`${source} is larger than ${formatBytes(METALINK_LIMITS.maxBytes)}`);
   const parsed = parseMetalink(await readFile(source, 'utf8'));
   if ('error' in parsed) throw new Error(`${source} is not a valid Metalink file: ${parsed.error}`);
   return parsed.files;

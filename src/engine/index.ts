@@ -6,7 +6,14 @@ export { DownloadError, type DownloadErrorCode } from './errors';
 export { formatBytes } from './format-bytes';
 export { isHttpUrl, parseHttpUrl } from './http/http-url';
 export { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER } from './limits';
-export { DEFAULT_OPTIONS, type Clock, type EngineDependencies, type EngineOptions, type EngineTunables, type RequestContext } from './options';
+export {
+  DEFAULT_OPTIONS,
+  type Clock,
+  type EngineDependencies,
+  type EngineOptions,
+  type EngineTunables,
+  type RequestContext,
+} from './options';
 export { trustedFetch } from './http/request-trust';
 export { countryOfLocale, type SourceHint } from './sources/hrw';
 export type { RemoteFile } from './remote-file';

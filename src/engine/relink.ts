@@ -45,11 +45,15 @@ export async function checkRelink(check: RelinkCheck): Promise<RelinkVerdict> {
     const range = facts.contentRange;
     const size = range?.kind === 'bytes' ? range.total : undefined;
     if (size !== file.size) {
-      return { same: false, reason: `the new address serves ${size === undefined ? 'a file of unknown size' : formatBytes(size)}, not the ${formatBytes(file.size)} of this download` };
+      return {
+        same: false,
+        reason: `the new address serves ${size === undefined ? 'a file of unknown size' : formatBytes(size)}, not the ${formatBytes(file.size)} of this download`,
+      };
     }
     const next: RemoteFile = { ...file, etag: facts.etag, lastModified: facts.lastModified };
     const validators = validatorVerdict(file, facts);
-    if (validators === 'differ') return { same: false, reason: 'the new address serves another version of the file (its ETag or date differs)' };
+    if (validators === 'differ')
+      return { same: false, reason: 'the new address serves another version of the file (its ETag or date differs)' };
     if (validators === 'same' || stored.length === 0) return { same: true, file: next };
   } finally {
     await probe.close();

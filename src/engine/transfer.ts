@@ -91,7 +91,6 @@ async function attemptOnce(host: TransferHost, ask: Ask, storedBytes: number, si
   }
 }
 
-
 /** Checks the response; returns where its body goes, or undefined when it is not to be used. */
 async function acceptResponse(
   host: TransferHost,

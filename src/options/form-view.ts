@@ -52,16 +52,28 @@ export class OptionsForm {
       siteConnections: new Field(listInput('setting-connections-per-site', 'downloads.example.com 1'), t('fieldSiteConnections'), {
         hint: t('hintSiteConnections', formatCount(connectionsPerServer.min), formatCount(connectionsPerServer.max)),
       }),
-      minBlockKb: new Field(numberInput('setting-min-block-kib', { min: blockBytes.min / KB, max: blockBytes.max / KB, step: 1 }), t('fieldMinBlock'), {
-        unit: 'KB',
-      }),
-      maxBlockKb: new Field(numberInput('setting-max-block-kib', { min: blockBytes.min / KB, max: blockBytes.max / KB, step: 1 }), t('fieldMaxBlock'), {
-        unit: 'KB',
-      }),
-      speedLimitKbps: new Field(numberInput('setting-speed-limit-kbps', { min: 0, step: 'any', placeholder: t('noLimit') }), t('fieldSpeedLimit'), {
-        unit: 'KB/s',
-        hint: t('hintSpeedLimit', formatCount(KB)),
-      }),
+      minBlockKb: new Field(
+        numberInput('setting-min-block-kib', { min: blockBytes.min / KB, max: blockBytes.max / KB, step: 1 }),
+        t('fieldMinBlock'),
+        {
+          unit: 'KB',
+        },
+      ),
+      maxBlockKb: new Field(
+        numberInput('setting-max-block-kib', { min: blockBytes.min / KB, max: blockBytes.max / KB, step: 1 }),
+        t('fieldMaxBlock'),
+        {
+          unit: 'KB',
+        },
+      ),
+      speedLimitKbps: new Field(
+        numberInput('setting-speed-limit-kbps', { min: 0, step: 'any', placeholder: t('noLimit') }),
+        t('fieldSpeedLimit'),
+        {
+          unit: 'KB/s',
+          hint: t('hintSpeedLimit', formatCount(KB)),
+        },
+      ),
       notifyFailed: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-notify-failed' }), t('fieldNotifyFailed'), {
         checkbox: true,
       }),
@@ -174,9 +186,11 @@ export class OptionsForm {
 
   /** The error key of the control an event came from. */
   private keyOf(target: EventTarget | null): string | undefined {
-    for (const [name, field] of Object.entries(this.fields)) if (field.control === target) return SETTING_OF[name as keyof typeof SETTING_OF];
+    for (const [name, field] of Object.entries(this.fields))
+      if (field.control === target) return SETTING_OF[name as keyof typeof SETTING_OF];
     for (let i = 0; i < this.rules.count; i++) {
-      for (const part of ['pattern', 'mirrors'] as const) if (this.rules.field(i, part)?.control === target) return `mirrorRules.${i}.${part}`;
+      for (const part of ['pattern', 'mirrors'] as const)
+        if (this.rules.field(i, part)?.control === target) return `mirrorRules.${i}.${part}`;
     }
     return undefined;
   }
@@ -200,10 +214,5 @@ const SETTING_OF = {
 
 function section(name: string, title: string, ...fields: (Field<Control> | HTMLElement)[]): HTMLElement {
   const id = `section-${name}`;
-  return h(
-    'section',
-    { 'aria-labelledby': id },
-    h('h2', { id }, title),
-    ...fields.map((f) => (f instanceof Field ? f.element : f)),
-  );
+  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...fields.map((f) => (f instanceof Field ? f.element : f)));
 }

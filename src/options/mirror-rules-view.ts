@@ -92,12 +92,23 @@ class RuleRow {
     onRemove: () => void,
   ) {
     this.pattern = new Field(
-      h('input', { type: 'text', spellcheck: 'false', 'data-testid': 'mirror-rule-pattern', placeholder: 'example.com/releases/', value: values.pattern }),
+      h('input', {
+        type: 'text',
+        spellcheck: 'false',
+        'data-testid': 'mirror-rule-pattern',
+        placeholder: 'example.com/releases/',
+        value: values.pattern,
+      }),
       t('fieldPattern'),
       { hint: t('hintPattern') },
     );
     this.mirrors = new Field(
-      h('textarea', { rows: 3, spellcheck: 'false', 'data-testid': 'mirror-rule-mirrors', placeholder: 'https://mirror.example.org/pub/releases/' }),
+      h('textarea', {
+        rows: 3,
+        spellcheck: 'false',
+        'data-testid': 'mirror-rule-mirrors',
+        placeholder: 'https://mirror.example.org/pub/releases/',
+      }),
       t('fieldMirrors'),
       { hint: t('hintMirrors') },
     );
@@ -113,7 +124,13 @@ class RuleRow {
     this.passQuery.control.checked = values.passQuery;
     this.sendCookies.control.checked = values.sendCookies;
     this.sample = new Field(
-      h('input', { type: 'url', spellcheck: 'false', 'data-testid': 'mirror-rule-sample-url', placeholder: 'https://example.com/releases/file.iso', value: values.sampleUrl }),
+      h('input', {
+        type: 'url',
+        spellcheck: 'false',
+        'data-testid': 'mirror-rule-sample-url',
+        placeholder: 'https://example.com/releases/file.iso',
+        value: values.sampleUrl,
+      }),
       t('fieldSampleUrl'),
     );
     this.testButton.addEventListener('click', () => void this.test());

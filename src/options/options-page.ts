@@ -24,7 +24,12 @@ export class OptionsPage {
   private readonly saveButton = h('button', { type: 'submit', class: 'primary', 'data-testid': 'settings-save' }, t('save'));
   /** Changes in the form that are not stored yet. */
   private unsaved = false;
-  private readonly importInput = h('input', { type: 'file', accept: '.json,application/json', class: 'visually-hidden', 'data-testid': 'settings-import' });
+  private readonly importInput = h('input', {
+    type: 'file',
+    accept: '.json,application/json',
+    class: 'visually-hidden',
+    'data-testid': 'settings-import',
+  });
 
   constructor(
     root: HTMLElement,
@@ -37,7 +42,11 @@ export class OptionsPage {
         this.setStatus(t('statusUnsaved'), 'pending');
       },
     );
-    const exportButton = h('button', { type: 'button', 'data-testid': 'settings-export', onclick: () => void this.export() }, t('exportSettings'));
+    const exportButton = h(
+      'button',
+      { type: 'button', 'data-testid': 'settings-export', onclick: () => void this.export() },
+      t('exportSettings'),
+    );
     const resetButton = h('button', { type: 'button', 'data-testid': 'settings-reset', onclick: () => this.reset() }, t('resetSettings'));
     this.importInput.addEventListener('change', () => void this.import());
     this.banner.hidden = true;
@@ -50,13 +59,7 @@ export class OptionsPage {
         { class: 'bar' },
         this.saveButton,
         this.status,
-        h(
-          'div',
-          { class: 'bar-end' },
-          exportButton,
-          h('label', { class: 'button' }, this.importInput, t('importSettings')),
-          resetButton,
-        ),
+        h('div', { class: 'bar-end' }, exportButton, h('label', { class: 'button' }, this.importInput, t('importSettings')), resetButton),
       ),
     );
     this.form.element.addEventListener('submit', (event) => {
@@ -104,7 +107,12 @@ export class OptionsPage {
     this.saveButton.disabled = true;
     try {
       const reply = await this.call({ type: 'set-settings', settings });
-      this.form.write(settingsToForm(reply.settings, values.rules.map((r) => r.sampleUrl)));
+      this.form.write(
+        settingsToForm(
+          reply.settings,
+          values.rules.map((r) => r.sampleUrl),
+        ),
+      );
       this.showSummary([]);
       this.unsaved = false;
       this.setStatus(t('statusSaved'), 'ok');

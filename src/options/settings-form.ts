@@ -181,7 +181,10 @@ function sortByForm(errors: SettingsError[]): SettingsError[] {
     return i < 0 ? FIELD_ORDER.length : i;
   };
   // Stable sort: entries of one list (excludedTypes.0, .1, rules) keep their order.
-  return errors.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e.field) - rank(b.e.field) || a.i - b.i).map(({ e }) => e);
+  return errors
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => rank(a.e.field) - rank(b.e.field) || a.i - b.i)
+    .map(({ e }) => e);
 }
 
 /**

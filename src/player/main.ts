@@ -17,10 +17,14 @@ async function start(): Promise<void> {
   if (!chrome?.runtime?.id) return page.say(NOT_CONNECTED, 'error');
   // Loaded lazily: the polyfill throws on import outside an extension.
   const { default: browser } = await import('webextension-polyfill');
-  await runPlayer(page, {
-    send: (message) => browser.runtime.sendMessage(message),
-    connect: () => browser.runtime.connect({ name: PLAYER_PORT }),
-  }, query);
+  await runPlayer(
+    page,
+    {
+      send: (message) => browser.runtime.sendMessage(message),
+      connect: () => browser.runtime.connect({ name: PLAYER_PORT }),
+    },
+    query,
+  );
 }
 
 void start();

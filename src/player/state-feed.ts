@@ -24,10 +24,14 @@ export class StateFeed {
     return new Promise((resolve, reject) => {
       const waiter = { test, resolve };
       this.waiters.add(waiter);
-      signal?.addEventListener('abort', () => {
-        this.waiters.delete(waiter);
-        reject(signal.reason);
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.waiters.delete(waiter);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
   }
 }

@@ -33,10 +33,15 @@ export class StoredBar {
       return;
     }
     this.segments.replaceChildren(
-      ...stored.map((r) => h('div', { class: 'segment', style: `left:${(r.start / size) * 100}%;width:${((r.end - r.start) / size) * 100}%` })),
+      ...stored.map((r) =>
+        h('div', { class: 'segment', style: `left:${(r.start / size) * 100}%;width:${((r.end - r.start) / size) * 100}%` }),
+      ),
     );
     const percent = formatPercent(total, size);
-    const label = stored.length > 1 ? t('storedShareParts', percent, formatSize(size), formatCount(stored.length)) : t('storedShare', percent, formatSize(size));
+    const label =
+      stored.length > 1
+        ? t('storedShareParts', percent, formatSize(size), formatCount(stored.length))
+        : t('storedShare', percent, formatSize(size));
     this.element.setAttribute('aria-label', label);
   }
 

@@ -6,7 +6,8 @@ import { MirrorBar } from './mirror-bar';
 import { plural, sentence, t } from '../pages-shared/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
-export type RowAction = 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
+export type RowAction =
+  'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
 
 /** Gives the job a new URL; resolves with why the stored bytes cannot be kept, if so. */
 export type Relinker = (job: JobView, url: string, startOver: boolean) => Promise<string | undefined>;
@@ -105,7 +106,12 @@ export class JobRow {
   private readonly filename = h('span', { class: 'filename', 'data-testid': 'job-filename' });
   private readonly state = h('span', { class: 'state', 'data-testid': 'job-state' });
   /** Host and date; pressed, it shows the whole URL (a tooltip alone is out of a keyboard's reach). */
-  private readonly origin = h('button', { type: 'button', class: 'job-origin link muted', 'data-testid': 'job-origin', 'aria-expanded': 'false' });
+  private readonly origin = h('button', {
+    type: 'button',
+    class: 'job-origin link muted',
+    'data-testid': 'job-origin',
+    'aria-expanded': 'false',
+  });
   private readonly fullUrl = h('p', { class: 'job-url', 'data-testid': 'job-url' });
   private readonly retry = h('p', { class: 'job-retry', 'data-testid': 'job-retrying' });
   private readonly progress = h('progress', { 'data-testid': 'job-progress' });
@@ -233,7 +239,11 @@ export class JobRow {
 
   /** Opens the player (not a background action: the popup opens the page itself). */
   private playButton(job: JobView): HTMLButtonElement {
-    const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'job-play', 'aria-label': `${t('actionPlay')} ${job.filename}` }, t('actionPlay'));
+    const button = h(
+      'button',
+      { type: 'button', class: 'primary', 'data-testid': 'job-play', 'aria-label': `${t('actionPlay')} ${job.filename}` },
+      t('actionPlay'),
+    );
     button.addEventListener('click', () => this.openPlayer(this.job));
     return button;
   }

@@ -42,7 +42,9 @@ export function stateClass(job: JobView): string {
 export function retryText(job: JobView): string {
   if (!job.retrying) return '';
   const { reason, attempts } = job.retrying;
-  return reason ? plural(attempts, 'retryAnsweredOne', 'retryAnsweredOther', reason) : plural(attempts, 'retrySilentOne', 'retrySilentOther');
+  return reason
+    ? plural(attempts, 'retryAnsweredOne', 'retryAnsweredOther', reason)
+    : plural(attempts, 'retrySilentOne', 'retrySilentOther');
 }
 
 /** `https://mirror.example.org:8080/pub/file.iso` → `mirror.example.org:8080`, inside any text. */

@@ -14,7 +14,11 @@ async function start(): Promise<void> {
     openDownload: connection?.openDownload,
   });
   if (!connection) return;
-  const stop = openLivePort(connection.connect, (message) => page.apply(message), (status) => page.setStatus(status));
+  const stop = openLivePort(
+    connection.connect,
+    (message) => page.apply(message),
+    (status) => page.setStatus(status),
+  );
   addEventListener('pagehide', stop);
 }
 

@@ -58,7 +58,9 @@ export class PopupPage {
     'data-testid': 'job-filter',
   });
   private readonly bypassNext = this.pageButton('bypass-next', t('bypassNext'), () => void this.toggleBypass());
-  private readonly notices = new NoticeList(() => void this.run('failedDismissNotices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()));
+  private readonly notices = new NoticeList(
+    () => void this.run('failedDismissNotices', bareRequest('dismiss-notices')).then((reply) => reply && this.dismissed()),
+  );
   private readonly jobs = new JobList(
     (action, job, button) => void this.act(action, job, button),
     (job, url, startOver) => this.relink(job, url, startOver),
@@ -82,11 +84,21 @@ export class PopupPage {
         'header',
         {},
         h('div', { class: 'title-row' }, h('h1', {}, t('extName')), this.summary, settings),
-        h('div', { class: 'toolbar', role: 'group', 'aria-label': t('allDownloads') }, this.pauseAll, this.resumeAll, this.clearFinished, this.bypassNext),
+        h(
+          'div',
+          { class: 'toolbar', role: 'group', 'aria-label': t('allDownloads') },
+          this.pauseAll,
+          this.resumeAll,
+          this.clearFinished,
+          this.bypassNext,
+        ),
         this.filter,
       ),
       this.banner,
-      addUrlForm((url, saveAs) => this.addUrl(url, saveAs), (message) => announce(this.live, message)),
+      addUrlForm(
+        (url, saveAs) => this.addUrl(url, saveAs),
+        (message) => announce(this.live, message),
+      ),
       this.actionError,
       this.notices.element,
       this.jobs.element,
@@ -118,7 +130,8 @@ export class PopupPage {
     if (message.type === 'notice') {
       announce(this.live, noticeText(message.notice.message));
       // A download left to the browser may have used up the bypass: show its state again.
-      if (this.bypassNext.getAttribute('aria-pressed') === 'true') void this.run('failedReadBypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
+      if (this.bypassNext.getAttribute('aria-pressed') === 'true')
+        void this.run('failedReadBypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
     }
     this.render();
   }
@@ -129,9 +142,11 @@ export class PopupPage {
     this.banner.hidden = text === '';
     const enabled = status !== 'not-connected';
     if (!enabled) this.phase = 'offline';
-    this.root().querySelectorAll<HTMLButtonElement | HTMLInputElement>('.add-url input, .add-url button').forEach((el) => {
-      el.disabled = !enabled;
-    });
+    this.root()
+      .querySelectorAll<HTMLButtonElement | HTMLInputElement>('.add-url input, .add-url button')
+      .forEach((el) => {
+        el.disabled = !enabled;
+      });
     this.render();
   }
 
@@ -146,7 +161,10 @@ export class PopupPage {
     this.resumeAll.disabled = !can.resumeAll;
     this.clearFinished.disabled = !can.clearFinished;
     const { running, rate } = summary(jobs);
-    setText(this.summary, running === 0 ? '' : `${t('downloadingSummary', formatCount(running))}${rate > 0 ? ` · ${formatRate(rate)}` : ''}`);
+    setText(
+      this.summary,
+      running === 0 ? '' : `${t('downloadingSummary', formatCount(running))}${rate > 0 ? ` · ${formatRate(rate)}` : ''}`,
+    );
   }
 
   private root(): HTMLElement {
@@ -163,7 +181,10 @@ export class PopupPage {
     button.setAttribute('aria-disabled', 'true');
     try {
       // Before any await, so the browser still sees the user's click.
-      const opening = action === 'open' && this.deps.openDownload && job.savedDownloadId !== undefined ? this.deps.openDownload(job.savedDownloadId) : undefined;
+      const opening =
+        action === 'open' && this.deps.openDownload && job.savedDownloadId !== undefined
+          ? this.deps.openDownload(job.savedDownloadId)
+          : undefined;
       if (opening) {
         await opening;
       } else if (action === 'hand-back') {
@@ -182,7 +203,10 @@ export class PopupPage {
         const updated = (reply as { job?: JobView }).job;
         if (updated) this.apply({ type: 'job', job: updated });
         if (action === 'cancel' && updated?.undoUntil !== undefined) {
-          announce(this.live, t('saidUndoable', stateLabel(updated), job.filename, formatCount(Math.round((updated.undoUntil - Date.now()) / 1000))));
+          announce(
+            this.live,
+            t('saidUndoable', stateLabel(updated), job.filename, formatCount(Math.round((updated.undoUntil - Date.now()) / 1000))),
+          );
         }
       }
       this.showActionError('');
@@ -208,7 +232,12 @@ export class PopupPage {
   private async all(action: 'pause' | 'resume'): Promise<void> {
     const reply = await this.run(action === 'pause' ? 'failedPauseAll' : 'failedResumeAll', { type: 'all-action', action });
     if (!reply) return;
-    announce(this.live, action === 'pause' ? plural(reply.affected, 'saidPausedOne', 'saidPausedOther') : plural(reply.affected, 'saidResumedOne', 'saidResumedOther'));
+    announce(
+      this.live,
+      action === 'pause'
+        ? plural(reply.affected, 'saidPausedOne', 'saidPausedOther')
+        : plural(reply.affected, 'saidResumedOne', 'saidResumedOther'),
+    );
   }
 
   private async toggleBypass(): Promise<void> {

@@ -26,7 +26,8 @@ function matchRule(url: string, rules: readonly MirrorRule[]): { rule: MirrorRul
   if (!parsed) return undefined;
   for (const rule of rules) {
     const pattern = parsePattern(rule.pattern);
-    if (pattern && pattern.host === parsed.host && parsed.pathname.startsWith(pattern.pathPrefix)) return { rule, parsed, pathPrefix: pattern.pathPrefix };
+    if (pattern && pattern.host === parsed.host && parsed.pathname.startsWith(pattern.pathPrefix))
+      return { rule, parsed, pathPrefix: pattern.pathPrefix };
   }
   return undefined;
 }

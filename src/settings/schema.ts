@@ -31,7 +31,10 @@ interface Bounds {
 
 /** A whole number within `bounds`; one message for every way of missing it. */
 function wholeNumber(bounds: Bounds, message: string) {
-  return v.pipe(v.number(message), v.check((n) => isWholeNumberWithin(n, bounds), message));
+  return v.pipe(
+    v.number(message),
+    v.check((n) => isWholeNumberWithin(n, bounds), message),
+  );
 }
 
 function isWholeNumberWithin(n: unknown, bounds: Bounds): n is number {
@@ -84,7 +87,13 @@ const MIRROR_RULE = v.pipe(
      * Host (with port if not the default) and path prefix, no scheme: `example.com/releases/`.
      * A URL matches when its host equals the host and its path starts with the path prefix.
      */
-    pattern: v.optional(v.pipe(v.string(patternMessage), v.check((p) => parsePattern(p) !== undefined, patternMessage)), ''),
+    pattern: v.optional(
+      v.pipe(
+        v.string(patternMessage),
+        v.check((p) => parsePattern(p) !== undefined, patternMessage),
+      ),
+      '',
+    ),
     /** Absolute http(s) URL prefixes; the part of the URL after the pattern is appended. */
     mirrors: v.optional(
       v.pipe(
@@ -109,7 +118,10 @@ const speedLimitMessage = `the speed limit must be empty (no limit) or a whole n
  * check with the words shown to the user. `parseSettings` and `validateSettings` both read it.
  */
 const FIELDS = v.object({
-  version: v.optional(v.literal(1, (issue) => `unknown settings version ${String(issue.input)}; expected 1`), 1),
+  version: v.optional(
+    v.literal(1, (issue) => `unknown settings version ${String(issue.input)}; expected 1`),
+    1,
+  ),
   /** Take over browser downloads at all. */
   takeover: v.optional(v.boolean('take-over must be on or off (true or false)'), true),
   /** Downloads of at least this many bytes (or of unknown size) are taken over. */
@@ -302,13 +314,17 @@ function cleanSiteConnections(value: unknown): Record<string, number> {
  * (the first of a host given twice wins). Shared by the schema and the options page's text field.
  */
 export function readSiteConnections(entries: Iterable<readonly [string, unknown]>): { sites: Map<string, number>; problems: string[] } {
-  const { connectionsPerServer: bounds, connectionsPerSite: { max } } = LIMITS;
+  const {
+    connectionsPerServer: bounds,
+    connectionsPerSite: { max },
+  } = LIMITS;
   const sites = new Map<string, number>();
   const problems: string[] = [];
   for (const [key, count] of entries) {
     const host = normalizeSite(key);
     if (host === undefined) problems.push(`"${key}" is not a host name like example.com`);
-    else if (!isWholeNumberWithin(count, bounds)) problems.push(`for ${host}, the most connections must be a whole number from ${bounds.min} to ${bounds.max}`);
+    else if (!isWholeNumberWithin(count, bounds))
+      problems.push(`for ${host}, the most connections must be a whole number from ${bounds.min} to ${bounds.max}`);
     else if (sites.has(host)) problems.push(`${host} is listed twice`);
     else sites.set(host, count);
   }

@@ -74,7 +74,7 @@ export class FileStore implements DownloadStore {
       });
     }
     const handle = await this.dataHandle(jobId, job);
-    for (let done = 0; done < data.length; ) {
+    for (let done = 0; done < data.length;) {
       const { bytesWritten } = await handle.write(data, done, data.length - done, offset + done);
       if (bytesWritten <= 0) throw new Error(`Short write to ${this.dataPath(jobId)}`);
       done += bytesWritten;
@@ -106,10 +106,10 @@ export class FileStore implements DownloadStore {
     if (gap) throw new Error(`Job ${jobId}: byte ${Math.max(gap.start, start)} is not stored`);
     if (start === end) return;
     const handle = await this.dataHandle(jobId, job);
-    for (let pos = start; pos < end; ) {
+    for (let pos = start; pos < end;) {
       // A fresh buffer per chunk: the consumer may keep it.
       const chunk = new Uint8Array(Math.min(this.blockSize, end - pos));
-      for (let filled = 0; filled < chunk.length; ) {
+      for (let filled = 0; filled < chunk.length;) {
         const { bytesRead } = await handle.read(chunk, filled, chunk.length - filled, pos + filled);
         if (bytesRead <= 0) throw new Error(`${this.dataPath(jobId)} ends before byte ${pos + filled}`);
         filled += bytesRead;
@@ -177,7 +177,9 @@ export class FileStore implements DownloadStore {
       } else if (code === 'ENOENT' && job.ranges.length === 0) {
         // An empty file never got a data file; a link in its place is replaced, not followed.
         await fs.rm(finalPath, { force: true });
-        await fs.writeFile(finalPath, new Uint8Array(0), { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW });
+        await fs.writeFile(finalPath, new Uint8Array(0), {
+          flag: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        });
       } else {
         throw error;
       }
@@ -426,7 +428,8 @@ async function openOwnFile(path: string, flags: number, create = true): Promise<
   try {
     handle = await fs.open(path, flags | constants.O_NOFOLLOW | (create ? constants.O_CREAT : 0));
   } catch (error) {
-    if (codeOf(error) === 'ELOOP') throw new Error(`${path} is a symbolic link, which Stitch did not make: remove it and try again`, { cause: error });
+    if (codeOf(error) === 'ELOOP')
+      throw new Error(`${path} is a symbolic link, which Stitch did not make: remove it and try again`, { cause: error });
     throw error;
   }
   const stats = await handle.stat();

@@ -167,8 +167,12 @@ export class IdbStore implements DownloadStore {
     const tx = this.db.transaction(['blocks', 'jobs'], 'readwrite');
     // A failed request aborts the transaction: tx.done reports it, so the requests' own
     // rejections are only silenced.
-    tx.objectStore('blocks').delete(jobKeys(jobId)).catch(() => {});
-    tx.objectStore('jobs').delete(jobId).catch(() => {});
+    tx.objectStore('blocks')
+      .delete(jobKeys(jobId))
+      .catch(() => {});
+    tx.objectStore('jobs')
+      .delete(jobId)
+      .catch(() => {});
     await tx.done;
   }
 
@@ -202,7 +206,7 @@ export class IdbStore implements DownloadStore {
   /** The pieces of [start, end), each record found by itself: right whatever the records' layout. */
   private async locatePieces(jobId: string, start: number, end: number): Promise<Piece[]> {
     const pieces: Piece[] = [];
-    for (let pos = start; pos < end; ) {
+    for (let pos = start; pos < end;) {
       const block = await this.locate(jobId, pos);
       const pieceEnd = Math.min(end, block.offset + block.length);
       pieces.push({ value: block.value, from: pos - block.offset, to: pieceEnd - block.offset });
@@ -217,9 +221,7 @@ export class IdbStore implements DownloadStore {
     const from = pos - block.offset;
     const to = pieceEnd - block.offset;
     const bytes =
-      block.value instanceof Blob
-        ? new Uint8Array(await block.value.slice(from, to).arrayBuffer())
-        : block.value.subarray(from, to);
+      block.value instanceof Blob ? new Uint8Array(await block.value.slice(from, to).arrayBuffer()) : block.value.subarray(from, to);
     return { bytes, end: pieceEnd };
   }
 

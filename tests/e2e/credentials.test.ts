@@ -85,7 +85,14 @@ test('the target of a redirect to another site gets no cookies', async () => {
 /** A link to `file` on a page of `pageHost`, clicked; the browser's download is taken over and saved. */
 async function clickThrough(pageHost: string, seed: number): Promise<Mirror> {
   const size = 24 * MiB;
-  const file = await mirror({ size, seed, filename: `${pageHost}.bin`, rate: 12 * MiB, faults: { resetAfterMs: 1000 }, setCookie: session('session') });
+  const file = await mirror({
+    size,
+    seed,
+    filename: `${pageHost}.bin`,
+    rate: 12 * MiB,
+    faults: { resetAfterMs: 1000 },
+    setCookie: session('session'),
+  });
   const page = new URL('downloads/page.html', await linkPage([{ id: 'file', href: file.url, text: 'file' }]));
   page.hostname = pageHost; // the link page answers any path, on any name of the loopback
   const p = profile();

@@ -17,7 +17,14 @@ test('Firefox: the add-on takes over a download and saves the exact bytes', asyn
   const size = 24 * MiB;
   const seed = 77;
   // Hotlink protection: 403 without the Referer of a page on localhost (another site than the file's).
-  const server = await mirror({ size, seed, filename: 'firefox.bin', rate: 12 * MiB, faults: { resetAfterMs: 1000 }, requireReferer: /^http:\/\/localhost:\d+\// });
+  const server = await mirror({
+    size,
+    seed,
+    filename: 'firefox.bin',
+    rate: 12 * MiB,
+    faults: { resetAfterMs: 1000 },
+    requireReferer: /^http:\/\/localhost:\d+\//,
+  });
   const page = new URL('downloads/page.html', await linkPage([{ id: 'f', href: server.url, text: 'file' }]));
   page.hostname = 'localhost';
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));

@@ -132,7 +132,12 @@ async function popupWithJobs() {
   const rule = { pattern: `127.0.0.1:${running.port}/`, mirrors: [`${liar.origin}/`, `${helper.origin}/`] };
   expect((await request(popup, { type: 'set-settings', settings: { ...settings, mirrorRules: [rule] } })).ok).toBe(true);
   const add = async (url: string) => (await request(popup, { type: 'add-url', url })).value!.job.id;
-  const ids = { saved: await add(saved.url), failed: await add(failed.url), paused: await add(paused.url), running: await add(running.url) };
+  const ids = {
+    saved: await add(saved.url),
+    failed: await add(failed.url),
+    paused: await add(paused.url),
+    running: await add(running.url),
+  };
   const row = (id: string) => popup.locator(`[data-job-id="${id}"]`);
   await expect.poll(() => row(ids.paused).getAttribute('data-state'), { timeout: 20_000 }).toBe('running');
   await request(popup, { type: 'job-action', action: 'pause', id: ids.paused });
@@ -167,7 +172,9 @@ test('the popup at 400×600: the name on disk, Open, no sideways overflow, focus
   await expect.poll(() => popup.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 }).toBe('job-pause');
   expect(await popup.evaluate(() => document.activeElement?.closest('[data-job-id]')?.getAttribute('data-job-id'))).toBe(ids.paused);
   await popup.keyboard.press('Enter');
-  await expect.poll(() => popup.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 }).toBe('job-resume');
+  await expect
+    .poll(() => popup.evaluate(() => document.activeElement?.getAttribute('data-testid')), { timeout: 10_000 })
+    .toBe('job-resume');
   await popup.evaluate(() => {
     (document.activeElement as HTMLElement | null)?.blur();
     document.querySelector('.jobs')?.scrollTo(0, 0);
@@ -207,7 +214,9 @@ test('options and player pages pass axe in light and dark', async () => {
   // player.html?url= on a file that is not media: the download it started is stopped, not left running.
   const notMedia = await mirror({ size: 64 * MiB, seed: 40, filename: 'archive.zip', contentType: 'application/zip', rate: 2 * MiB });
   const started = await extensionPage(browser, `player.html?url=${encodeURIComponent(notMedia.url)}`);
-  await expect.poll(() => started.getByTestId('player-message').textContent(), { timeout: 20_000 }).toMatch(/not audio or video.*stopped the download/);
+  await expect
+    .poll(() => started.getByTestId('player-message').textContent(), { timeout: 20_000 })
+    .toMatch(/not audio or video.*stopped the download/);
   const jobs = (await request(options, { type: 'list-jobs' })).value!.jobs as { url: string; state: string; undoUntil?: number }[];
   expect(jobs.find((j) => j.url === notMedia.url)).toMatchObject({ state: 'paused', undoUntil: expect.any(Number) });
   const sent = notMedia.stats.bytesSent;
@@ -296,7 +305,10 @@ test('a new link continues a paused job from the stored bytes, fetching none of 
     const [, from, to] = /bytes=(\d+)-(\d*)/.exec(r.range ?? '') ?? [];
     const start = Number(from ?? 0);
     const end = to ? Number(to) + 1 : size;
-    expect(ranges.filter((s) => s.start < end && start < s.end), r.range).toEqual([]);
+    expect(
+      ranges.filter((s) => s.start < end && start < s.end),
+      r.range,
+    ).toEqual([]);
   }
   expect(renewed.stats.bytesSent).toBeLessThanOrEqual(size - stored + 1); // + the one probe byte
 });

@@ -39,8 +39,12 @@ async function playWhileDownloading(run: Playthrough): Promise<string> {
   const downloaded = () => server.stats.bytesSent / size;
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
-  const browser = await launchFirefox(downloads, onCleanup, { addonDir: addonWithReachablePlayer(onCleanup), prefs: { 'media.autoplay.default': 0 } });
-  const page = (player: Page) => player.evaluate(() => `${document.body.innerText} currentTime ${document.querySelector('video')?.currentTime}`).catch(String);
+  const browser = await launchFirefox(downloads, onCleanup, {
+    addonDir: addonWithReachablePlayer(onCleanup),
+    prefs: { 'media.autoplay.default': 0 },
+  });
+  const page = (player: Page) =>
+    player.evaluate(() => `${document.body.innerText} currentTime ${document.querySelector('video')?.currentTime}`).catch(String);
 
   const t0 = Date.now();
   const player = await openAddonPage(browser, `player.html?url=${encodeURIComponent(server.url)}`, onCleanup);
@@ -58,10 +62,12 @@ async function playWhileDownloading(run: Playthrough): Promise<string> {
   await player.evaluate((t) => {
     document.querySelector('video')!.currentTime = t;
   }, run.seekTo);
-  await until('playing after the seek', async () => (await currentTime(player)) > run.seekTo + 0.3, 30_000, 100).catch(async (error: unknown) => {
-    console.log(await page(player));
-    throw error;
-  });
+  await until('playing after the seek', async () => (await currentTime(player)) > run.seekTo + 0.3, 30_000, 100).catch(
+    async (error: unknown) => {
+      console.log(await page(player));
+      throw error;
+    },
+  );
   const seekMs = Date.now() - seekStart;
   const atSeekPlayed = downloaded();
   if (run.seekBeforeEnd) expect(atSeekPlayed).toBeLessThan(1);

@@ -31,7 +31,9 @@ test('Chromium: a small clip at twice its bitrate plays within 8 s of a seek to 
 
   const seek = await seekAndTime(player, 0.8, 30_000);
   const requests = server.stats.requests.map((r) => `${r.range ?? 'whole'} (${r.bytesSent} B)`).join(', ');
-  console.log(`seek to 80 % asked at ${Math.round(atSeek * 100)} % downloaded, playing after ${Math.round(seek.ms)} ms; requests: ${requests}`);
+  console.log(
+    `seek to 80 % asked at ${Math.round(atSeek * 100)} % downloaded, playing after ${Math.round(seek.ms)} ms; requests: ${requests}`,
+  );
   expect(seek.ms).toBeLessThan(8000);
 
   const saved = await waitForFile(p.downloads, media.filename, media.size, 90_000);

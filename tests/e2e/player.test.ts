@@ -13,7 +13,13 @@ test('Chromium: a video plays long before its download completes, seeks ahead, a
   const video = videoFixture();
   const size = video.bytes.length;
   const bitrate = size / video.durationSeconds;
-  const server = await mirror({ size, body: video.bytes, contentType: 'video/webm', filename: 'progressive.webm', rate: Math.round(bitrate * 1.3) });
+  const server = await mirror({
+    size,
+    body: video.bytes,
+    contentType: 'video/webm',
+    filename: 'progressive.webm',
+    rate: Math.round(bitrate * 1.3),
+  });
   const p = profile();
   const browser = await browserWith(p);
   const downloaded = () => server.stats.bytesSent / size;

@@ -15,7 +15,14 @@ test('a download from a server that requires the page as Referer is taken over a
   const seed = 53;
   // The page is on another site (localhost) than the file (127.0.0.1), under a path of its own.
   const pageReferer = /^http:\/\/localhost:\d+\//;
-  const server = await mirror({ size, seed, filename: 'protected.bin', rate: 12 * MiB, faults: { resetAfterMs: 1000 }, requireReferer: pageReferer });
+  const server = await mirror({
+    size,
+    seed,
+    filename: 'protected.bin',
+    rate: 12 * MiB,
+    faults: { resetAfterMs: 1000 },
+    requireReferer: pageReferer,
+  });
   const page = new URL('downloads/page.html', await linkPage([{ id: 'file', href: server.url, text: 'protected file' }]));
   page.hostname = 'localhost'; // the link page answers any path, on any name of the loopback
   const p = profile();
@@ -39,13 +46,20 @@ test('a download from a server that requires the page as Referer is taken over a
   for (const r of log) expect(r.referer, r.range ?? 'the browser').toBe(`${page.origin}/`);
 
   const ui = await extensionPage(browser, 'offscreen/offscreen.html');
-  const jobs = await until('the job to be saved', async () => {
-    const reply = await request(ui, { type: 'list-jobs' });
-    return reply.value?.jobs[0]?.state === 'saved' ? reply.value.jobs : undefined;
-  }, 10_000);
+  const jobs = await until(
+    'the job to be saved',
+    async () => {
+      const reply = await request(ui, { type: 'list-jobs' });
+      return reply.value?.jobs[0]?.state === 'saved' ? reply.value.jobs : undefined;
+    },
+    10_000,
+  );
   expect(jobs).toHaveLength(1);
   expect(jobs[0]).toMatchObject({ filename: 'protected.bin', size, url: server.url });
   // The job is done: its rule is gone.
-  const sessionRules = () => ui.evaluate(() => (chrome as unknown as { declarativeNetRequest: { getSessionRules(): Promise<unknown[]> } }).declarativeNetRequest.getSessionRules());
+  const sessionRules = () =>
+    ui.evaluate(() =>
+      (chrome as unknown as { declarativeNetRequest: { getSessionRules(): Promise<unknown[]> } }).declarativeNetRequest.getSessionRules(),
+    );
   await until('no session rule left', async () => (await sessionRules()).length === 0, 10_000);
 });

@@ -40,10 +40,14 @@ test('a link click is taken over from a server resetting every second and saved 
   expect(mirror.stats.requests.some((r) => r.aborted)).toBe(true);
 
   const ui = await extensionPage(browser, 'offscreen/offscreen.html');
-  const list = await until('the job to be saved', async () => {
-    const reply = await request(ui, { type: 'list-jobs' });
-    return reply.value?.jobs[0]?.state === 'saved' ? reply.value.jobs : undefined;
-  }, 10_000);
+  const list = await until(
+    'the job to be saved',
+    async () => {
+      const reply = await request(ui, { type: 'list-jobs' });
+      return reply.value?.jobs[0]?.state === 'saved' ? reply.value.jobs : undefined;
+    },
+    10_000,
+  );
   expect(list).toHaveLength(1);
   expect(list[0]).toMatchObject({ filename: 'big file.bin', size, received: size, url: mirror.url });
 });

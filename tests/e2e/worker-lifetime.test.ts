@@ -31,15 +31,23 @@ test('a throttled download over 60 s completes with no debugger attached', { tim
 
   const profile = makeProfile();
   onCleanup(() => profile.remove());
-  const chrome = spawn(CHROMIUM, ['--headless', `--user-data-dir=${profile.dir}`, ...chromiumArgs(), pageUrl], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const chrome = spawn(CHROMIUM, ['--headless', `--user-data-dir=${profile.dir}`, ...chromiumArgs(), pageUrl], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let browserLog = '';
   chrome.stderr.on('data', (d: Buffer) => (browserLog = (browserLog + d.toString()).slice(-4000)));
-  onCleanup(() => new Promise((done) => (chrome.exitCode !== null ? done(undefined) : (chrome.once('exit', done), chrome.kill('SIGTERM')))));
+  onCleanup(
+    () => new Promise((done) => (chrome.exitCode !== null ? done(undefined) : (chrome.once('exit', done), chrome.kill('SIGTERM')))),
+  );
 
   const saved = await waitForFile(profile.downloads, 'slow.bin', size, 130_000).catch((error: unknown) => {
-    const log = server.stats.requests.map((r) => `${r.range ?? 'whole'} ${r.status} sent=${r.bytesSent} aborted=${r.aborted} ${r.startedAt}-${r.endedAt ?? ''}`);
+    const log = server.stats.requests.map(
+      (r) => `${r.range ?? 'whole'} ${r.status} sent=${r.bytesSent} aborted=${r.aborted} ${r.startedAt}-${r.endedAt ?? ''}`,
+    );
     const exit = chrome.exitCode === null ? 'still running' : `exited with ${chrome.exitCode}`;
-    throw new Error(`${String(error)}\npage loaded ${pageHits} time(s); browser ${exit}\nserver log:\n${log.join('\n')}\nbrowser stderr:\n${browserLog}`);
+    throw new Error(
+      `${String(error)}\npage loaded ${pageHits} time(s); browser ${exit}\nserver log:\n${log.join('\n')}\nbrowser stderr:\n${browserLog}`,
+    );
   });
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
   const body = server.stats.requests.filter((r) => r.range !== 'bytes=0-0' && r.bytesSent > 1 * MiB);

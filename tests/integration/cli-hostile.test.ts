@@ -40,7 +40,10 @@ async function mirror(options: MirrorOptions): Promise<Mirror> {
   return m;
 }
 
-const sha256 = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
+const sha256 = async (path: string) =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -96,7 +99,7 @@ describe('stitch get against hostile servers', () => {
     expect(result.stderr).not.toContain('Symbol');
   });
 
-  it('ignores a Content-Disposition of 16,000 dots (the most Node takes) and saves under the URL\'s name', async () => {
+  it("ignores a Content-Disposition of 16,000 dots (the most Node takes) and saves under the URL's name", async () => {
     const m = await mirror({
       size: 100_000,
       seed: 89,
@@ -145,7 +148,9 @@ describe('stitch get against hostile servers', () => {
     m.dropConnections();
     const result = await run.done;
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/stitch: failed: .*404.*\nstitch: the [\d.]+ MB received are kept; run the same command again to retry\n$/);
+    expect(result.stderr).toMatch(
+      /stitch: failed: .*404.*\nstitch: the [\d.]+ MB received are kept; run the same command again to retry\n$/,
+    );
   });
 });
 
@@ -160,7 +165,9 @@ describe('stitch get FILE.meta4 with hostile names', () => {
     const saved = ['ssh/authorized_keys', 'profile', '_CON', 'sub/trail', 'bidigpj.exe', `${'n'.repeat(196)}.bin`];
     const sha = await contentSha256(87, 50_000);
     for (const name of saved) expect(await sha256(join(dir, name)), name).toBe(sha);
-    expect((await readdir(dir)).sort()).toEqual(['_CON', 'bidigpj.exe', 'f.meta4', 'profile', 'ssh', 'sub', `${'n'.repeat(196)}.bin`].sort());
+    expect((await readdir(dir)).sort()).toEqual(
+      ['_CON', 'bidigpj.exe', 'f.meta4', 'profile', 'ssh', 'sub', `${'n'.repeat(196)}.bin`].sort(),
+    );
   });
 });
 
@@ -168,8 +175,16 @@ describe('stitch get with links planted in the output folder', () => {
   const precious = 'precious\n';
 
   it.each([
-    ['a symbolic link', 'out.bin.stitch-part', /out\.bin\.stitch-part is a symbolic link, which Stitch did not make: remove it and try again/],
-    ['a symbolic link', 'out.bin.stitch-state', /out\.bin\.stitch-state is a symbolic link, which Stitch did not make: remove it and try again/],
+    [
+      'a symbolic link',
+      'out.bin.stitch-part',
+      /out\.bin\.stitch-part is a symbolic link, which Stitch did not make: remove it and try again/,
+    ],
+    [
+      'a symbolic link',
+      'out.bin.stitch-state',
+      /out\.bin\.stitch-state is a symbolic link, which Stitch did not make: remove it and try again/,
+    ],
     ['a hard link', 'out.bin.stitch-part', /out\.bin\.stitch-part has other names \(a hard link\), which Stitch did not make/],
     ['a hard link', 'out.bin.stitch-state', /out\.bin\.stitch-state has other names \(a hard link\), which Stitch did not make/],
   ])('never writes through %s named %s', async (kind, name, message) => {
@@ -187,7 +202,7 @@ describe('stitch get with links planted in the output folder', () => {
     await expect(lstat(join(dir, 'out.bin'))).rejects.toThrow(/ENOENT/);
   });
 
-  it('saves beside a dangling link that has the file\'s name instead of replacing it', async () => {
+  it("saves beside a dangling link that has the file's name instead of replacing it", async () => {
     await symlink(join(outside, 'new'), join(dir, 'data.bin'));
     const m = await mirror({ size: 100_000, seed: 85, filename: 'data.bin' });
     const result = await stitch(['get', m.url]);

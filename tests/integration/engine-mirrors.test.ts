@@ -8,7 +8,12 @@ const bed = useTestBed();
 const start = bed.mirrors;
 
 function download(ms: Mirror[], options: Parameters<typeof runEngine>[1] = {}, onJob?: Parameters<typeof runEngine>[2]) {
-  return bed.download(ms[0]!.url, options, onJob, ms.slice(1).map((m) => m.url));
+  return bed.download(
+    ms[0]!.url,
+    options,
+    onJob,
+    ms.slice(1).map((m) => m.url),
+  );
 }
 
 const sent = (ms: Mirror[]) => ms.reduce((sum, m) => sum + m.stats.bytesSent, 0);
@@ -24,7 +29,9 @@ describe('several mirrors at once', () => {
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(31, size));
     const optimum = size / rates.reduce((a, b) => a + b);
-    console.log(`4 mirrors 1/2/4/8 MiB/s, ${size / MiB} MiB: ${seconds.toFixed(2)} s, efficiency ${(optimum / seconds).toFixed(2)}, over-fetch ${(sent(ms) / size).toFixed(3)}`);
+    console.log(
+      `4 mirrors 1/2/4/8 MiB/s, ${size / MiB} MiB: ${seconds.toFixed(2)} s, efficiency ${(optimum / seconds).toFixed(2)}, over-fetch ${(sent(ms) / size).toFixed(3)}`,
+    );
     // The fastest mirror serves the most, the slowest the least; every mirror helps.
     const shares = ms.map((m) => m.stats.bytesSent);
     expect(shares[3]).toBeGreaterThan(shares[0]!);
@@ -115,7 +122,10 @@ describe('several mirrors at once', () => {
 
   it('duplicates the last slow blocks on a fast mirror (end game) with bounded over-fetch', async () => {
     const size = 8 * MiB;
-    const ms = await start([{ size, seed: 45, rate: 16 * MiB }, { size, seed: 45, rate: 256 * 1024 }]);
+    const ms = await start([
+      { size, seed: 45, rate: 16 * MiB },
+      { size, seed: 45, rate: 256 * 1024 },
+    ]);
     const t0 = Date.now();
     const run = await download(ms);
     const seconds = (Date.now() - t0) / 1000;
@@ -129,7 +139,10 @@ describe('several mirrors at once', () => {
 
   it('drops a mirror whose copy changes mid-download (its If-Range no longer matches)', async () => {
     const size = 8 * MiB;
-    const ms = await start([{ size, seed: 46, rate: 4 * MiB }, { size, seed: 46, rate: 4 * MiB }]);
+    const ms = await start([
+      { size, seed: 46, rate: 4 * MiB },
+      { size, seed: 46, rate: 4 * MiB },
+    ]);
     let changed = false;
     const run = await download(ms, {}, (job) =>
       job.on('progress', (p) => {
@@ -149,7 +162,10 @@ describe('several mirrors at once', () => {
 
   it('re-requests a block past its deadline on another mirror, with at most two copies', async () => {
     const size = 12 * MiB;
-    const ms = await start([{ size, seed: 48, rate: 6 * MiB }, { size, seed: 48, rate: 6 * MiB }]);
+    const ms = await start([
+      { size, seed: 48, rate: 6 * MiB },
+      { size, seed: 48, rate: 6 * MiB },
+    ]);
     let slowed = false;
     const t0 = Date.now();
     const run = await download(ms, {}, (job) =>
@@ -206,7 +222,6 @@ describe('several mirrors at once', () => {
     for (const unused of order.slice(3)) expect(unused.stats.requests).toHaveLength(0);
   });
 });
-
 
 describe('a far primary and near mirrors', () => {
   it('starts the near mirrors before the far primary answers, checking them when it does', async () => {

@@ -32,7 +32,9 @@ describe('streaming priority', () => {
     const total = Date.now() - t0;
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(80, size));
-    console.log(`window at 12 MiB stored after ${times.ahead} ms, the seek back to 4 MiB after ${times.seek} ms more, whole file ${total} ms`);
+    console.log(
+      `window at 12 MiB stored after ${times.ahead} ms, the seek back to 4 MiB after ${times.seek} ms more, whole file ${total} ms`,
+    );
     // 1 MiB at 4 MiB/s takes 0.25 s plus the first round trips; the whole file 4 s.
     expect(times.ahead).toBeLessThan(1200);
     expect(times.seek).toBeLessThan(1200);

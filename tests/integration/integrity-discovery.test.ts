@@ -37,7 +37,9 @@ describe('digests', () => {
     const run = await download(m.url);
     expect(run.result.status).toBe('failed');
     expect(run.result.error?.code).toBe('verify');
-    expect(run.result.error?.message).toMatch(/SHA-256 is [0-9a-f]{64}, but the server announced [0-9a-f]{64}; the downloaded bytes were discarded/);
+    expect(run.result.error?.message).toMatch(
+      /SHA-256 is [0-9a-f]{64}, but the server announced [0-9a-f]{64}; the downloaded bytes were discarded/,
+    );
     expect(await run.store.storedRanges('job')).toEqual([]);
   });
 
@@ -158,7 +160,10 @@ describe('stitch get FILE.meta4', () => {
     await writeFile(join(dir, 'files.meta4'), xml);
     const result = await runStitch(['get', 'files.meta4'], dir);
     expect(result.code, result.stderr).toBe(0);
-    const hash = async (p: string) => createHash('sha256').update(await import('node:fs/promises').then((fs) => fs.readFile(p))).digest('hex');
+    const hash = async (p: string) =>
+      createHash('sha256')
+        .update(await import('node:fs/promises').then((fs) => fs.readFile(p)))
+        .digest('hex');
     expect(await hash(join(dir, 'one.bin'))).toBe(shas[0]);
     expect(await hash(join(dir, 'sub/two.bin'))).toBe(shas[1]);
     expect(servers[1]!.stats.bytesSent).toBeGreaterThan(0);
@@ -190,7 +195,11 @@ describe('piece hashes', () => {
   const pieceHashes = (seed: number) => {
     const hashes: string[] = [];
     for (let start = 0; start < size; start += pieceLength) {
-      hashes.push(createHash('sha256').update(contentBytes(seed, start, Math.min(size, start + pieceLength))).digest('hex'));
+      hashes.push(
+        createHash('sha256')
+          .update(contentBytes(seed, start, Math.min(size, start + pieceLength)))
+          .digest('hex'),
+      );
     }
     return hashes;
   };

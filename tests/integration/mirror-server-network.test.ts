@@ -34,7 +34,9 @@ function get(url: string, agent: Agent, range?: string) {
     const req = request(url, { agent, headers: range ? { Range: range } : {} }, (res) => {
       let bytes = 0;
       res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], bytes, ms: performance.now() - t0 }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], bytes, ms: performance.now() - t0 }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -390,7 +390,11 @@ describe('mirror faults', () => {
 
 describe('sessions and redirects', () => {
   it('sets its session cookie at /set-cookie, records the Cookie of each request, and redirects when told', async () => {
-    const m = await mirror({ size: 10, setCookie: 'session=1; Path=/; SameSite=Strict; HttpOnly', redirect: { location: 'http://127.0.0.1:9/elsewhere' } });
+    const m = await mirror({
+      size: 10,
+      setCookie: 'session=1; Path=/; SameSite=Strict; HttpOnly',
+      redirect: { location: 'http://127.0.0.1:9/elsewhere' },
+    });
     const signIn = await get(`${m.origin}/set-cookie`);
     expect(signIn.res.headers.get('set-cookie')).toBe('session=1; Path=/; SameSite=Strict; HttpOnly');
     const moved = await get(m.url, { Cookie: 'session=1' }, { redirect: 'manual' });

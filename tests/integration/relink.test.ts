@@ -54,7 +54,10 @@ describe('checkRelink', () => {
     const old = await bed.mirror({ size: SIZE, seed: 61 });
     const other = await bed.mirror({ size: SIZE + 1, seed: 61, etag: null, lastModified: null });
     const { store, file } = await storedJob(old);
-    expect(await check(store, file, other.url)).toEqual({ same: false, reason: expect.stringMatching(/^the new address serves 4\.19 MB, not the 4\.19 MB of this download$/) });
+    expect(await check(store, file, other.url)).toEqual({
+      same: false,
+      reason: expect.stringMatching(/^the new address serves 4\.19 MB, not the 4\.19 MB of this download$/),
+    });
   });
 
   it('refuses another version: the same size with another ETag', async () => {
@@ -70,7 +73,11 @@ describe('checkRelink', () => {
     const other = await bed.mirror({ size: SIZE, seed: 62, etag: null, lastModified: null });
     const { store, file } = await storedJob(old);
     expect(await check(store, file, same.url)).toMatchObject({ same: true });
-    expect(same.stats.requests.map((r) => r.range)).toEqual([`bytes=${STORED}-${STORED}`, `bytes=0-65535`, `bytes=${STORED - 65536}-${STORED - 1}`]);
+    expect(same.stats.requests.map((r) => r.range)).toEqual([
+      `bytes=${STORED}-${STORED}`,
+      `bytes=0-65535`,
+      `bytes=${STORED - 65536}-${STORED - 1}`,
+    ]);
     expect(await check(store, file, other.url)).toEqual({ same: false, reason: expect.stringMatching(/other bytes at 0 B/) });
   });
 
@@ -78,6 +85,9 @@ describe('checkRelink', () => {
     const old = await bed.mirror({ size: SIZE, seed: 61 });
     const whole = await bed.mirror({ size: SIZE, seed: 61, faults: { acceptRangesNone: true } });
     const { store, file } = await storedJob(old);
-    expect(await check(store, file, whole.url)).toEqual({ same: false, reason: expect.stringMatching(/answered 200 OK instead of sending part/) });
+    expect(await check(store, file, whole.url)).toEqual({
+      same: false,
+      reason: expect.stringMatching(/answered 200 OK instead of sending part/),
+    });
   });
 });

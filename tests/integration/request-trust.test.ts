@@ -51,7 +51,9 @@ describe('where servers may send Stitch', () => {
     const { fetcher } = recordingFetch();
     const run = await download(publicUrl(primary), { fetch: fetcher, maxAttemptsWithoutProgress: 2 });
     expect(run.result.status).toBe('failed');
-    expect(run.result.error?.message).toContain(`redirected to ${inside.url} is on a local or private network address, and the download is not`);
+    expect(run.result.error?.message).toContain(
+      `redirected to ${inside.url} is on a local or private network address, and the download is not`,
+    );
     expect(primary.stats.requests.length).toBeGreaterThan(0);
     expect(inside.stats.requests).toEqual([]);
   });
@@ -80,7 +82,9 @@ describe('where servers may send Stitch', () => {
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(sha);
     expect(inside.stats.requests).toEqual([]);
-    expect(run.notices).toContain(`ignored 1 advertised source(s): ${inside.url} is on a local or private network address, and the download is not`);
+    expect(run.notices).toContain(
+      `ignored 1 advertised source(s): ${inside.url} is on a local or private network address, and the download is not`,
+    );
   });
 
   it('the same mirror is used when the file itself is local', async () => {

@@ -38,7 +38,8 @@ export function startStitch(args: string[], cwd: string, options: CliOptions = {
   let stdout = '';
   let stderr = '';
   let timedOut = false;
-  const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), options.timeoutMs);
+  const timer =
+    options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), options.timeoutMs);
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<CliResult>((resolve) =>

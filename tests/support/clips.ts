@@ -22,7 +22,14 @@ export interface ClipRecipe {
 
 /** About 2 MB: the clip of issue 11's report (a 60 s WebM of 2.16 MB). */
 export const SMALL_WEBM: ClipRecipe = { name: 'webm-2MB', container: 'webm', durationSeconds: 60, videoKbps: 240, width: 480, height: 270 };
-export const LARGE_WEBM: ClipRecipe = { name: 'webm-16MB', container: 'webm', durationSeconds: 120, videoKbps: 1040, width: 640, height: 360 };
+export const LARGE_WEBM: ClipRecipe = {
+  name: 'webm-16MB',
+  container: 'webm',
+  durationSeconds: 120,
+  videoKbps: 1040,
+  width: 640,
+  height: 360,
+};
 /** Plain MP4, moov at the end: a player must fetch the tail before it can play. */
 export const SMALL_MP4: ClipRecipe = { name: 'mp4-2MB', container: 'mp4', durationSeconds: 60, videoKbps: 240, width: 480, height: 270 };
 
@@ -49,7 +56,22 @@ function ffmpegArgs(recipe: ClipRecipe, output: string): string[] {
   const codecs =
     recipe.container === 'webm'
       ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', ...rate, ...keyframes, '-c:a', 'libopus', '-b:a', '32k']
-      : ['-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', ...rate, ...keyframes, '-sc_threshold', '0', '-c:a', 'aac', '-b:a', '32k'];
+      : [
+          '-c:v',
+          'libx264',
+          '-preset',
+          'veryfast',
+          '-pix_fmt',
+          'yuv420p',
+          ...rate,
+          ...keyframes,
+          '-sc_threshold',
+          '0',
+          '-c:a',
+          'aac',
+          '-b:a',
+          '32k',
+        ];
   return [
     ...['-hide_banner', '-loglevel', 'error', '-y'],
     ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${d},noise=alls=10:allf=t${stamp}`],
@@ -69,7 +91,9 @@ export async function clip(recipe: ClipRecipe): Promise<Clip> {
     const partial = `${path}.part`;
     const made = spawnSync('ffmpeg', ffmpegArgs(recipe, partial), { stdio: ['ignore', 'inherit', 'inherit'] });
     if (made.error || made.status !== 0) {
-      throw new Error(`ffmpeg could not make ${filename} (${made.error?.message ?? `exit ${made.status}`}); run: bash scripts/install-system-deps.sh`);
+      throw new Error(
+        `ffmpeg could not make ${filename} (${made.error?.message ?? `exit ${made.status}`}); run: bash scripts/install-system-deps.sh`,
+      );
     }
     renameSync(partial, path);
   }

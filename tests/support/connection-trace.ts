@@ -30,7 +30,13 @@ export interface Trace {
  * is shared under the server's cap, rates carry ±4 % of noise (deterministic per `seed`), and connections
  * past the server's limit are refused with 503. `change` may alter the server mid-run.
  */
-export function run(policy: ConnectionCount, server: Server, untilMs: number, change?: (now: number, s: Server) => void, seed = 12345): Trace {
+export function run(
+  policy: ConnectionCount,
+  server: Server,
+  untilMs: number,
+  change?: (now: number, s: Server) => void,
+  seed = 12345,
+): Trace {
   const tickMs = 20;
   const opened: number[] = [];
   const trace: Trace = { samples: [], mostOpen: 0, refusals: 0, bytes: 0 };
@@ -64,4 +70,3 @@ export function run(policy: ConnectionCount, server: Server, untilMs: number, ch
   }
   return trace;
 }
-

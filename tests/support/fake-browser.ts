@@ -1,4 +1,14 @@
-import type { ApiEvent, BrowserApi, BrowserDownload, DownloadDelta, DownloadRequest, MenuClick, SeenRequest, SessionRule, UiPort } from '../../src/background/browser-api';
+import type {
+  ApiEvent,
+  BrowserApi,
+  BrowserDownload,
+  DownloadDelta,
+  DownloadRequest,
+  MenuClick,
+  SeenRequest,
+  SessionRule,
+  UiPort,
+} from '../../src/background/browser-api';
 
 /** An event whose listeners the test can fire. */
 export class FakeEvent<L extends (...args: never[]) => unknown> implements ApiEvent<L> {
@@ -34,7 +44,14 @@ export class FakeBrowser implements BrowserApi {
     download: async (request: DownloadRequest) => {
       const id = this.nextId++;
       this.calls.push(`download ${request.filename}`);
-      this.items.set(id, { id, url: request.url, state: 'in_progress', filename: request.filename, byExtensionId: this.extensionId, request });
+      this.items.set(id, {
+        id,
+        url: request.url,
+        state: 'in_progress',
+        filename: request.filename,
+        byExtensionId: this.extensionId,
+        request,
+      });
       if (this.autoComplete) queueMicrotask(() => this.finishDownload(id, 'complete'));
       return id;
     },

@@ -13,11 +13,7 @@ export interface ThroughputResult {
  * Writes `totalBytes` of random data to `jobId` the way the engine does: blockSize records with
  * writeConcurrency writes in flight. Only the writes are timed, not generating the data.
  */
-export async function measureStoreThroughput(
-  store: DownloadStore,
-  totalBytes: number,
-  jobId = 'throughput',
-): Promise<ThroughputResult> {
+export async function measureStoreThroughput(store: DownloadStore, totalBytes: number, jobId = 'throughput'): Promise<ThroughputResult> {
   const data = new Uint8Array(totalBytes);
   for (let i = 0; i < totalBytes; i += 1 << 30) randomFillSync(data, i, Math.min(1 << 30, totalBytes - i));
   const sha256 = createHash('sha256').update(data).digest('hex');

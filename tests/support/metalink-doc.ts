@@ -25,7 +25,10 @@ export function metalinkXml(files: MetalinkEntry[]): string {
 }
 
 /** Serves one document on 127.0.0.1; returns its URL. */
-export async function serveDocument(body: string, type = 'application/metalink4+xml'): Promise<{ url: string; close: () => Promise<void> }> {
+export async function serveDocument(
+  body: string,
+  type = 'application/metalink4+xml',
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server: Server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
     res.end(body);

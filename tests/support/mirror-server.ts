@@ -220,8 +220,7 @@ const IDLE_RESTART_MS = 200;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Resolves once everything written to the socket so far was handed to the kernel. */
-const flushSocket = (socket: Socket) =>
-  new Promise<void>((resolve) => socket.write(new Uint8Array(0), () => resolve()));
+const flushSocket = (socket: Socket) => new Promise<void>((resolve) => socket.write(new Uint8Array(0), () => resolve()));
 
 const drained = (res: ServerResponse) =>
   new Promise<void>((resolve) => {
@@ -236,7 +235,7 @@ const drained = (res: ServerResponse) =>
 
 /** The content's bytes [start, end) in pieces aligned to content chunks. */
 async function* contentSource(seed: number, start: number, end: number): AsyncGenerator<Uint8Array> {
-  for (let pos = start; pos < end; ) {
+  for (let pos = start; pos < end;) {
     const stop = Math.min(end, (Math.floor(pos / CONTENT_CHUNK) + 1) * CONTENT_CHUNK);
     yield contentBytes(seed, pos, stop);
     pos = stop;
@@ -249,7 +248,8 @@ async function* bodySource(body: Uint8Array, start: number, end: number): AsyncG
 }
 
 export async function startMirror(options: MirrorOptions): Promise<Mirror> {
-  if (options.body && options.body.length !== options.size) throw new RangeError(`size ${options.size} is not the body's length ${options.body.length}`);
+  if (options.body && options.body.length !== options.size)
+    throw new RangeError(`size ${options.size} is not the body's length ${options.body.length}`);
   let body = options.body;
   const filePath = options.path ?? '/file.bin';
   const initialSeed = options.seed ?? 1;
@@ -423,7 +423,10 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
       window = windows.get(socket);
       if (!window) {
         const maxWindow = options.windowBytes ?? Infinity;
-        windows.set(socket, (window = new CongestionWindow({ rttMs, slowStart: options.slowStart === true, maxWindow, idleRestartMs: IDLE_RESTART_MS })));
+        windows.set(
+          socket,
+          (window = new CongestionWindow({ rttMs, slowStart: options.slowStart === true, maxWindow, idleRestartMs: IDLE_RESTART_MS })),
+        );
       }
       window.restartIfIdle(performance.now());
       record.windowBytes = window.bytes;
@@ -433,7 +436,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
 
     let sent = 0;
     for await (const chunk of source) {
-      for (let offset = 0; offset < chunk.length; ) {
+      for (let offset = 0; offset < chunk.length;) {
         if (closed) return;
         if (stalledAll) {
           res.flushHeaders();

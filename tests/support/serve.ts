@@ -22,15 +22,32 @@ export function parseArgs(argv: readonly string[]): MirrorOptions {
     const value = argv[i + 1];
     if (value === undefined) throw new Error(`missing value for ${flag}`);
     switch (flag) {
-      case '--size': options.size = parseAmount(value); break;
-      case '--seed': options.seed = Number(value); break;
-      case '--rate': options.rate = parseAmount(value); break;
-      case '--connection-rate': options.connectionRate = parseAmount(value); break;
-      case '--latency': options.latencyMs = Number(value); break;
-      case '--port': options.port = Number(value); break;
-      case '--path': options.path = value; break;
-      case '--filename': options.filename = value; break;
-      default: throw new Error(`unknown flag ${flag}`);
+      case '--size':
+        options.size = parseAmount(value);
+        break;
+      case '--seed':
+        options.seed = Number(value);
+        break;
+      case '--rate':
+        options.rate = parseAmount(value);
+        break;
+      case '--connection-rate':
+        options.connectionRate = parseAmount(value);
+        break;
+      case '--latency':
+        options.latencyMs = Number(value);
+        break;
+      case '--port':
+        options.port = Number(value);
+        break;
+      case '--path':
+        options.path = value;
+        break;
+      case '--filename':
+        options.filename = value;
+        break;
+      default:
+        throw new Error(`unknown flag ${flag}`);
     }
   }
   return options;

@@ -51,10 +51,20 @@ export function describeStoreContract<S extends DownloadStore>(name: string, har
 
     it('reads exactly [start, end) when blocks overlap the range partially', async () => {
       const content = pattern(3, 350);
-      for (const [start, end] of [[0, 100], [100, 300], [300, 350]] as const) {
+      for (const [start, end] of [
+        [0, 100],
+        [100, 300],
+        [300, 350],
+      ] as const) {
         await store.writeBlock('job', start, content.slice(start, end));
       }
-      for (const [start, end] of [[50, 320], [120, 130], [100, 300], [0, 350], [349, 350]] as const) {
+      for (const [start, end] of [
+        [50, 320],
+        [120, 130],
+        [100, 300],
+        [0, 350],
+        [349, 350],
+      ] as const) {
         const chunks = await collect(store.read('job', start, end));
         expect(chunks.every((c) => c instanceof Uint8Array)).toBe(true);
         expect(equalBytes(concat(chunks), content.subarray(start, end))).toBe(true);
@@ -190,7 +200,12 @@ export function describeStoreContract<S extends DownloadStore>(name: string, har
 
     it('discardRange across record boundaries; the rewrite may use other boundaries', async () => {
       const content = pattern(22, 400);
-      for (const [start, end] of [[0, 100], [100, 200], [200, 300], [300, 400]] as const) {
+      for (const [start, end] of [
+        [0, 100],
+        [100, 200],
+        [200, 300],
+        [300, 400],
+      ] as const) {
         await store.writeBlock('job', start, content.slice(start, end));
       }
       await store.discardRange('job', 50, 250);
@@ -207,14 +222,23 @@ export function describeStoreContract<S extends DownloadStore>(name: string, har
       expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 400 }]);
       const expected = spliced(content, 50, fresh);
       expect(equalBytes(await readAll(store, 'job', 0, 400), expected)).toBe(true);
-      for (const [start, end] of [[49, 51], [179, 181], [249, 251], [120, 320]] as const) {
+      for (const [start, end] of [
+        [49, 51],
+        [179, 181],
+        [249, 251],
+        [120, 320],
+      ] as const) {
         expect(equalBytes(await readAll(store, 'job', start, end), expected.subarray(start, end))).toBe(true);
       }
     });
 
     it('discardRange of whole records, and of a range only partly stored', async () => {
       const content = pattern(24, 300);
-      for (const [start, end] of [[0, 100], [100, 200], [200, 300]] as const) {
+      for (const [start, end] of [
+        [0, 100],
+        [100, 200],
+        [200, 300],
+      ] as const) {
         await store.writeBlock('job', start, content.slice(start, end));
       }
       await store.discardRange('job', 100, 200);
@@ -289,7 +313,14 @@ export function describeStoreContract<S extends DownloadStore>(name: string, har
       const last = spliced(spliced(spliced(new Uint8Array(300), 0, expected), 80, d), 100, e);
       expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 300 }]);
       expect(equalBytes(await readAll(store, 'job', 0, 300), last)).toBe(true);
-      for (const [start, end] of [[24, 26], [74, 76], [79, 81], [99, 101], [119, 121], [10, 290]] as const) {
+      for (const [start, end] of [
+        [24, 26],
+        [74, 76],
+        [79, 81],
+        [99, 101],
+        [119, 121],
+        [10, 290],
+      ] as const) {
         expect(equalBytes(await readAll(store, 'job', start, end), last.subarray(start, end))).toBe(true);
       }
     });
@@ -404,7 +435,7 @@ export function pattern(seed: number, length: number): Uint8Array {
 /** The normalized ranges of the 1s in a 0/1 map. */
 function rangesOf(map: Uint8Array): ByteRange[] {
   const ranges: ByteRange[] = [];
-  for (let i = 0; i < map.length; ) {
+  for (let i = 0; i < map.length;) {
     if (!map[i]) {
       i++;
       continue;
@@ -430,7 +461,7 @@ function seeded(seed: number): () => number {
 /** Splits [0, total) into consecutive pieces of 1..maxSize bytes. */
 function cut(random: () => number, total: number, maxSize: number): ByteRange[] {
   const pieces: ByteRange[] = [];
-  for (let start = 0; start < total; ) {
+  for (let start = 0; start < total;) {
     const end = Math.min(total, start + 1 + Math.floor(random() * maxSize));
     pieces.push({ start, end });
     start = end;

@@ -12,7 +12,9 @@ describe('stitch get --max-connections', () => {
 
   it('refuses anything but a whole number from 1 to 64, saying what it needs', () => {
     for (const bad of ['0', '65', '2.5', 'many', '']) {
-      expect(() => parseCommand(['get', url, '--max-connections', bad])).toThrow(`--max-connections needs a whole number from 1 to 64, not "${bad}"`);
+      expect(() => parseCommand(['get', url, '--max-connections', bad])).toThrow(
+        `--max-connections needs a whole number from 1 to 64, not "${bad}"`,
+      );
     }
   });
 });

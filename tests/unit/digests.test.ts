@@ -18,12 +18,9 @@ const NODE_NAME: Record<DigestAlgorithm, string> = {
   'sha-1': 'sha1',
   md5: 'md5',
 };
-const raw = (algorithm: DigestAlgorithm, data = 'hello') =>
-  new Uint8Array(createHash(NODE_NAME[algorithm]).update(data).digest());
-const b64 = (algorithm: DigestAlgorithm, data = 'hello') =>
-  Buffer.from(raw(algorithm, data)).toString('base64');
-const hex = (algorithm: DigestAlgorithm, data = 'hello') =>
-  Buffer.from(raw(algorithm, data)).toString('hex');
+const raw = (algorithm: DigestAlgorithm, data = 'hello') => new Uint8Array(createHash(NODE_NAME[algorithm]).update(data).digest());
+const b64 = (algorithm: DigestAlgorithm, data = 'hello') => Buffer.from(raw(algorithm, data)).toString('base64');
+const hex = (algorithm: DigestAlgorithm, data = 'hello') => Buffer.from(raw(algorithm, data)).toString('hex');
 const d = (algorithm: DigestAlgorithm, data = 'hello'): Digest => ({
   algorithm,
   value: raw(algorithm, data),
@@ -78,12 +75,9 @@ describe('decodeBase64', () => {
     expect(decodeBase64(text)).toEqual(new Uint8Array(bytes));
   });
 
-  it.each(['A', 'AAAAA', 'AA=', 'A===', '====', '=', 'AA=A', 'A A=', 'AA\n==', '-_8=', 'AA==AA==', 'é'])(
-    'rejects %j',
-    (text) => {
-      expect(decodeBase64(text)).toBeUndefined();
-    },
-  );
+  it.each(['A', 'AAAAA', 'AA=', 'A===', '====', '=', 'AA=A', 'A A=', 'AA\n==', '-_8=', 'AA==AA==', 'é'])('rejects %j', (text) => {
+    expect(decodeBase64(text)).toBeUndefined();
+  });
 });
 
 describe('parseReprDigest', () => {

@@ -54,8 +54,7 @@ describe('FileStore', () => {
   });
 
   const statePath = (id: string): string => join(dir, `${id}.stitch-state`);
-  const journalLines = async (id: string): Promise<string[]> =>
-    (await fs.readFile(statePath(id), 'utf8')).split('\n').filter(Boolean);
+  const journalLines = async (id: string): Promise<string[]> => (await fs.readFile(statePath(id), 'utf8')).split('\n').filter(Boolean);
 
   it('writes a sparse data file and a journal of JSON lines', async () => {
     expect(store.blockSize).toBe(1024 * 1024);
@@ -213,10 +212,7 @@ describe('FileStore', () => {
     while ((await journalLines('job')).length < 1000) await store.saveState('job', { step: 2 });
     await store.discardRange('job', 0, 10);
     const after = [{ start: 10, end: 985 }, ...ranges.slice(1)];
-    expect(await journalLines('job')).toEqual([
-      '{"s":{"step":2}}',
-      ...after.map((r) => JSON.stringify({ b: [r.start, r.end - r.start] })),
-    ]);
+    expect(await journalLines('job')).toEqual(['{"s":{"step":2}}', ...after.map((r) => JSON.stringify({ b: [r.start, r.end - r.start] }))]);
     expect(await store.storedRanges('job')).toEqual(after);
     const replayed = new FileStore(dir);
     expect(await replayed.storedRanges('job')).toEqual(after);

@@ -10,8 +10,7 @@ const NODE_NAME: Record<DigestAlgorithm, string> = {
   md5: 'md5',
 };
 const ALGORITHMS = Object.keys(NODE_NAME) as DigestAlgorithm[];
-const nodeDigest = (algorithm: DigestAlgorithm, data: Uint8Array) =>
-  createHash(NODE_NAME[algorithm]).update(data).digest('hex');
+const nodeDigest = (algorithm: DigestAlgorithm, data: Uint8Array) => createHash(NODE_NAME[algorithm]).update(data).digest('hex');
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 /** Deterministic PRNG so a failure can be reproduced. */
@@ -52,7 +51,7 @@ describe('createHasher', () => {
       const size = trial < 4 ? [0, 1, 63, 64][trial]! : Math.floor(rand() * 300_000);
       const data = new Uint8Array(randomBytes(size));
       const h = createHasher(algorithm);
-      for (let at = 0; at < size; ) {
+      for (let at = 0; at < size;) {
         // Mostly small chunks (block-boundary edge cases), sometimes empty, sometimes large.
         const r = rand();
         const len = r < 0.1 ? 0 : r < 0.8 ? Math.floor(rand() * 200) : Math.floor(rand() * 70_000);

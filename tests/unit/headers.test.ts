@@ -122,7 +122,7 @@ describe('parseETag', () => {
     ['""', '', false, '""'],
     ['W/""', '', true, 'W/""'],
     ['  "5f3c-1a2b"  ', '5f3c-1a2b', false, '"5f3c-1a2b"'],
-    ['"xyzzy/!#$%&\'()*+,-.:;<=>?@[]^_`{|}~"', 'xyzzy/!#$%&\'()*+,-.:;<=>?@[]^_`{|}~', false, null],
+    ['"xyzzy/!#$%&\'()*+,-.:;<=>?@[]^_`{|}~"', "xyzzy/!#$%&'()*+,-.:;<=>?@[]^_`{|}~", false, null],
     ['"caf\xe9"', 'caf\xe9', false, '"caf\xe9"'],
   ])('parses %j', (value, tag, weak, raw) => {
     expect(parseETag(value)).toEqual({ tag, weak, raw: raw ?? value });
@@ -176,9 +176,7 @@ describe('parseRetryAfter', () => {
 
   it('reads a two-digit RFC 850 year more than 50 years ahead as the previous century', () => {
     // now is 2015: 65 → 2065 (exactly 50 years ahead), 66 → 1966 (in the past).
-    expect(parseRetryAfter('Thursday, 01-Jan-65 00:00:00 GMT', now)).toBe(
-      Date.UTC(2065, 0, 1) - now,
-    );
+    expect(parseRetryAfter('Thursday, 01-Jan-65 00:00:00 GMT', now)).toBe(Date.UTC(2065, 0, 1) - now);
     expect(parseRetryAfter('Saturday, 01-Jan-66 00:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('Thursday, 01-Jan-70 00:00:00 GMT', now)).toBe(0);
   });
@@ -247,13 +245,13 @@ describe('parseContentDisposition', () => {
     ["attachment; filename*=UTF-8'en-US'plain.txt", 'plain.txt'],
     ["attachment; filename*=ISO-8859-1''%A3%20rates.txt", '£ rates.txt'],
     ["attachment; filename*=iso-8859-1'de'%E4rger.txt", 'ärger.txt'],
-    ["attachment; filename*=\"UTF-8''quoted%20ext.txt\"", 'quoted ext.txt'],
+    ['attachment; filename*="UTF-8\'\'quoted%20ext.txt"', 'quoted ext.txt'],
     ["attachment; FILENAME*=UTF-8''upper%2Etxt", 'upper.txt'],
     // filename* wins regardless of order
-    ["attachment; filename=\"EURO.txt\"; filename*=utf-8''%e2%82%ac%20rates.txt", '€ rates.txt'],
-    ["attachment; filename*=utf-8''%e2%82%ac%20rates.txt; filename=\"EURO.txt\"", '€ rates.txt'],
+    ['attachment; filename="EURO.txt"; filename*=utf-8\'\'%e2%82%ac%20rates.txt', '€ rates.txt'],
+    ['attachment; filename*=utf-8\'\'%e2%82%ac%20rates.txt; filename="EURO.txt"', '€ rates.txt'],
     // invalid filename* falls back to filename
-    ["attachment; filename*=UTF-8''%e2%82.txt; filename=\"fallback.txt\"", 'fallback.txt'],
+    ['attachment; filename*=UTF-8\'\'%e2%82.txt; filename="fallback.txt"', 'fallback.txt'],
     ["attachment; filename*=UTF-8''%zz.txt; filename=fallback.txt", 'fallback.txt'],
     ["attachment; filename*=UTF-8''%e.txt; filename=fallback.txt", 'fallback.txt'],
     ["attachment; filename*=KOI8-R''%c1.txt; filename=fallback.txt", 'fallback.txt'],
@@ -352,13 +350,10 @@ describe('sanitizeFilename', () => {
     expect(endsWithin(2000, () => parseContentDisposition(header))).toBeUndefined();
   });
 
-  it.each(['', '.', '..', '...', '   ', 'a/', 'a/..', '<>:"|?*', '\x00\x01', 'x\\.'])(
-    'falls back for %j',
-    (name) => {
-      expect(sanitizeFilename(name)).toBe('download');
-      expect(sanitizeFilename(name, 'file.bin')).toBe('file.bin');
-    },
-  );
+  it.each(['', '.', '..', '...', '   ', 'a/', 'a/..', '<>:"|?*', '\x00\x01', 'x\\.'])('falls back for %j', (name) => {
+    expect(sanitizeFilename(name)).toBe('download');
+    expect(sanitizeFilename(name, 'file.bin')).toBe('file.bin');
+  });
 
   const utf8 = (s: string) => new TextEncoder().encode(s).length;
 

@@ -9,8 +9,7 @@ const MIRRORS = [
   'http://mirror.example.ac.uk/sites/',
 ];
 const id = (s: string) => s;
-const fileKeys = (n: number) =>
-  Array.from({ length: n }, (_, i) => `https://example.com/releases/v${i}/app-${i}.tar.gz`);
+const fileKeys = (n: number) => Array.from({ length: n }, (_, i) => `https://example.com/releases/v${i}/app-${i}.tar.gz`);
 
 describe('hrwScore', () => {
   it('is deterministic, a 53-bit non-negative integer, and depends on both keys', () => {
@@ -26,9 +25,7 @@ describe('hrwScore', () => {
   it('is pinned, so orders stay the same across versions and platforms', () => {
     // cyrb53 of `${fileKey}\n${key}`; the implementation also reproduces the published cyrb53
     // values ("a" → 7929297801672961), checked when this was written.
-    expect([hrwScore('', ''), hrwScore('f', 'm'), hrwScore('ü', '😀')]).toEqual([
-      5677703558649867, 8500065716924459, 5665216791861525,
-    ]);
+    expect([hrwScore('', ''), hrwScore('f', 'm'), hrwScore('ü', '😀')]).toEqual([5677703558649867, 8500065716924459, 5665216791861525]);
   });
 
   it('uses the whole 53-bit range', () => {
@@ -75,9 +72,13 @@ describe('hrwOrder', () => {
     for (const f of fileKeys(500)) {
       const full = hrwOrder(MIRRORS, id, f);
       for (const gone of MIRRORS) {
-        expect(hrwOrder(MIRRORS.filter((m) => m !== gone), id, f)).toEqual(
-          full.filter((m) => m !== gone),
-        );
+        expect(
+          hrwOrder(
+            MIRRORS.filter((m) => m !== gone),
+            id,
+            f,
+          ),
+        ).toEqual(full.filter((m) => m !== gone));
       }
     }
   });

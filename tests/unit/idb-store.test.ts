@@ -51,14 +51,16 @@ function harness(records: IdbRecordKind): StoreHarness<IdbStore> {
 function failNextPut(how: 'abort' | 'throw'): () => void {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the store as `this`
   const put = fake.IDBObjectStore.prototype.put;
-  const spy = vi
-    .spyOn(fake.IDBObjectStore.prototype, 'put')
-    .mockImplementationOnce(function (this: IDBObjectStore, value: unknown, key?: IDBValidKey) {
-      if (how === 'throw') throw new DOMException('Quota exceeded', 'QuotaExceededError');
-      const request = put.call(this, value, key);
-      (this.transaction as unknown as { _abort(name: string): void })._abort('QuotaExceededError');
-      return request;
-    });
+  const spy = vi.spyOn(fake.IDBObjectStore.prototype, 'put').mockImplementationOnce(function (
+    this: IDBObjectStore,
+    value: unknown,
+    key?: IDBValidKey,
+  ) {
+    if (how === 'throw') throw new DOMException('Quota exceeded', 'QuotaExceededError');
+    const request = put.call(this, value, key);
+    (this.transaction as unknown as { _abort(name: string): void })._abort('QuotaExceededError');
+    return request;
+  });
   return () => spy.mockRestore();
 }
 
@@ -93,12 +95,14 @@ describe('IdbStore', () => {
   it('falls back to byte records when Blob values are refused', async () => {
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the store as `this`
     const put = fake.IDBObjectStore.prototype.put;
-    const spy = vi
-      .spyOn(fake.IDBObjectStore.prototype, 'put')
-      .mockImplementation(function (this: IDBObjectStore, value: unknown, key?: IDBValidKey) {
-        if (value instanceof Blob) throw new DOMException('no Blobs here', 'DataCloneError');
-        return put.call(this, value, key);
-      });
+    const spy = vi.spyOn(fake.IDBObjectStore.prototype, 'put').mockImplementation(function (
+      this: IDBObjectStore,
+      value: unknown,
+      key?: IDBValidKey,
+    ) {
+      if (value instanceof Blob) throw new DOMException('no Blobs here', 'DataCloneError');
+      return put.call(this, value, key);
+    });
     try {
       const store = await openIdbStore({ indexedDB: new fake.IDBFactory() });
       expect(store.records).toBe('bytes');
@@ -113,7 +117,11 @@ describe('IdbStore', () => {
   it('readBlobs slices the first and last block to exactly [start, end)', async () => {
     const store = await openIdbStore({ indexedDB: new fake.IDBFactory(), records: 'blob' });
     const content = pattern(2, 350);
-    for (const [start, end] of [[0, 100], [100, 300], [300, 350]] as const) {
+    for (const [start, end] of [
+      [0, 100],
+      [100, 300],
+      [300, 350],
+    ] as const) {
       await store.writeBlock('job', start, content.slice(start, end));
     }
     const blobs = await store.readBlobs('job', 50, 320);
@@ -181,7 +189,11 @@ describe('IdbStore', () => {
       const factory = new fake.IDBFactory();
       const store = await openIdbStore({ indexedDB: factory, records });
       const content = pattern(10, 300);
-      for (const [start, end] of [[0, 100], [100, 200], [200, 300]] as const) {
+      for (const [start, end] of [
+        [0, 100],
+        [100, 200],
+        [200, 300],
+      ] as const) {
         await store.writeBlock('job', start, content.slice(start, end));
       }
       await store.discardRange('job', 50, 250);

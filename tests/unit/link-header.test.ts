@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type DescribedBy,
-  type LinkMirror,
-  duplicatesFromLink,
-  parseLinkHeader,
-} from '../../src/engine/sources/link-header';
+import { type DescribedBy, type LinkMirror, duplicatesFromLink, parseLinkHeader } from '../../src/engine/sources/link-header';
 
 type Simple = { target: string; rel: string[]; params: Record<string, string> };
-const simple = (value: string | null): Simple[] =>
-  parseLinkHeader(value).map((l) => ({ ...l, params: Object.fromEntries(l.params) }));
+const simple = (value: string | null): Simple[] => parseLinkHeader(value).map((l) => ({ ...l, params: Object.fromEntries(l.params) }));
 
 describe('parseLinkHeader', () => {
   it.each<[string, Simple[]]>([
@@ -67,10 +61,7 @@ describe('parseLinkHeader', () => {
       '  < http://a/ >  ;  REL = "Duplicate"  ;  PRI = 5 ; Pref  ',
       [{ target: 'http://a/', rel: ['duplicate'], params: { rel: 'Duplicate', pri: '5', pref: '' } }],
     ],
-    [
-      '<u>; title="a \\"quoted\\" \\\\ word"',
-      [{ target: 'u', rel: [], params: { title: 'a "quoted" \\ word' } }],
-    ],
+    ['<u>; title="a \\"quoted\\" \\\\ word"', [{ target: 'u', rel: [], params: { title: 'a "quoted" \\ word' } }]],
     [
       // The first occurrence of a parameter wins.
       '<u>; rel=duplicate; rel=next; pri=1; pri=2',
@@ -78,18 +69,15 @@ describe('parseLinkHeader', () => {
     ],
     ['<u>', [{ target: 'u', rel: [], params: {} }]],
     ['<>; rel=self', [{ target: '', rel: ['self'], params: { rel: 'self' } }]],
+    ["<u>; title*=UTF-8'de'n%c3%a4chstes", [{ target: 'u', rel: [], params: { 'title*': "UTF-8'de'n%c3%a4chstes" } }]],
+    ['<u>; rel="  duplicate \t  next "', [{ target: 'u', rel: ['duplicate', 'next'], params: { rel: '  duplicate \t  next ' } }]],
     [
-      "<u>; title*=UTF-8'de'n%c3%a4chstes",
-      [{ target: 'u', rel: [], params: { 'title*': "UTF-8'de'n%c3%a4chstes" } }],
+      ',, <u>; rel=a ,, <v>; rel=b,',
+      [
+        { target: 'u', rel: ['a'], params: { rel: 'a' } },
+        { target: 'v', rel: ['b'], params: { rel: 'b' } },
+      ],
     ],
-    [
-      '<u>; rel="  duplicate \t  next "',
-      [{ target: 'u', rel: ['duplicate', 'next'], params: { rel: '  duplicate \t  next ' } }],
-    ],
-    [',, <u>; rel=a ,, <v>; rel=b,', [
-      { target: 'u', rel: ['a'], params: { rel: 'a' } },
-      { target: 'v', rel: ['b'], params: { rel: 'b' } },
-    ]],
   ])('parses %j', (value, expected) => {
     expect(simple(value)).toEqual(expected);
   });
@@ -136,16 +124,15 @@ describe('duplicatesFromLink', () => {
         { url: 'http://ftp.de.example.net/pub/file.iso', pri: 1, pref: false, geo: 'de' },
         { url: 'http://mirror.example.org/file.iso', pri: 2, pref: false, geo: 'us', depth: 1 },
       ],
-      describedBy: [
-        { url: 'https://example.com/pub/file.iso.meta4', type: 'application/metalink4+xml' },
-      ],
+      describedBy: [{ url: 'https://example.com/pub/file.iso.meta4', type: 'application/metalink4+xml' }],
     });
   });
 
   it('accepts several links in one header value', () => {
-    expect(
-      mirrors(['<http://a/f>; rel=duplicate, <http://b/f>; rel="duplicate"; pri=7']).map((m) => m.url),
-    ).toEqual(['http://b/f', 'http://a/f']);
+    expect(mirrors(['<http://a/f>; rel=duplicate, <http://b/f>; rel="duplicate"; pri=7']).map((m) => m.url)).toEqual([
+      'http://b/f',
+      'http://a/f',
+    ]);
   });
 
   it.each<[string, string | undefined]>([
@@ -190,9 +177,7 @@ describe('duplicatesFromLink', () => {
     ['depth=-1', {}],
     ['depth=x', {}],
   ])('reads the parameter %j', (param, expected) => {
-    expect(mirrors([`<http://m/f>; rel=duplicate; ${param}`])).toEqual([
-      { url: 'http://m/f', pref: false, ...expected },
-    ]);
+    expect(mirrors([`<http://m/f>; rel=duplicate; ${param}`])).toEqual([{ url: 'http://m/f', pref: false, ...expected }]);
   });
 
   it('orders preferred mirrors first, then by pri, unprioritized last, else header order', () => {
@@ -219,9 +204,9 @@ describe('duplicatesFromLink', () => {
   });
 
   it('lists a mirror once, with its first announcement', () => {
-    expect(
-      mirrors(['<http://a/f>; rel=duplicate; pri=3', '<http://a/f>; rel=duplicate; pri=1']),
-    ).toEqual([{ url: 'http://a/f', pri: 3, pref: false }]);
+    expect(mirrors(['<http://a/f>; rel=duplicate; pri=3', '<http://a/f>; rel=duplicate; pri=1'])).toEqual([
+      { url: 'http://a/f', pri: 3, pref: false },
+    ]);
   });
 
   it.each<[string, boolean]>([
@@ -234,12 +219,11 @@ describe('duplicatesFromLink', () => {
   });
 
   it.each<[string[], DescribedBy[]]>([
-    [['<file.iso.meta4>; rel=describedby; type="application/metalink4+xml"'], [
-      { url: 'https://example.com/pub/file.iso.meta4', type: 'application/metalink4+xml' },
-    ]],
-    [['<http://x/m>; rel=describedby; type=Application/Metalink4+XML'], [
-      { url: 'http://x/m', type: 'application/metalink4+xml' },
-    ]],
+    [
+      ['<file.iso.meta4>; rel=describedby; type="application/metalink4+xml"'],
+      [{ url: 'https://example.com/pub/file.iso.meta4', type: 'application/metalink4+xml' }],
+    ],
+    [['<http://x/m>; rel=describedby; type=Application/Metalink4+XML'], [{ url: 'http://x/m', type: 'application/metalink4+xml' }]],
     [['<http://x/m>; rel=describedby'], [{ url: 'http://x/m' }]],
     [['<http://x/m>; rel=describedby; type=""'], [{ url: 'http://x/m' }]],
     [['<http://x/m>; rel="duplicate describedby"'], [{ url: 'http://x/m' }]],
@@ -264,13 +248,12 @@ describe('duplicatesFromLink', () => {
 
   it('ignores a fragment on the base URL', () => {
     const base = `${BASE}#section`;
-    expect(mirrors([`<${BASE}>; rel=duplicate`, '<http://m/f>; rel=duplicate; anchor="file.iso"'], base))
-      .toEqual([{ url: 'http://m/f', pref: false }]);
+    expect(mirrors([`<${BASE}>; rel=duplicate`, '<http://m/f>; rel=duplicate; anchor="file.iso"'], base)).toEqual([
+      { url: 'http://m/f', pref: false },
+    ]);
   });
 
   it('a malformed header does not hide the mirrors in the others', () => {
-    expect(
-      mirrors(['<http://a/f; rel=duplicate', '<http://b/f>; rel=duplicate']).map((m) => m.url),
-    ).toEqual(['http://b/f']);
+    expect(mirrors(['<http://a/f; rel=duplicate', '<http://b/f>; rel=duplicate']).map((m) => m.url)).toEqual(['http://b/f']);
   });
 });

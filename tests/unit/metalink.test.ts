@@ -16,8 +16,7 @@ const NODE_NAME: Record<DigestAlgorithm, string> = {
   'sha-1': 'sha1',
   md5: 'md5',
 };
-const raw = (algorithm: DigestAlgorithm, data: string) =>
-  new Uint8Array(createHash(NODE_NAME[algorithm]).update(data).digest());
+const raw = (algorithm: DigestAlgorithm, data: string) => new Uint8Array(createHash(NODE_NAME[algorithm]).update(data).digest());
 const hex = (algorithm: DigestAlgorithm, data: string) => Buffer.from(raw(algorithm, data)).toString('hex');
 const digest = (algorithm: DigestAlgorithm, data: string): Digest => ({
   algorithm,
@@ -170,11 +169,7 @@ describe('parseMetalink: realistic documents', () => {
       <metaurl mediatype="torrent">f.torrent</metaurl>
       <metaurl>http://no-mediatype/</metaurl>`);
     expect(files(xml, 'https://example.com/pub/x/f.meta4')[0]).toMatchObject({
-      urls: [
-        { url: 'https://example.com/pub/mirror/f.bin' },
-        { url: 'https://cdn.example.net/f.bin' },
-        { url: 'http://a/f' },
-      ],
+      urls: [{ url: 'https://example.com/pub/mirror/f.bin' }, { url: 'https://cdn.example.net/f.bin' }, { url: 'http://a/f' }],
     });
     // Without a base URL, relative references cannot be resolved and are dropped.
     expect(files(xml)[0]!.urls).toEqual([{ url: 'http://a/f' }]);
@@ -240,13 +235,21 @@ describe('parseMetalink: realistic documents', () => {
 
 describe('parseMetalink: invalid documents', () => {
   it.each([
-    ['a missing size', `<size>3</size><pieces length="1" type="sha-1"><hash>${hex('sha-1', 'a')}</hash></pieces>`, '1 piece hashes, 3 expected'],
+    [
+      'a missing size',
+      `<size>3</size><pieces length="1" type="sha-1"><hash>${hex('sha-1', 'a')}</hash></pieces>`,
+      '1 piece hashes, 3 expected',
+    ],
     ['a bad piece length', `<pieces length="0" type="sha-1"></pieces>`, 'invalid piece length'],
     ['a non-numeric piece length', `<pieces length="1k" type="sha-1"></pieces>`, 'invalid piece length'],
     ['a bad piece hash', `<pieces length="1" type="sha-1"><hash>abcd</hash></pieces>`, 'invalid sha-1 piece hash'],
     ['a bad file hash', `<hash type="sha-256">${hex('sha-1', 'a')}</hash>`, 'invalid sha-256 hash'],
     ['a non-hex file hash', `<hash type="md5">${'zz'.repeat(16)}</hash>`, 'invalid md5 hash'],
-    ['conflicting hashes', `<hash type="md5">${hex('md5', 'a')}</hash><hash type="md5">${hex('md5', 'b')}</hash>`, 'conflicting md5 hashes'],
+    [
+      'conflicting hashes',
+      `<hash type="md5">${hex('md5', 'a')}</hash><hash type="md5">${hex('md5', 'b')}</hash>`,
+      'conflicting md5 hashes',
+    ],
     ['a negative size', '<size>-1</size>', 'invalid size'],
     ['a fractional size', '<size>1.5</size>', 'invalid size'],
     ['a huge size', `<size>${'9'.repeat(20)}</size>`, 'invalid size'],
@@ -261,7 +264,11 @@ describe('parseMetalink: invalid documents', () => {
     ['an empty metalink', `<metalink xmlns="${NS}"/>`, 'describes no files'],
     ['duplicate names', `<metalink><file name="a"/><file name="b"/><file name="a"/></metalink>`, 'file name "a" appears twice'],
     ['another root element', '<html><body/></html>', 'not a Metalink 4 document (root element <html>)'],
-    ['Metalink 3', '<metalink version="3.0" xmlns="http://www.metalinker.org/"><files/></metalink>', 'in namespace http://www.metalinker.org/'],
+    [
+      'Metalink 3',
+      '<metalink version="3.0" xmlns="http://www.metalinker.org/"><files/></metalink>',
+      'in namespace http://www.metalinker.org/',
+    ],
     ['a Metalink root in another namespace', '<metalink xmlns="urn:other"><file name="a"/></metalink>', 'not a Metalink 4 document'],
   ])('rejects %s', (_, xml, message) => {
     expect(error(xml)).toContain(message);
@@ -403,8 +410,32 @@ describe('parseMetalink: malformed XML', () => {
 
   it('never throws on arbitrary input', () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-    const alphabet = ['<', '>', '/', '"', "'", '=', '&', ';', '#', 'x', '!', '-', '[', ']', '?', ' ', 'metalink', 'file', 'name', ':', 'url', 'CDATA', 'xmlns'];
+    const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const alphabet = [
+      '<',
+      '>',
+      '/',
+      '"',
+      "'",
+      '=',
+      '&',
+      ';',
+      '#',
+      'x',
+      '!',
+      '-',
+      '[',
+      ']',
+      '?',
+      ' ',
+      'metalink',
+      'file',
+      'name',
+      ':',
+      'url',
+      'CDATA',
+      'xmlns',
+    ];
     const sample = doc('<hash type="sha-256">00</hash>');
     for (let n = 0; n < 3000; n++) {
       let xml = '';

@@ -13,11 +13,19 @@ const scope: TrustScope = {
 
 describe('requestPolicy', () => {
   it('gives cookies and the referrer to the origin the user chose', () => {
-    expect(requestPolicy('https://example.com/other/path?x=1', scope)).toEqual({ credentials: 'include', referrer: 'https://example.com/downloads/' });
+    expect(requestPolicy('https://example.com/other/path?x=1', scope)).toEqual({
+      credentials: 'include',
+      referrer: 'https://example.com/downloads/',
+    });
   });
 
   it('gives neither to another origin, even of the same host on another port or scheme', () => {
-    for (const url of ['https://mirror.example.net/file.iso', 'https://example.com:8443/pub/file.iso', 'http://example.com/pub/file.iso', 'https://sub.example.com/f']) {
+    for (const url of [
+      'https://mirror.example.net/file.iso',
+      'https://example.com:8443/pub/file.iso',
+      'http://example.com/pub/file.iso',
+      'https://sub.example.com/f',
+    ]) {
       expect(requestPolicy(url, scope), url).toEqual({ credentials: 'omit', referrer: '' });
     }
   });

@@ -48,7 +48,17 @@ describe('createWasmHasher', () => {
 
 describe('PrefixHasher with an asynchronous factory', () => {
   // idb checks `instanceof IDBRequest` etc. against the globals: the fake's classes stand in.
-  const IDB_CLASSES = ['IDBCursor', 'IDBCursorWithValue', 'IDBDatabase', 'IDBIndex', 'IDBKeyRange', 'IDBObjectStore', 'IDBOpenDBRequest', 'IDBRequest', 'IDBTransaction'] as const;
+  const IDB_CLASSES = [
+    'IDBCursor',
+    'IDBCursorWithValue',
+    'IDBDatabase',
+    'IDBIndex',
+    'IDBKeyRange',
+    'IDBObjectStore',
+    'IDBOpenDBRequest',
+    'IDBRequest',
+    'IDBTransaction',
+  ] as const;
   beforeAll(() => {
     for (const name of IDB_CLASSES) vi.stubGlobal(name, fake[name]);
   });

@@ -6,8 +6,7 @@
 
 /** A parsed Content-Range. `end` is exclusive, unlike the header's inclusive last-pos. */
 export type ContentRange =
-  | { kind: 'bytes'; start: number; end: number; total: number | undefined }
-  | { kind: 'unsatisfied'; total: number };
+  { kind: 'bytes'; start: number; end: number; total: number | undefined } | { kind: 'unsatisfied'; total: number };
 
 /** A parsed ETag; `raw` is what to send back verbatim in If-Range / If-Match. */
 export type EntityTag = { tag: string; weak: boolean; raw: string };
@@ -21,7 +20,10 @@ function parseDigits(s: string): number | undefined {
 
 /** Splits a comma list, dropping empty members (RFC 9110 §5.6.1 requires tolerating them). */
 function listMembers(value: string): string[] {
-  return value.split(',').map((m) => m.trim().toLowerCase()).filter((m) => m !== '');
+  return value
+    .split(',')
+    .map((m) => m.trim().toLowerCase())
+    .filter((m) => m !== '');
 }
 
 export function parseContentRange(value: string | null): ContentRange | undefined {
@@ -53,12 +55,9 @@ export function parseETag(value: string | null): EntityTag | undefined {
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const IMF_FIXDATE =
-  /^(?:mon|tue|wed|thu|fri|sat|sun), (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) gmt$/i;
-const RFC850_DATE =
-  /^(?:mon|tues|wednes|thurs|fri|satur|sun)day, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt$/i;
-const ASCTIME_DATE =
-  /^(?:mon|tue|wed|thu|fri|sat|sun) ([a-z]{3}) ( \d|\d{2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/i;
+const IMF_FIXDATE = /^(?:mon|tue|wed|thu|fri|sat|sun), (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) gmt$/i;
+const RFC850_DATE = /^(?:mon|tues|wednes|thurs|fri|satur|sun)day, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt$/i;
+const ASCTIME_DATE = /^(?:mon|tue|wed|thu|fri|sat|sun) ([a-z]{3}) ( \d|\d{2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/i;
 
 function utcTime(year: number, month: string, day: number, h: number, mi: number, s: number) {
   const m = MONTHS.indexOf(month.toLowerCase());
@@ -195,7 +194,10 @@ export function filenameFromUrl(url: string): string | undefined {
   }
   // Opaque paths (data:, blob:, mailto:) are not file paths.
   if (!path.startsWith('/')) return undefined;
-  const segment = path.split('/').filter((s) => s !== '').pop();
+  const segment = path
+    .split('/')
+    .filter((s) => s !== '')
+    .pop();
   if (segment === undefined) return undefined;
   try {
     return decodeURIComponent(segment);

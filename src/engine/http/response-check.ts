@@ -42,7 +42,12 @@ export function checkResponse(facts: ResponseFacts, ask: Ask, known: RemoteFile 
     return { kind: 'body', start: 0, end: 0, size: 0 };
   }
   if (status === 416 && ask.ranged) {
-    return { kind: 'restart', reason: 'changed', detail: 'the server says the requested bytes lie past the end of the file', bodyFromZero: false };
+    return {
+      kind: 'restart',
+      reason: 'changed',
+      detail: 'the server says the requested bytes lie past the end of the file',
+      bodyFromZero: false,
+    };
   }
   if (status === 200) return checkFull(facts, ask, known, hasStoredBytes);
   if (status === 206) return checkPartial(facts, ask, known);
@@ -68,7 +73,12 @@ function checkPartial(facts: ResponseFacts, ask: Ask, known: RemoteFile | undefi
   if (!ask.ranged) return fatalRange('the server sent a partial response to a request for the whole file');
   if (!range || range.kind !== 'bytes') return fatalRange('the server sent a partial response without a valid Content-Range');
   if (!facts.identityEncoding) {
-    return { kind: 'restart', reason: 'encoding', detail: `the server compressed a partial response (${facts.encoding})`, bodyFromZero: false };
+    return {
+      kind: 'restart',
+      reason: 'encoding',
+      detail: `the server compressed a partial response (${facts.encoding})`,
+      bodyFromZero: false,
+    };
   }
   const change = known && fileChange(known, { size: range.total, etag: facts.etag, lastModified: facts.lastModified });
   if (change) return { kind: 'restart', reason: 'changed', detail: `the file changed on the server (${change})`, bodyFromZero: false };
@@ -80,7 +90,10 @@ function checkPartial(facts: ResponseFacts, ask: Ask, known: RemoteFile | undefi
   if (facts.contentLength !== undefined && facts.contentLength !== range.end - range.start) {
     return {
       kind: 'fatal',
-      error: new DownloadError('bad-length', `the server's Content-Length (${facts.contentLength}) contradicts its Content-Range (${sent})`),
+      error: new DownloadError(
+        'bad-length',
+        `the server's Content-Length (${facts.contentLength}) contradicts its Content-Range (${sent})`,
+      ),
     };
   }
   return { kind: 'body', start: range.start, end: range.end, size: range.total };

@@ -38,11 +38,20 @@ export interface Context {
 }
 
 async function open({ primary, options, signal }: Context, segment: Segment): Promise<Exchange> {
-  const exchange = await openExchange(primary.url, { start: segment.start, end: segment.end, ranged: true }, primary.validator, options, signal);
+  const exchange = await openExchange(
+    primary.url,
+    { start: segment.start, end: segment.end, ranged: true },
+    primary.validator,
+    options,
+    signal,
+  );
   const range = exchange.facts.contentRange;
   if (exchange.facts.status !== 206 || range?.kind !== 'bytes' || range.start !== segment.start || range.end !== segment.end) {
     await exchange.close();
-    throw new DownloadError('verify', `could not re-check bytes ${segment.start}–${segment.end - 1}: the server answered ${exchange.facts.status}`);
+    throw new DownloadError(
+      'verify',
+      `could not re-check bytes ${segment.start}–${segment.end - 1}: the server answered ${exchange.facts.status}`,
+    );
   }
   return exchange;
 }

@@ -40,7 +40,7 @@ export function* assignWork<M extends MirrorView, R extends RequestView & { mirr
 ): Generator<Decision<M, R>> {
   const { plan, playback, now } = context;
   const from = playback ? playback.position + playback.aheadBytes : 0;
-  for (let assigned = true; assigned; ) {
+  for (let assigned = true; assigned;) {
     assigned = false;
     const chosen = chooseMirrors(context.mirrors, context).filter((m) => !context.reserved?.has(m));
     for (const mirror of chosen) {

@@ -213,7 +213,8 @@ export class ConnectionCount {
         this.plateauSince = undefined;
         // Doubling, or quadrupling after a step that scaled almost linearly (not the first: it has no reference).
         this.grow(now, count, this.refining ? added : share >= this.options.linearShare ? 3 * count : count);
-        if (this.target > count) this.why = `${base.count} → ${count} connections raised the rate ${percent(gain / base.rate)}; trying ${this.target}`;
+        if (this.target > count)
+          this.why = `${base.count} → ${count} connections raised the rate ${percent(gain / base.rate)}; trying ${this.target}`;
         return;
       }
       if (added > 1) {
@@ -224,7 +225,10 @@ export class ConnectionCount {
         return;
       }
       this.target = base.count;
-      this.hold(now, `steady at ${plural(base.count, 'connection')}: one more raised the rate only ${percent(Math.max(0, gain) / base.rate)}`);
+      this.hold(
+        now,
+        `steady at ${plural(base.count, 'connection')}: one more raised the rate only ${percent(Math.max(0, gain) / base.rate)}`,
+      );
       return;
     }
     // A probe down from the plateau: keep the lower count if the rate held without the ones removed.
@@ -263,7 +267,12 @@ export class ConnectionCount {
   private grow(now: number, count: number, step: number): void {
     const ceiling = this.ceiling(now);
     if (count >= ceiling) {
-      this.hold(now, ceiling === this.options.max ? `at the maximum of ${plural(ceiling, 'connection')}` : `at the server's limit of ${plural(ceiling, 'connection')}`);
+      this.hold(
+        now,
+        ceiling === this.options.max
+          ? `at the maximum of ${plural(ceiling, 'connection')}`
+          : `at the server's limit of ${plural(ceiling, 'connection')}`,
+      );
       return;
     }
     this.target = Math.min(ceiling, count + Math.max(1, step));

@@ -38,7 +38,11 @@ export function judgeFailure(
   if (progressed) return { kind: 'resume', stalled: error instanceof StallError };
   const retryAfterMs = error instanceof DownloadError ? error.retryAfterMs : undefined;
   if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
-    return { kind: 'drop', reason: `${describe(error)}, and asked to retry only after ${Math.round(retryAfterMs / 1000)} s`, code: 'http-status' };
+    return {
+      kind: 'drop',
+      reason: `${describe(error)}, and asked to retry only after ${Math.round(retryAfterMs / 1000)} s`,
+      code: 'http-status',
+    };
   }
   const status = error instanceof DownloadError ? error.status : undefined;
   return status === undefined ? { kind: 'retry', retryAfterMs } : { kind: 'retry', retryAfterMs, status };

@@ -138,7 +138,8 @@ export class MirrorSet {
   /** Adds the mirrors the primary advertises, and reads any Metalink file it points to. */
   async followAdvertised(facts: ResponseFacts, url: string): Promise<void> {
     const advertised = advertisedSources(facts, facts.link ?? null, url);
-    if (advertised.refused.length > 0) this.host.notice(`ignored ${advertised.refused.length} advertised source(s): ${advertised.refused[0]}`);
+    if (advertised.refused.length > 0)
+      this.host.notice(`ignored ${advertised.refused.length} advertised source(s): ${advertised.refused[0]}`);
     if (advertised.mirrors.length > 0) await this.add(advertised.mirrors, 'the server', advertised.hints);
     for (const metalink of advertised.metalinks) {
       fetchMetalink(metalink, this.host.options.fetch, this.signal)

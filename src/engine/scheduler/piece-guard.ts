@@ -69,7 +69,8 @@ export class PieceGuard {
       notice: (message) => host.notice(message),
       discarded: (start, end) => host.discarded(start, end),
       blame: (mirror, reason) => {
-        if (sources.mirrors.some((m) => m !== mirror && m.phase === 'active')) sources.drop(mirror, reason, new DownloadError('verify', reason));
+        if (sources.mirrors.some((m) => m !== mirror && m.phase === 'active'))
+          sources.drop(mirror, reason, new DownloadError('verify', reason));
       },
     };
     return new PieceGuard(guardHost, pieces);

@@ -30,12 +30,24 @@ export function discoveryRequest(primary: MirrorView, context: DiscoveryContext)
  * `maxMirrors` are in use or being checked, so every client of a file tries the same few
  * mirrors first (warm caches, even load) and a failing one makes room for the next.
  */
-export function mirrorsToProbe<M extends MirrorView>(mirrors: readonly M[], now: number, maxMirrors: number, fileKey: string, userLocation?: string): M[] {
+export function mirrorsToProbe<M extends MirrorView>(
+  mirrors: readonly M[],
+  now: number,
+  maxMirrors: number,
+  fileKey: string,
+  userLocation?: string,
+): M[] {
   const live = (m: M) => m.phase === 'active' || m.phase === 'tentative' || (m.phase === 'probing' && m.inFlight > 0);
   let slots = maxMirrors - mirrors.filter(live).length;
   const chosen: M[] = [];
   const waiting = mirrors.filter((m) => m.phase === 'probing' && m.inFlight === 0);
-  for (const mirror of rankedOrder(waiting, (m) => m.url, fileKey, (m) => m.hint, userLocation)) {
+  for (const mirror of rankedOrder(
+    waiting,
+    (m) => m.url,
+    fileKey,
+    (m) => m.hint,
+    userLocation,
+  )) {
     if (slots <= 0) break;
     if (now < mirror.backoffUntil) continue;
     chosen.push(mirror);

@@ -44,7 +44,12 @@ export class MirrorScheduler {
     private readonly signal: AbortSignal,
   ) {
     this.sources = new MirrorSet(host, this.mirrorSetEvents(), signal);
-    this.discovery = new Discovery(host, this.sources, () => this.pump(), (error) => this.fail(error));
+    this.discovery = new Discovery(
+      host,
+      this.sources,
+      () => this.pump(),
+      (error) => this.fail(error),
+    );
     this.hooks = requestOutcomes(
       {
         host,
@@ -181,7 +186,15 @@ export class MirrorScheduler {
   private snapshot(now: number) {
     const sources = this.sources;
     const connections = (m: MirrorState) => this.connections(m);
-    return { now, mirrors: sources.mirrors, requests: [...this.active], claims: this.claims(), connections, windowRoom: this.windowRoom(), referencePending: sources.referencePending };
+    return {
+      now,
+      mirrors: sources.mirrors,
+      requests: [...this.active],
+      claims: this.claims(),
+      connections,
+      windowRoom: this.windowRoom(),
+      referencePending: sources.referencePending,
+    };
   }
 
   private carryOut(decision: Decision<MirrorState, BlockRequest> | undefined): void {
@@ -281,7 +294,8 @@ export class MirrorScheduler {
   /** Resolves or rejects once nothing is in flight; true when the run is over. */
   private trySettle(): boolean {
     // Bytes from mirrors not yet checked against the primary cannot complete the file.
-    const complete = this.plan?.isComplete() === true && this.failure === undefined && !this.sources.mirrors.some((m) => m.phase === 'tentative');
+    const complete =
+      this.plan?.isComplete() === true && this.failure === undefined && !this.sources.mirrors.some((m) => m.phase === 'tentative');
     const pieces = complete ? this.pieceGuard() : undefined;
     if (pieces && !pieces.settled) {
       // Every byte is here; the run ends once the last pieces pass their hashes.

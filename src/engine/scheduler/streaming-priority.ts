@@ -91,7 +91,8 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
     if (cursor >= end) continue;
     const buffered = cursor - start;
     // When the request already on its way brings byte `cursor`; unknown (0) before its mirror's rate is measured.
-    const arrival = (r: R) => (r.pos > cursor || !(r.mirror.rate() > 0) ? 0 : remainingMs({ ...r, group: { ...r.group, end: cursor + 1 } }, now));
+    const arrival = (r: R) =>
+      r.pos > cursor || !(r.mirror.rate() > 0) ? 0 : remainingMs({ ...r, group: { ...r.group, end: cursor + 1 } }, now);
     const carrier = blocks.filter((r) => r.start <= cursor && r.group.end > cursor).sort((a, b) => arrival(a) - arrival(b))[0];
     const fresh = context.mirrors.filter((m) => canTake(m, carrier)).sort((a, b) => rtt(a) - rtt(b))[0];
     const protectedReference = carrier && context.referencePending && carrier.mirror.isPrimary && cursor < Reference.PROBE_BYTES;
@@ -110,7 +111,7 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
   // The rest of every window, nearest first, to the fastest mirrors.
   for (const { player, start, end } of windows) {
     const buffered = plan.firstMissing(start) - start;
-    for (let assigned = true; assigned; ) {
+    for (let assigned = true; assigned;) {
       assigned = false;
       for (const mirror of context.mirrors.filter((m) => canTake(m)).sort((a, b) => b.rate() - a.rate())) {
         const block = plan.nextBlock(claims, urgentBlockBytes(mirror, player, buffered), start);

@@ -67,7 +67,12 @@ export function fromMetalinkFile(
 export const METALINK_LIMITS: TextLimits = { maxBytes: 4 * 1024 * 1024, timeoutMs: 30_000 };
 
 /** Fetches and parses a Metalink description; throws with a readable reason. */
-export async function fetchMetalink(url: string, fetcher: typeof fetch, signal?: AbortSignal, limits = METALINK_LIMITS): Promise<MetalinkFile[]> {
+export async function fetchMetalink(
+  url: string,
+  fetcher: typeof fetch,
+  signal?: AbortSignal,
+  limits = METALINK_LIMITS,
+): Promise<MetalinkFile[]> {
   const { text, url: from } = await fetchBoundedText(url, `the Metalink file ${url}`, fetcher, limits, signal);
   const parsed = parseMetalink(text, from);
   if ('error' in parsed) throw new Error(`the Metalink file ${url} is invalid: ${parsed.error}`);

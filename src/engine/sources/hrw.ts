@@ -63,7 +63,13 @@ export function countryOfLocale(locale: string | undefined): string | undefined 
  * `priority`/`location`): by priority first, then mirrors in the user's country, and within
  * each tier by HRW score, so clients still agree on an order and spread evenly.
  */
-export function rankedOrder<T>(items: readonly T[], key: (t: T) => string, fileKey: string, hint: (t: T) => SourceHint | undefined, userLocation?: string): T[] {
+export function rankedOrder<T>(
+  items: readonly T[],
+  key: (t: T) => string,
+  fileKey: string,
+  hint: (t: T) => SourceHint | undefined,
+  userLocation?: string,
+): T[] {
   const tier = (t: T) => {
     const h = hint(t);
     const priority = h?.priority ?? 1_000_000;

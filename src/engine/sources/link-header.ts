@@ -115,7 +115,10 @@ export function parseLinkHeader(value: string | null): Link[] {
       resync();
       continue;
     }
-    const rel = (params.get('rel') ?? '').toLowerCase().split(/[ \t]+/).filter((r) => r !== '');
+    const rel = (params.get('rel') ?? '')
+      .toLowerCase()
+      .split(/[ \t]+/)
+      .filter((r) => r !== '');
     links.push({ target, rel, params });
   }
   return links;

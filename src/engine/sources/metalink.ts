@@ -70,12 +70,7 @@ const MAX_DEPTH = 64;
 const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 const isXmlChar = (c: number) =>
-  c === 0x9 ||
-  c === 0xa ||
-  c === 0xd ||
-  (c >= 0x20 && c <= 0xd7ff) ||
-  (c >= 0xe000 && c <= 0xfffd) ||
-  (c >= 0x10000 && c <= 0x10ffff);
+  c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
 
 /** Only the five predefined entities and character references exist: no DTD is honoured. */
 function decodeEntities(s: string): string {
@@ -256,15 +251,12 @@ export function metalinkNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-export const isSafeMetalinkName = (name: string): boolean =>
-  metalinkNameProblem(name) === undefined;
+export const isSafeMetalinkName = (name: string): boolean => metalinkNameProblem(name) === undefined;
 
 class MetalinkError extends Error {}
 
-const isMetalink = (el: XmlElement, local: string) =>
-  el.local === local && (el.ns === METALINK_NS || el.ns === '');
-const childrenNamed = (el: XmlElement, local: string) =>
-  el.children.filter((c) => isMetalink(c, local));
+const isMetalink = (el: XmlElement, local: string) => el.local === local && (el.ns === METALINK_NS || el.ns === '');
+const childrenNamed = (el: XmlElement, local: string) => el.children.filter((c) => isMetalink(c, local));
 function childText(el: XmlElement, local: string): string | undefined {
   const text = childrenNamed(el, local)[0]?.text.trim();
   return text ? text : undefined;
@@ -284,7 +276,8 @@ function httpUrl(text: string, baseUrl: string | undefined): string | undefined 
 function checkedName(name: string | undefined, what: string): string {
   if (name === undefined) throw new MetalinkError(`${what} has no name`);
   const problem = metalinkNameProblem(name);
-  if (problem) throw new MetalinkError(`unsafe file name ${JSON.stringify(name.length > 200 ? `${name.slice(0, 200)}…` : name)}: ${problem}`);
+  if (problem)
+    throw new MetalinkError(`unsafe file name ${JSON.stringify(name.length > 200 ? `${name.slice(0, 200)}…` : name)}: ${problem}`);
   return sanitizeRelativePath(name);
 }
 
@@ -303,9 +296,7 @@ function readPieces(el: XmlElement, name: string, size: number | undefined) {
       return bytes;
     });
     if (size !== undefined && hashes.length !== Math.ceil(size / length)) {
-      throw new MetalinkError(
-        `"${name}" has ${hashes.length} piece hashes, ${Math.ceil(size / length)} expected`,
-      );
+      throw new MetalinkError(`"${name}" has ${hashes.length} piece hashes, ${Math.ceil(size / length)} expected`);
     }
     if (!best || DIGEST_STRENGTH.indexOf(algorithm) < DIGEST_STRENGTH.indexOf(best.algorithm)) {
       best = { algorithm, length, hashes };

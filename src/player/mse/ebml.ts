@@ -67,8 +67,13 @@ export function readString(bytes: Uint8Array, start: number, length: number): st
  * Calls `visit` for each child element of [start, end) whose header and data are all within
  * `bytes`; stops at the first one that is cut off, or when `visit` returns false.
  */
-export function forEachChild(bytes: Uint8Array, start: number, end: number, visit: (header: ElementHeader, dataStart: number) => boolean | void): void {
-  for (let pos = start; pos < end; ) {
+export function forEachChild(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  visit: (header: ElementHeader, dataStart: number) => boolean | void,
+): void {
+  for (let pos = start; pos < end;) {
     const header = readElementHeader(bytes, pos);
     if (!header || header.size === UNKNOWN_SIZE) return;
     const dataStart = pos + header.headerLength;

@@ -42,7 +42,7 @@ export function readBoxHeader(bytes: Uint8Array, pos: number, base = 0, fileSize
 /** The child boxes of [start, end) within `bytes` (absolute offsets, bytes[0] at `base`). */
 export function children(bytes: Uint8Array, start: number, end: number, base = 0): Box[] {
   const boxes: Box[] = [];
-  for (let pos = start; pos < end; ) {
+  for (let pos = start; pos < end;) {
     const box = readBoxHeader(bytes, pos - base, base);
     if (!box || box.end > base + bytes.length) break;
     boxes.push(box);
@@ -146,7 +146,8 @@ function mp4aProfile(bytes: Uint8Array, start: number, end: number): string {
         if (!(b & 0x80)) break;
       }
       const payload = i;
-      if (tag === 3) walk(payload + 3, payload + size); // ES_ID (2) + flags (1), assuming no optional fields
+      if (tag === 3)
+        walk(payload + 3, payload + size); // ES_ID (2) + flags (1), assuming no optional fields
       else if (tag === 4) {
         objectType = bytes[payload]!;
         walk(payload + 13, payload + size);
@@ -163,7 +164,11 @@ function hexByte(n: number): string {
 }
 
 /** tfra entries: per track, media time (seconds) → absolute offset of the moof. */
-export function parseMfra(bytes: Uint8Array, base: number, timescales: Map<number, number>): Map<number, { seconds: number; offset: number }[]> {
+export function parseMfra(
+  bytes: Uint8Array,
+  base: number,
+  timescales: Map<number, number>,
+): Map<number, { seconds: number; offset: number }[]> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const mfra = readBoxHeader(bytes, 0, base)!;
   const tracks = new Map<number, { seconds: number; offset: number }[]>();
@@ -208,7 +213,8 @@ export async function openFragmentedMp4(reader: StoredReader): Promise<MediaSegm
   }
   const movie = parseMoov(await reader.read(moov.start, moov.end));
   if (!movie.fragmented) throw new NotFragmented('this MP4 file is not fragmented (Media Source playback needs fragments)');
-  if (movie.codecs.length === 0 || movie.codecs.some((c) => c === undefined)) throw new Unsupported('this MP4 file uses a codec the player cannot name');
+  if (movie.codecs.length === 0 || movie.codecs.some((c) => c === undefined))
+    throw new Unsupported('this MP4 file uses a codec the player cannot name');
   const mime = `${movie.hasVideo ? 'video' : 'audio'}/mp4; codecs="${movie.codecs.join(',')}"`;
   const init = await reader.read(0, moov.end);
   let index: Promise<{ seconds: number; offset: number }[][]> | undefined;

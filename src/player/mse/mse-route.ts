@@ -35,7 +35,8 @@ export async function startMse(input: MseInput): Promise<MseStart> {
   let segments: MediaSegments;
   try {
     segments = await openContainer(reader);
-    if (!MediaSource.isTypeSupported(segments.mime)) throw new Unsupported(`this browser cannot play ${segments.mime} through Media Source`);
+    if (!MediaSource.isTypeSupported(segments.mime))
+      throw new Unsupported(`this browser cannot play ${segments.mime} through Media Source`);
   } catch (error) {
     store.close();
     if (error instanceof Unsupported) return { started: false, reason: error.message };
@@ -46,7 +47,8 @@ export async function startMse(input: MseInput): Promise<MseStart> {
   addEventListener('pagehide', () => feeder.stop());
   void feeder.run().catch((error: unknown) => {
     feeder.stop();
-    if (!(error instanceof DownloadStopped)) input.onFailure(t('playerPlaybackFailed', sentence(error instanceof Error ? error.message : String(error))));
+    if (!(error instanceof DownloadStopped))
+      input.onFailure(t('playerPlaybackFailed', sentence(error instanceof Error ? error.message : String(error))));
   });
   return { started: true };
 }

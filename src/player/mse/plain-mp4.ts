@@ -103,7 +103,7 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
     async segmentAt(offset) {
       // Whatever mp4box already made (at start(), or at the end of the last feed).
       if (queue.length > 0) return take(offset);
-      for (let at = offset; at < reader.size; ) {
+      for (let at = offset; at < reader.size;) {
         // What is stored now, not a whole chunk: after a seek, the first fragment plays as soon as its samples arrive.
         const bytes = await reader.readAvailable(at, at + chunkBytes);
         const end = at + bytes.length;

@@ -65,7 +65,7 @@ export function parseWebmHead(bytes: Uint8Array): WebmHead | undefined {
   const segmentData = segmentAt + segment.headerLength;
   const head: WebmHead = { firstCluster: -1, segmentData, timecodeScale: 1_000_000, codecIds: [], hasVideo: false };
   let duration: number | undefined;
-  for (let pos = segmentData; ; ) {
+  for (let pos = segmentData; ;) {
     const child = readElementHeader(bytes, pos);
     if (!child) return undefined;
     if (child.id === CLUSTER) {
@@ -135,7 +135,8 @@ export function parseCues(bytes: Uint8Array, cuesAt: number, head: WebmHead): { 
         });
       }
     });
-    if (time !== undefined && cluster !== undefined) points.push({ seconds: (time * head.timecodeScale) / 1e9, offset: head.segmentData + cluster });
+    if (time !== undefined && cluster !== undefined)
+      points.push({ seconds: (time * head.timecodeScale) / 1e9, offset: head.segmentData + cluster });
   });
   return points.sort((a, b) => a.seconds - b.seconds);
 }
@@ -160,7 +161,7 @@ export async function openWebm(reader: StoredReader): Promise<MediaSegments> {
     firstSegment: found.firstCluster,
     async segmentAt(offset) {
       // Skip what is not a Cluster (Cues, Tags, Void between or after them).
-      for (let pos = offset; pos < reader.size; ) {
+      for (let pos = offset; pos < reader.size;) {
         const header = readElementHeader(await reader.read(pos, pos + HEADER_BYTES), 0);
         if (!header) return undefined;
         if (header.size === UNKNOWN_SIZE) throw new Unsupported('this WebM file has Clusters of unknown size (a live stream)');

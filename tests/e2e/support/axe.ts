@@ -17,7 +17,13 @@ export async function seriousViolations(page: Page, scheme: 'light' | 'dark'): P
     const { violations } = await axe.run(document, { resultTypes: ['violations'] });
     return violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.nodes.length}): ${v.help}; ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''}`).join(' | ')}`);
+      .map(
+        (v) =>
+          `${v.id} (${v.nodes.length}): ${v.help}; ${v.nodes
+            .slice(0, 3)
+            .map((n) => `${n.target.join(' ')} ${n.failureSummary ?? ''}`)
+            .join(' | ')}`,
+      );
     interface AxeViolation {
       id: string;
       impact?: string;
@@ -37,7 +43,8 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const problems: string[] = [];
-    if (document.documentElement.scrollWidth > width) problems.push(`the page is ${document.documentElement.scrollWidth} px wide in ${width} px`);
+    if (document.documentElement.scrollWidth > width)
+      problems.push(`the page is ${document.documentElement.scrollWidth} px wide in ${width} px`);
     const clipped = (el: Element): boolean => {
       for (let at: Element | null = el.parentElement; at; at = at.parentElement) {
         const style = getComputedStyle(at);
@@ -48,7 +55,9 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
     for (const el of document.body.querySelectorAll('*')) {
       const box = el.getBoundingClientRect();
       if (box.width === 0 || box.right <= width + 0.5 || clipped(el)) continue;
-      problems.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ends at ${Math.round(box.right)} px: "${(el.textContent ?? '').slice(0, 60)}"`);
+      problems.push(
+        `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ends at ${Math.round(box.right)} px: "${(el.textContent ?? '').slice(0, 60)}"`,
+      );
     }
     // Content cut inside a box that hides its overflow is cut just the same, unless the box ends
     // its own text with an ellipsis (which a flex or grid container never does: its text is in items).
@@ -56,7 +65,8 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
       const style = getComputedStyle(el);
       const ellipsis = style.textOverflow === 'ellipsis' && !/flex|grid/.test(style.display);
       if (style.overflowX === 'visible' || ellipsis || el.classList.contains('visually-hidden')) continue;
-      if (el.scrollWidth > el.clientWidth + 1) problems.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} hides ${el.scrollWidth - el.clientWidth} px`);
+      if (el.scrollWidth > el.clientWidth + 1)
+        problems.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} hides ${el.scrollWidth - el.clientWidth} px`);
     }
     return problems;
   });

@@ -83,7 +83,10 @@ export async function extensionPage(launched: Launched, path: string): Promise<P
 }
 
 /** Sends one protocol request from an extension page and returns the reply envelope. */
-export async function request<T extends RequestType>(page: Page, message: RequestOf<T>): Promise<{ ok: boolean; value?: ReplyOf<T>; error?: string }> {
+export async function request<T extends RequestType>(
+  page: Page,
+  message: RequestOf<T>,
+): Promise<{ ok: boolean; value?: ReplyOf<T>; error?: string }> {
   return page.evaluate((m) => chrome.runtime.sendMessage(m) as Promise<never>, message);
 }
 

@@ -19,12 +19,18 @@ export async function waitForFile(dir: string, name: string, size: number, timeo
     } catch {
       // not there yet
     }
-    if (Date.now() > deadline) throw new Error(`no ${name} of ${size} bytes in ${dir} after ${timeoutMs} ms; found: ${readdirSync(dir).join(', ') || 'nothing'}`);
+    if (Date.now() > deadline)
+      throw new Error(`no ${name} of ${size} bytes in ${dir} after ${timeoutMs} ms; found: ${readdirSync(dir).join(', ') || 'nothing'}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
-export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, everyMs = 200): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs: number,
+  everyMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -57,7 +57,12 @@ export async function seekAndTime(page: AnyPage, fraction: number, timeoutMs: nu
  * Seeks to each fraction of the duration in turn, `gapMs` apart (a person dragging the
  * slider), and resolves with the ms from the last seek until it plays from the last target.
  */
-export async function seeksAndTime(page: AnyPage, fractions: number[], gapMs: number, timeoutMs: number): Promise<{ ms: number; target: number }> {
+export async function seeksAndTime(
+  page: AnyPage,
+  fractions: number[],
+  gapMs: number,
+  timeoutMs: number,
+): Promise<{ ms: number; target: number }> {
   return evaluate(
     page,
     ({ fractions, gapMs, timeoutMs }) =>
@@ -72,10 +77,13 @@ export async function seeksAndTime(page: AnyPage, fractions: number[], gapMs: nu
             resolve({ ms: performance.now() - t0, target });
           }
         };
-        const timer = setTimeout(() => {
-          video.removeEventListener('timeupdate', check);
-          reject(new Error(`no playback at ${target} s after ${timeoutMs} ms (currentTime ${video.currentTime})`));
-        }, timeoutMs + gapMs * fractions.length);
+        const timer = setTimeout(
+          () => {
+            video.removeEventListener('timeupdate', check);
+            reject(new Error(`no playback at ${target} s after ${timeoutMs} ms (currentTime ${video.currentTime})`));
+          },
+          timeoutMs + gapMs * fractions.length,
+        );
         video.addEventListener('timeupdate', check);
         fractions.forEach((fraction, i) =>
           setTimeout(() => {
@@ -99,7 +107,8 @@ export async function playedTo(page: AnyPage, seconds: number, timeoutMs: number
         const t0 = performance.now();
         const check = () => {
           if (video.currentTime >= seconds) return resolve();
-          if (performance.now() - t0 > timeoutMs) return reject(new Error(`not at ${seconds} s after ${timeoutMs} ms (currentTime ${video.currentTime})`));
+          if (performance.now() - t0 > timeoutMs)
+            return reject(new Error(`not at ${seconds} s after ${timeoutMs} ms (currentTime ${video.currentTime})`));
           setTimeout(check, 50);
         };
         check();

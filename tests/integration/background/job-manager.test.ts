@@ -50,7 +50,14 @@ interface Harness {
   activity: { active: boolean; unfinished: boolean }[];
 }
 
-function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: Partial<Settings>; free?: number; referrers?: ReferrerRules; undoMs?: number }): Harness {
+function harness(options: {
+  browser?: FakeBrowser;
+  store: IdbStore;
+  settings?: Partial<Settings>;
+  free?: number;
+  referrers?: ReferrerRules;
+  undoMs?: number;
+}): Harness {
   const browser = options.browser ?? new FakeBrowser();
   const views = new Map<string, JobView>();
   const activity: Harness['activity'] = [];
@@ -73,7 +80,13 @@ function harness(options: { browser?: FakeBrowser; store: IdbStore; settings?: P
 
 /** What the message handler needs, around a harness. */
 function requestDeps(h: Harness) {
-  return { api: h.browser, manager: h.manager, settings: new SettingsStore(h.browser), notices: new UiNotices(h.browser, () => {}), mirrorsFor: () => [] };
+  return {
+    api: h.browser,
+    manager: h.manager,
+    settings: new SettingsStore(h.browser),
+    notices: new UiNotices(h.browser, () => {}),
+    mirrorsFor: () => [],
+  };
 }
 
 async function store(): Promise<IdbStore> {
@@ -97,7 +110,12 @@ describe('JobManager', () => {
     const job = await h.manager.add({ url: m.url });
     await until('saved', () => h.views.get(job.id)?.state === 'saved');
     const download = [...h.browser.items.values()].find((i) => i.byExtensionId === h.browser.extensionId)!;
-    expect(download.request).toMatchObject({ url: `blob:test/${job.id}`, filename: 'f3145728.bin', conflictAction: 'uniquify', saveAs: false });
+    expect(download.request).toMatchObject({
+      url: `blob:test/${job.id}`,
+      filename: 'f3145728.bin',
+      conflictAction: 'uniquify',
+      saveAs: false,
+    });
     expect(await h.store.storedRanges(job.id)).toEqual([]);
     expect(h.views.get(job.id)).toMatchObject({ received: 3 * MiB, size: 3 * MiB, savedDownloadId: download.id });
     expect(h.activity.at(-1)).toEqual({ active: false, unfinished: false });
@@ -180,7 +198,10 @@ describe('JobManager', () => {
     expect(before.manager.get(paused.id)).toMatchObject({ state: 'paused', pausedByUser: true });
     // The worker dies: the old manager's transfer is stopped without any state change of ours.
     await before.manager.act(running.id, 'pause');
-    await browser.storage.set(`job-meta:${running.id}`, { ...(await browser.storage.get(`job-meta:${running.id}`) as object), pausedByUser: false });
+    await browser.storage.set(`job-meta:${running.id}`, {
+      ...((await browser.storage.get(`job-meta:${running.id}`)) as object),
+      pausedByUser: false,
+    });
 
     const after = harness({ store: s, browser });
     await after.manager.restore();
@@ -197,7 +218,12 @@ describe('JobManager', () => {
     const s = await store();
     const browser = new FakeBrowser();
     const host = new URL(file.url).host;
-    const rule = { pattern: `${host}/`, mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: false, sendCookies: true };
+    const rule = {
+      pattern: `${host}/`,
+      mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'],
+      passQuery: false,
+      sendCookies: true,
+    };
     const before = harness({ store: s, browser, settings: { mirrorRules: [rule] } });
     const taken = await before.manager.add({ url: file.url, credentials: 'omit' });
     const chosen = await before.manager.add({ url: file.url });
@@ -207,7 +233,10 @@ describe('JobManager', () => {
     const after = harness({ store: s, browser });
     await after.manager.restore();
     expect(after.manager.meta(taken.id)).toMatchObject({ credentials: 'omit', cookieOrigins: [] });
-    expect(after.manager.meta(chosen.id)).toMatchObject({ credentials: 'include', cookieOrigins: ['https://m1.example.org', 'https://m2.example.org'] });
+    expect(after.manager.meta(chosen.id)).toMatchObject({
+      credentials: 'include',
+      cookieOrigins: ['https://m1.example.org', 'https://m2.example.org'],
+    });
   });
 
   test('pauses a running job when storage runs low, keeps its bytes, and will not restart it without space', async () => {
@@ -215,12 +244,19 @@ describe('JobManager', () => {
     const h = harness({ store: await store(), free: 1 * MiB });
     const job = await h.manager.add({ url: m.url });
     await until('held', () => h.views.get(job.id)?.state === 'paused');
-    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'storage-full', error: expect.stringMatching(/storage almost full/), pausedByUser: false });
+    expect(h.views.get(job.id)).toMatchObject({
+      errorCode: 'storage-full',
+      error: expect.stringMatching(/storage almost full/),
+      pausedByUser: false,
+    });
     const kept = await h.store.storedRanges(job.id);
     const requests = m.stats.requests.length;
 
     await h.manager.act(job.id, 'resume');
-    await until('held again', () => h.views.get(job.id)?.state === 'paused' && h.views.get(job.id)?.error?.includes('not enough storage') === true);
+    await until(
+      'held again',
+      () => h.views.get(job.id)?.state === 'paused' && h.views.get(job.id)?.error?.includes('not enough storage') === true,
+    );
     expect(m.stats.requests.length).toBe(requests); // not started: the size is known and does not fit
     expect(await h.store.storedRanges(job.id)).toEqual(kept);
   });
@@ -343,7 +379,10 @@ describe('JobManager: the Referer rule of each job', () => {
     await until('bytes', () => m.stats.bytesSent > 256 * 1024);
     // The browser dies: the transfer stops without a state change of ours, the session rules go.
     await before.manager.act(job.id, 'pause');
-    await browser.storage.set(`job-meta:${job.id}`, { ...((await browser.storage.get(`job-meta:${job.id}`)) as object), pausedByUser: false });
+    await browser.storage.set(`job-meta:${job.id}`, {
+      ...((await browser.storage.get(`job-meta:${job.id}`)) as object),
+      pausedByUser: false,
+    });
     browser.rules = [];
 
     const referrers = new ReferrerRules(browser);
@@ -365,7 +404,10 @@ describe('JobManager: the Referer rule of each job', () => {
     const cancelled = await before.manager.add({ url: gone.url, referrer: PAGE });
     await until('both rules', () => browser.rules.length === 2);
     await before.manager.act(job.id, 'pause');
-    await browser.storage.set(`job-meta:${job.id}`, { ...((await browser.storage.get(`job-meta:${job.id}`)) as object), pausedByUser: false });
+    await browser.storage.set(`job-meta:${job.id}`, {
+      ...((await browser.storage.get(`job-meta:${job.id}`)) as object),
+      pausedByUser: false,
+    });
     // Its rule survives as if the worker had died before removing it; the job itself is gone.
     const leftOver = structuredClone(browser.rules);
     await before.manager.act(cancelled.id, 'cancel');
@@ -389,16 +431,34 @@ describe('message handler', () => {
   test('answers bad requests with a plain error, never throwing', async () => {
     const browser = new FakeBrowser();
     const h = harness({ store: await store(), browser });
-    const deps = { api: browser, manager: h.manager, settings: new SettingsStore(browser), notices: new UiNotices(browser, () => {}), mirrorsFor: () => [] };
+    const deps = {
+      api: browser,
+      manager: h.manager,
+      settings: new SettingsStore(browser),
+      notices: new UiNotices(browser, () => {}),
+      mirrorsFor: () => [],
+    };
     expect(await handleRequest({ type: 'nope' }, deps)).toEqual({ ok: false, error: 'unknown request' });
-    expect(await handleRequest({ type: 'add-url', url: 'ftp://x/y' }, deps)).toMatchObject({ ok: false, error: expect.stringMatching(/http/) });
-    expect(await handleRequest({ type: 'add-url', url: 'not a url' }, deps)).toMatchObject({ ok: false, error: expect.stringMatching(/is not a URL/) });
+    expect(await handleRequest({ type: 'add-url', url: 'ftp://x/y' }, deps)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/http/),
+    });
+    expect(await handleRequest({ type: 'add-url', url: 'not a url' }, deps)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/is not a URL/),
+    });
     expect(await handleRequest({ type: 'job-action', id: 'x', action: 'explode' }, deps)).toMatchObject({ ok: false });
     const bad = await handleRequest({ type: 'set-settings', settings: { connectionsPerServer: 9 } }, deps);
     expect(bad).toMatchObject({ ok: false, errors: [{ field: 'connectionsPerServer' }] });
     expect(browser.stored.has('settings')).toBe(false); // nothing stored on bad input
-    expect(await handleRequest({ type: 'import-settings', json: '{oops' }, deps)).toMatchObject({ ok: false, error: expect.stringMatching(/JSON/) });
+    expect(await handleRequest({ type: 'import-settings', json: '{oops' }, deps)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/JSON/),
+    });
     const good = await handleRequest({ type: 'import-settings', json: '{"maxConcurrentJobs": 5}' }, deps);
-    expect(good).toMatchObject({ ok: true, value: { settings: { maxConcurrentJobs: 5, connectionsPerServer: DEFAULT_SETTINGS.connectionsPerServer } } });
+    expect(good).toMatchObject({
+      ok: true,
+      value: { settings: { maxConcurrentJobs: 5, connectionsPerServer: DEFAULT_SETTINGS.connectionsPerServer } },
+    });
   });
 });

@@ -37,7 +37,13 @@ async function setup() {
     onRemoved: () => {},
     onActivity: () => {},
   });
-  const deps = { api: browser, manager, settings: new SettingsStore(browser), notices: new UiNotices(browser, () => {}), mirrorsFor: () => [] };
+  const deps = {
+    api: browser,
+    manager,
+    settings: new SettingsStore(browser),
+    notices: new UiNotices(browser, () => {}),
+    mirrorsFor: () => [],
+  };
   const request = async (message: unknown) => handleRequest(message, deps);
   const settled = (id: string, state: string) =>
     new Promise<void>((resolve) => {

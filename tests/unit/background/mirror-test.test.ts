@@ -2,7 +2,12 @@ import { describe, expect, test } from 'vitest';
 import { testMirrorRule } from '../../../src/background/mirror-test';
 import type { ProbeResult } from '../../../src/background/probe';
 
-const rule = { pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: false, sendCookies: false };
+const rule = {
+  pattern: 'example.com/pub/',
+  mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'],
+  passQuery: false,
+  sendCookies: false,
+};
 
 /** Answers every URL with the same size, recording how each was asked. */
 function recordingProbe() {

@@ -104,7 +104,9 @@ describe('ReferrerRules', () => {
     const rules = new ReferrerRules(browser);
     await Promise.all(Array.from({ length: 20 }, (_, i) => rules.hold(`job-${i}`, `${URL_A}&n=${i}`, PAGE)));
     expect(browser.rules.map((r) => r.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-    await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? rules.release(`job-${i}`) : rules.hold(`job-x${i}`, `${URL_A}&x=${i}`, PAGE))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? rules.release(`job-${i}`) : rules.hold(`job-x${i}`, `${URL_A}&x=${i}`, PAGE))),
+    );
     const ids = browser.rules.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(browser.rules).toHaveLength(20);
@@ -114,7 +116,11 @@ describe('ReferrerRules', () => {
   test('a sync removes rules nobody holds (left by a previous worker) and avoids their ids meanwhile', async () => {
     const browser = new FakeBrowser();
     const stale = refererRule(1, { urlFilter: '|https://gone.example/x|', referer: PAGE });
-    const foreign: SessionRule = { id: 3, condition: { urlFilter: '|https://dl.example.com/files/big.iso?token=abc|' }, action: { type: 'block' } };
+    const foreign: SessionRule = {
+      id: 3,
+      condition: { urlFilter: '|https://dl.example.com/files/big.iso?token=abc|' },
+      action: { type: 'block' },
+    };
     browser.rules = [stale, foreign];
     const rules = new ReferrerRules(browser);
     await rules.hold('job-1', URL_A, PAGE);

@@ -17,7 +17,10 @@ describe('settings schema', () => {
       maxConcurrentJobs: 2,
       excludedTypes: ['video/*', 'not a type', 7],
       excludedSites: ['https://Example.com/path', ''],
-      mirrorRules: [{ pattern: 'example.com/pub/', mirrors: ['https://m.example.org/pub/', 'ftp://x'] }, { pattern: '', mirrors: [] }],
+      mirrorRules: [
+        { pattern: 'example.com/pub/', mirrors: ['https://m.example.org/pub/', 'ftp://x'] },
+        { pattern: '', mirrors: [] },
+      ],
     });
     expect(parsed).toMatchObject({
       takeover: false,
@@ -31,8 +34,18 @@ describe('settings schema', () => {
   });
 
   test('validation names each bad field in words', () => {
-    const errors = validateSettings({ connectionsPerServer: 7, minBlockBytes: 8 * 2 ** 20, maxBlockBytes: 2 ** 20, mirrorRules: [{ pattern: 'a b', mirrors: ['nope'] }] });
-    expect(errors.map((e) => e.field)).toEqual(['connectionsPerServer', 'minBlockBytes', 'mirrorRules.0.pattern', 'mirrorRules.0.mirrors.0']);
+    const errors = validateSettings({
+      connectionsPerServer: 7,
+      minBlockBytes: 8 * 2 ** 20,
+      maxBlockBytes: 2 ** 20,
+      mirrorRules: [{ pattern: 'a b', mirrors: ['nope'] }],
+    });
+    expect(errors.map((e) => e.field)).toEqual([
+      'connectionsPerServer',
+      'minBlockBytes',
+      'mirrorRules.0.pattern',
+      'mirrorRules.0.mirrors.0',
+    ]);
     expect(errors[0]!.message).toMatch(/connections per server must be a whole number from 1 to 6/);
     expect(validateSettings(DEFAULT_SETTINGS)).toEqual([]);
     expect(validateSettings('x')).toHaveLength(1);
@@ -54,7 +67,9 @@ describe('settings schema', () => {
 
   test('per-site connections: hosts in canonical form, bad entries dropped one by one on load', () => {
     expect(DEFAULT_SETTINGS.connectionsPerSite).toEqual({});
-    const parsed = parseSettings({ connectionsPerSite: { 'Downloads.Example.com': 1, 'https://cdn.example.org/x': 3, 'not a host': 2, 'ok.example': 9 } });
+    const parsed = parseSettings({
+      connectionsPerSite: { 'Downloads.Example.com': 1, 'https://cdn.example.org/x': 3, 'not a host': 2, 'ok.example': 9 },
+    });
     expect(parsed.connectionsPerSite).toEqual({ 'downloads.example.com': 1, 'cdn.example.org': 3 });
     expect(parseSettings({ connectionsPerSite: ['a.com'] }).connectionsPerSite).toEqual({});
     const many = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`site${i}.example`, 2]));
@@ -62,14 +77,19 @@ describe('settings schema', () => {
   });
 
   test('per-site connections: validation names each bad entry by its host', () => {
-    expect(validateSettings({ connectionsPerSite: { 'a.example': 1, 'x y': 2, 'b.example': 0, 'c.example': '2', 'A.example': 3 } })).toEqual([
+    expect(
+      validateSettings({ connectionsPerSite: { 'a.example': 1, 'x y': 2, 'b.example': 0, 'c.example': '2', 'A.example': 3 } }),
+    ).toEqual([
       { field: 'connectionsPerSite', message: '"x y" is not a host name like example.com' },
       { field: 'connectionsPerSite', message: 'for b.example, the most connections must be a whole number from 1 to 6' },
       { field: 'connectionsPerSite', message: 'for c.example, the most connections must be a whole number from 1 to 6' },
       { field: 'connectionsPerSite', message: 'a.example is listed twice' },
     ]);
     expect(validateSettings({ connectionsPerSite: [] })).toEqual([
-      { field: 'connectionsPerSite', message: 'connections per site must be an object of hosts and numbers, like { "downloads.example.com": 1 }' },
+      {
+        field: 'connectionsPerSite',
+        message: 'connections per site must be an object of hosts and numbers, like { "downloads.example.com": 1 }',
+      },
     ]);
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`site${i}.example`, 2]));
     expect(validateSettings({ connectionsPerSite: many })).toEqual([{ field: 'connectionsPerSite', message: 'at most 100 sites' }]);
@@ -95,7 +115,14 @@ describe('settings schema', () => {
 });
 
 describe('mirror rules', () => {
-  const rules = [{ pattern: 'example.com:8080/releases/', mirrors: ['https://a.example.org/mirror/', 'https://b.example.org'], passQuery: false, sendCookies: false }];
+  const rules = [
+    {
+      pattern: 'example.com:8080/releases/',
+      mirrors: ['https://a.example.org/mirror/', 'https://b.example.org'],
+      passQuery: false,
+      sendCookies: false,
+    },
+  ];
 
   test('rewrite the rest of the path under each mirror prefix, without the query (it may be a signed token)', () => {
     expect(mirrorUrlsFor('http://example.com:8080/releases/v1/x.iso?sig=1', rules)).toEqual([
@@ -115,16 +142,21 @@ describe('mirror rules', () => {
   test("allow the user's cookies for the mirrors' origins only when the rule says so", () => {
     expect(cookieOriginsFor('http://example.com:8080/releases/x.iso', rules)).toEqual([]);
     const trusting = [{ ...rules[0]!, mirrors: [...rules[0]!.mirrors, 'https://a.example.org/other/'], sendCookies: true }];
-    expect(cookieOriginsFor('http://example.com:8080/releases/x.iso', trusting)).toEqual(['https://a.example.org', 'https://b.example.org']);
+    expect(cookieOriginsFor('http://example.com:8080/releases/x.iso', trusting)).toEqual([
+      'https://a.example.org',
+      'https://b.example.org',
+    ]);
     expect(cookieOriginsFor('http://example.com:8080/elsewhere/x.iso', trusting)).toEqual([]);
   });
 
   test('rules saved before the choices existed load with both off', () => {
     const parsed = parseSettings({ mirrorRules: [{ pattern: 'example.com/', mirrors: ['https://m.example.org/'] }] });
-    expect(parsed.mirrorRules).toEqual([{ pattern: 'example.com/', mirrors: ['https://m.example.org/'], passQuery: false, sendCookies: false }]);
-    expect(validateSettings({ mirrorRules: [{ pattern: 'example.com/', mirrors: ['https://m.example.org/'], sendCookies: 'yes' }] })).toEqual([
-      { field: 'mirrorRules.0.sendCookies', message: 'sendCookies must be true or false' },
+    expect(parsed.mirrorRules).toEqual([
+      { pattern: 'example.com/', mirrors: ['https://m.example.org/'], passQuery: false, sendCookies: false },
     ]);
+    expect(
+      validateSettings({ mirrorRules: [{ pattern: 'example.com/', mirrors: ['https://m.example.org/'], sendCookies: 'yes' }] }),
+    ).toEqual([{ field: 'mirrorRules.0.sendCookies', message: 'sendCookies must be true or false' }]);
   });
 
   test('need the same host and port and the path prefix', () => {

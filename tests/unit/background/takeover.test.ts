@@ -20,7 +20,12 @@ const big = (over: Partial<BrowserDownload> = {}): BrowserDownload => ({
   state: 'in_progress',
   ...over,
 });
-const ok = (size = 100_000_000): ProbeResult => ({ status: 206, statusText: 'Partial Content', size, contentType: 'application/octet-stream' });
+const ok = (size = 100_000_000): ProbeResult => ({
+  status: 206,
+  statusText: 'Partial Content',
+  size,
+  contentType: 'application/octet-stream',
+});
 
 describe('take-over rules', () => {
   test('large and unknown-size downloads are probed; small ones stay silently', () => {
@@ -33,7 +38,9 @@ describe('take-over rules', () => {
     expect(firstLook(big({ byExtensionId: 'me' }), settings(), 'me', false)).toEqual({ take: false });
     expect(firstLook(big(), settings({ takeover: false }), 'me', false)).toEqual({ take: false });
     expect(firstLook(big({ mime: 'video/mp4' }), settings({ excludedTypes: ['video/*'] }), 'me', false)).toEqual({ take: false });
-    expect(firstLook(big({ url: 'https://dl.example.com/x' }), settings({ excludedSites: ['example.com'] }), 'me', false)).toEqual({ take: false });
+    expect(firstLook(big({ url: 'https://dl.example.com/x' }), settings({ excludedSites: ['example.com'] }), 'me', false)).toEqual({
+      take: false,
+    });
   });
 
   test('downloads of private windows are left to the browser', () => {
@@ -52,8 +59,13 @@ describe('take-over rules', () => {
   });
 
   test('blob:, data: and POST downloads stay with the browser, with a notice', () => {
-    expect(firstLook(big({ url: 'blob:https://a/1' }), settings(), 'me', false)).toMatchObject({ take: false, notice: expect.stringMatching(/blob/) });
-    expect(firstLook(big({ url: 'data:application/zip;base64,AA' }), settings(), 'me', false)).toMatchObject({ notice: expect.stringMatching(/data/) });
+    expect(firstLook(big({ url: 'blob:https://a/1' }), settings(), 'me', false)).toMatchObject({
+      take: false,
+      notice: expect.stringMatching(/blob/),
+    });
+    expect(firstLook(big({ url: 'data:application/zip;base64,AA' }), settings(), 'me', false)).toMatchObject({
+      notice: expect.stringMatching(/data/),
+    });
     expect(firstLook(big(), settings(), 'me', true)).toMatchObject({ take: false, notice: expect.stringMatching(/POST/) });
   });
 
@@ -63,12 +75,18 @@ describe('take-over rules', () => {
   });
 
   test.each([401, 403, 410])('a re-request answered %i is left to the browser with a notice', (status) => {
-    expect(afterProbe(big(), { status, statusText: 'No' }, settings())).toMatchObject({ take: false, notice: expect.stringContaining(String(status)) });
+    expect(afterProbe(big(), { status, statusText: 'No' }, settings())).toMatchObject({
+      take: false,
+      notice: expect.stringContaining(String(status)),
+    });
   });
 
   test('a re-request that gets another size or a web page is left to the browser', () => {
     expect(afterProbe(big(), ok(5), settings())).toMatchObject({ take: false, notice: expect.stringMatching(/different file/) });
-    expect(afterProbe(big(), { ...ok(), contentType: 'text/html' }, settings())).toMatchObject({ take: false, notice: expect.stringMatching(/web page/) });
+    expect(afterProbe(big(), { ...ok(), contentType: 'text/html' }, settings())).toMatchObject({
+      take: false,
+      notice: expect.stringMatching(/web page/),
+    });
     expect(afterProbe(big({ totalBytes: 0 }), ok(1000), settings())).toEqual({ take: false });
     expect(afterProbe(big(), ok(), settings())).toEqual({ take: true });
   });
@@ -95,18 +113,32 @@ describe('takeOver', () => {
 
   test('cancels and erases the browser copy, then starts the job with referrer and mirrors', async () => {
     const browser = new FakeBrowser();
-    const item = browser.startBrowserDownload({ url: 'https://example.com/big.iso', referrer: 'https://example.com/page', totalBytes: 100_000_000 });
+    const item = browser.startBrowserDownload({
+      url: 'https://example.com/big.iso',
+      referrer: 'https://example.com/page',
+      totalBytes: 100_000_000,
+    });
     const { deps: d, added } = deps(browser, ok());
     expect(await takeOver(item, d)).toBe('taken');
     expect(browser.calls).toEqual([`cancel ${item.id}`, `erase ${item.id}`]);
     expect(added).toEqual([
-      { url: 'https://example.com/big.iso', referrer: 'https://example.com/page', credentials: 'include', mirrors: ['https://mirror.example.org/big.iso'], takenOver: true },
+      {
+        url: 'https://example.com/big.iso',
+        referrer: 'https://example.com/page',
+        credentials: 'include',
+        mirrors: ['https://mirror.example.org/big.iso'],
+        takenOver: true,
+      },
     ]);
   });
 
   test('a link from another site is probed and fetched without cookies, as the browser withheld its strict ones', async () => {
     const browser = new FakeBrowser();
-    const item = browser.startBrowserDownload({ url: 'https://files.example.net/big.iso', referrer: 'https://example.com/', totalBytes: 100_000_000 });
+    const item = browser.startBrowserDownload({
+      url: 'https://files.example.net/big.iso',
+      referrer: 'https://example.com/',
+      totalBytes: 100_000_000,
+    });
     const { deps: d, added } = deps(browser, ok());
     const probed: unknown[] = [];
     expect(await takeOver(item, { ...d, probe: async (url, init) => (probed.push({ url, ...init }), ok()) })).toBe('taken');
@@ -116,7 +148,11 @@ describe('takeOver', () => {
 
   test('a link from another site to a file that needs cookies stays with the browser, saying why', async () => {
     const browser = new FakeBrowser();
-    const item = browser.startBrowserDownload({ url: 'https://files.example.net/big.iso', referrer: 'https://example.com/', totalBytes: 100_000_000 });
+    const item = browser.startBrowserDownload({
+      url: 'https://files.example.net/big.iso',
+      referrer: 'https://example.com/',
+      totalBytes: 100_000_000,
+    });
     const { deps: d, added, notices } = deps(browser, { status: 403, statusText: 'Forbidden' });
     expect(await takeOver(item, d)).toBe('left');
     expect(browser.calls).toEqual([]);
@@ -151,7 +187,11 @@ describe('takeOver', () => {
 
   test('a refused re-request leaves the browser download running and records a notice', async () => {
     const browser = new FakeBrowser();
-    const item = browser.startBrowserDownload({ url: 'https://example.com/signed?sig=1', referrer: 'https://example.com/page', totalBytes: 100_000_000 });
+    const item = browser.startBrowserDownload({
+      url: 'https://example.com/signed?sig=1',
+      referrer: 'https://example.com/page',
+      totalBytes: 100_000_000,
+    });
     const { deps: d, added, notices } = deps(browser, { status: 403, statusText: 'Forbidden' });
     expect(await takeOver(item, d)).toBe('left');
     expect(browser.calls).toEqual([]);
@@ -211,7 +251,11 @@ describe('takeOver', () => {
       expect(t.seen).toEqual([
         [
           expect.objectContaining({
-            condition: expect.objectContaining({ urlFilter: '|https://dl.example.com/big.iso|', tabIds: [-1], resourceTypes: ['xmlhttprequest'] }),
+            condition: expect.objectContaining({
+              urlFilter: '|https://dl.example.com/big.iso|',
+              tabIds: [-1],
+              resourceTypes: ['xmlhttprequest'],
+            }),
             action: { type: 'modifyHeaders', requestHeaders: [{ header: 'referer', operation: 'set', value: SENT }] },
           }),
         ],
@@ -223,7 +267,12 @@ describe('takeOver', () => {
 
     test('a redirected download gets the rule for its final URL', async () => {
       const browser = new FakeBrowser();
-      const item = browser.startBrowserDownload({ url: 'https://www.example.com/get/1', finalUrl: 'https://cdn.example.net/1.iso', referrer: PAGE, totalBytes: 100_000_000 });
+      const item = browser.startBrowserDownload({
+        url: 'https://www.example.com/get/1',
+        finalUrl: 'https://cdn.example.net/1.iso',
+        referrer: PAGE,
+        totalBytes: 100_000_000,
+      });
       const t = withRules(browser, { status: 403, statusText: 'Forbidden' });
       await takeOver(item, t.d);
       expect((t.seen[0] as { condition: { urlFilter: string } }[])[0]!.condition.urlFilter).toBe('|https://cdn.example.net/1.iso|');
@@ -264,9 +313,13 @@ describe('takeOver', () => {
 
 describe('bypass entries of the context menu', () => {
   test('a link goes to the browser; a page or link leaves its site', () => {
-    expect(browserFromClick({ menuItemId: BROWSER_MENU_ID, linkUrl: 'https://example.com/a.iso' })).toEqual({ url: 'https://example.com/a.iso' });
+    expect(browserFromClick({ menuItemId: BROWSER_MENU_ID, linkUrl: 'https://example.com/a.iso' })).toEqual({
+      url: 'https://example.com/a.iso',
+    });
     expect(browserFromClick({ menuItemId: BROWSER_MENU_ID, linkUrl: 'javascript:void(0)' })).toBeUndefined();
-    expect(browserFromClick({ menuItemId: LEAVE_SITE_MENU_ID, pageUrl: 'https://dl.example.org/files/' })).toEqual({ site: 'dl.example.org' });
+    expect(browserFromClick({ menuItemId: LEAVE_SITE_MENU_ID, pageUrl: 'https://dl.example.org/files/' })).toEqual({
+      site: 'dl.example.org',
+    });
     expect(browserFromClick({ menuItemId: LEAVE_SITE_MENU_ID, pageUrl: 'file:///tmp/x.html' })).toBeUndefined();
     expect(browserFromClick({ menuItemId: 'stitch-download', linkUrl: 'https://example.com/a.iso' })).toBeUndefined();
   });

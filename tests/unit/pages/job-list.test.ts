@@ -25,7 +25,9 @@ describe('the job list with many downloads', () => {
 
   it('hides rows that do not match (keeping them), says when none does, and goes compact from many rows', () => {
     const list = new JobList(() => {});
-    const jobs = Array.from({ length: COMPACT_FROM }, (_, i) => jobView({ id: `j${i}`, filename: `file-${i}.bin`, state: i % 2 ? 'saved' : 'running' }));
+    const jobs = Array.from({ length: COMPACT_FROM }, (_, i) =>
+      jobView({ id: `j${i}`, filename: `file-${i}.bin`, state: i % 2 ? 'saved' : 'running' }),
+    );
     list.render(jobs, 'ready');
     expect(list.list.classList.contains('compact')).toBe(true);
     list.filter = 'file-3';

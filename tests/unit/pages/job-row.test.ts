@@ -48,11 +48,24 @@ describe('JobRow', () => {
     const progress = el.querySelector<HTMLProgressElement>('[data-testid="job-progress"]')!;
     expect(progress.value).toBe(25_000_000);
     expect(progress.max).toBe(100_000_000);
-    expect(testIds(el, 'job-').filter((id) => !['job-row', 'job-filename', 'job-state', 'job-origin', 'job-url', 'job-progress', 'job-size', 'job-rate', 'job-eta', 'job-notices', 'job-mirrors'].includes(id))).toEqual([
-      'job-pause',
-      'job-copy-url',
-      'job-cancel',
-    ]);
+    expect(
+      testIds(el, 'job-').filter(
+        (id) =>
+          ![
+            'job-row',
+            'job-filename',
+            'job-state',
+            'job-origin',
+            'job-url',
+            'job-progress',
+            'job-size',
+            'job-rate',
+            'job-eta',
+            'job-notices',
+            'job-mirrors',
+          ].includes(id),
+      ),
+    ).toEqual(['job-pause', 'job-copy-url', 'job-cancel']);
   });
 
   it('says Retrying, why and that Stitch keeps trying while no source delivers; no rate or time left', () => {
@@ -61,7 +74,9 @@ describe('JobRow', () => {
     const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent;
     expect(text('job-state')).toBe('Retrying');
     expect(el.querySelector('[data-testid="job-state"]')!.className).toContain('state-retrying');
-    expect(text('job-retrying')).toBe('The server answered 503 Service Unavailable (3 attempts so far). Stitch keeps trying by itself; pause to stop.');
+    expect(text('job-retrying')).toBe(
+      'The server answered 503 Service Unavailable (3 attempts so far). Stitch keeps trying by itself; pause to stop.',
+    );
     expect(text('job-rate')).toBe('');
     expect(text('job-eta')).toBe('');
     row.update(jobView());
@@ -144,7 +159,12 @@ describe('Play', () => {
 
   it('is the first action button of the row and opens the player for the current job', () => {
     const opened: string[] = [];
-    const row = new JobRow(jobView(video), () => {}, playsWebm, (job) => opened.push(job.id));
+    const row = new JobRow(
+      jobView(video),
+      () => {},
+      playsWebm,
+      (job) => opened.push(job.id),
+    );
     const buttons = [...row.element.querySelectorAll<HTMLButtonElement>('.actions button')].map((b) => b.dataset.testid);
     expect(buttons).toEqual(['job-play', 'job-pause', 'job-copy-url', 'job-cancel']);
     const play = row.element.querySelector<HTMLButtonElement>('[data-testid="job-play"]')!;
@@ -173,7 +193,11 @@ describe('the row’s origin line', () => {
 
 describe('noticeText', () => {
   it('shortens addresses to hosts and says a dropped source leaves the file safe', () => {
-    expect(noticeText('mirror http://127.0.0.1:41233/file.bin was dropped: it serves different bytes than http://127.0.0.1:45527/file.bin (first difference at byte 0)')).toBe(
+    expect(
+      noticeText(
+        'mirror http://127.0.0.1:41233/file.bin was dropped: it serves different bytes than http://127.0.0.1:45527/file.bin (first difference at byte 0)',
+      ),
+    ).toBe(
       'Stitch stopped using the mirror 127.0.0.1:41233: it serves different bytes than 127.0.0.1:45527 (first difference at byte 0). Your file is not affected.',
     );
     expect(noticeText('the server http://127.0.0.1:41233/file.bin was dropped: it answered 404')).toBe(

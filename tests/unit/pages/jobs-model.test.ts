@@ -7,7 +7,10 @@ describe('applyPortMessage', () => {
   const newer = jobView({ id: 'new', createdAt: 2 });
 
   it('takes a snapshot as the whole truth, newest job first', () => {
-    const model = applyPortMessage({ jobs: [jobView({ id: 'gone' })], notices: [] }, { type: 'snapshot', jobs: [older, newer], notices: [] });
+    const model = applyPortMessage(
+      { jobs: [jobView({ id: 'gone' })], notices: [] },
+      { type: 'snapshot', jobs: [older, newer], notices: [] },
+    );
     expect(model.jobs.map((j) => j.id)).toEqual(['new', 'old']);
   });
 
@@ -41,7 +44,11 @@ describe('pageActions', () => {
   it('enables only what has something to act on', () => {
     expect(pageActions([])).toEqual({ pauseAll: false, resumeAll: false, clearFinished: false });
     expect(pageActions([jobView({ state: 'queued' })])).toEqual({ pauseAll: true, resumeAll: false, clearFinished: false });
-    expect(pageActions([jobView({ state: 'paused' }), jobView({ state: 'saved' })])).toEqual({ pauseAll: false, resumeAll: true, clearFinished: true });
+    expect(pageActions([jobView({ state: 'paused' }), jobView({ state: 'saved' })])).toEqual({
+      pauseAll: false,
+      resumeAll: true,
+      clearFinished: true,
+    });
   });
 });
 
@@ -50,7 +57,9 @@ describe('announcement', () => {
     const running = jobView();
     expect(announcement(running, { ...running, received: running.received + 1 })).toBeUndefined();
     expect(announcement(running, { ...running, state: 'saved' })).toBe('big.iso is saved.');
-    expect(announcement(running, { ...running, state: 'failed', error: 'the server said 404' })).toBe('big.iso failed: The server said 404.');
+    expect(announcement(running, { ...running, state: 'failed', error: 'the server said 404' })).toBe(
+      'big.iso failed: The server said 404.',
+    );
     expect(announcement(running, { ...running, state: 'paused', error: 'storage is full' })).toBe('big.iso is paused: Storage is full.');
     expect(announcement(running, { ...running, state: 'paused', pausedByUser: true })).toBeUndefined();
     expect(announcement(running, { ...running, notices: ['mirror b dropped'] })).toBe('big.iso: Mirror b dropped.');

@@ -13,7 +13,14 @@ const stored: Settings = {
   ...parseSettings(DEFAULT_SETTINGS),
   thresholdBytes: 50_000_000,
   connectionsPerSite: { 'downloads.example.com': 1 },
-  mirrorRules: [{ pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: false, sendCookies: false }],
+  mirrorRules: [
+    {
+      pattern: 'example.com/pub/',
+      mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'],
+      passQuery: false,
+      sendCookies: false,
+    },
+  ],
 };
 
 /** The one seam: `send` answering like the background would, recording what it was asked. */
@@ -69,7 +76,9 @@ describe('OptionsPage', () => {
     const rules = document.querySelectorAll('[data-testid="mirror-rule"]');
     expect(rules).toHaveLength(1);
     expect(input('mirror-rule-pattern', rules[0]).value).toBe('example.com/pub/');
-    expect(byTestId<HTMLTextAreaElement>('mirror-rule-mirrors', rules[0]).value).toBe('https://m1.example.org/pub/\nhttps://m2.example.org/');
+    expect(byTestId<HTMLTextAreaElement>('mirror-rule-mirrors', rules[0]).value).toBe(
+      'https://m1.example.org/pub/\nhttps://m2.example.org/',
+    );
     expect(input('mirror-rule-pass-query', rules[0]).checked).toBe(false);
     expect(input('mirror-rule-send-cookies', rules[0]).checked).toBe(false);
   });
@@ -122,7 +131,8 @@ describe('OptionsPage', () => {
 
   it('labels the connection settings in plain words', async () => {
     await openPage();
-    const described = (control: HTMLElement) => document.getElementById(control.getAttribute('aria-describedby')!.split(' ')[0]!)!.textContent;
+    const described = (control: HTMLElement) =>
+      document.getElementById(control.getAttribute('aria-describedby')!.split(' ')[0]!)!.textContent;
     const perServer = input('setting-connections');
     expect(perServer.labels?.[0]?.textContent).toBe('Most connections per server');
     expect(described(perServer)).toMatch(/starts with two .* only while they make the download faster .*browsers allow 6 per server/);
@@ -138,7 +148,9 @@ describe('OptionsPage', () => {
     perSite.value = 'downloads.example.com 1\nFiles.Example.org 3';
     byTestId('settings-save').click();
     await settle();
-    expect(sent.find(ofType('set-settings'))?.settings).toMatchObject({ connectionsPerSite: { 'downloads.example.com': 1, 'files.example.org': 3 } });
+    expect(sent.find(ofType('set-settings'))?.settings).toMatchObject({
+      connectionsPerSite: { 'downloads.example.com': 1, 'files.example.org': 3 },
+    });
     expect(byTestId('settings-status').textContent).toBe('Saved.');
     expect(perSite.value).toBe('downloads.example.com 1\nfiles.example.org 3');
   });
@@ -155,7 +167,9 @@ describe('OptionsPage', () => {
     byTestId('settings-save').click();
     await settle();
     expect(sent.some(ofType('set-settings'))).toBe(false);
-    expect(byTestId('settings-errors').textContent).toContain('Connections per site: For slow.example.com, the most connections must be a whole number from 1 to 6.');
+    expect(byTestId('settings-errors').textContent).toContain(
+      'Connections per site: For slow.example.com, the most connections must be a whole number from 1 to 6.',
+    );
   });
 
   it('validates a field inline once it is changed, before any save', async () => {
@@ -173,7 +187,11 @@ describe('OptionsPage', () => {
 
   it('shows the background’s refusal field by field', async () => {
     const { send } = fakeBackground({
-      'set-settings': () => ({ ok: false, error: '1 settings are invalid', errors: [{ field: 'mirrorRules.0.mirrors.1', message: 'bad mirror' }] }),
+      'set-settings': () => ({
+        ok: false,
+        error: '1 settings are invalid',
+        errors: [{ field: 'mirrorRules.0.mirrors.1', message: 'bad mirror' }],
+      }),
     });
     await openPage({ send, sent: [] });
     byTestId('settings-save').click();
@@ -202,7 +220,12 @@ describe('OptionsPage', () => {
     await settle();
     expect(sent.at(-1)).toEqual({
       type: 'test-mirror-rule',
-      rule: { pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: false, sendCookies: false },
+      rule: {
+        pattern: 'example.com/pub/',
+        mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'],
+        passQuery: false,
+        sendCookies: false,
+      },
       sampleUrl: 'https://example.com/pub/a.iso',
     });
     const result = byTestId('mirror-rule-test-result');

@@ -36,7 +36,14 @@ describe('settingsToForm / formToSettings', () => {
       minBlockBytes: 64 * 1024,
       maxBlockBytes: 64 * 1024 * 1024,
       speedLimitBytesPerSec: 2.5 * 2 ** 20,
-      mirrorRules: [{ pattern: 'example.com/releases/', mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'], passQuery: true, sendCookies: false }],
+      mirrorRules: [
+        {
+          pattern: 'example.com/releases/',
+          mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'],
+          passQuery: true,
+          sendCookies: false,
+        },
+      ],
     };
     const form = settingsToForm(settings, ['https://example.com/releases/a.iso']);
     expect(form.thresholdMb).toBe('0.5');
@@ -55,7 +62,13 @@ describe('settingsToForm / formToSettings', () => {
   });
 
   it('counts in the browser’s binary units and keeps bytes that are no whole unit exact on save', () => {
-    const settings: Settings = { ...defaults(), thresholdBytes: 20_000_001, minBlockBytes: 100_000, maxBlockBytes: 3_333_333, speedLimitBytesPerSec: 1_234_567 };
+    const settings: Settings = {
+      ...defaults(),
+      thresholdBytes: 20_000_001,
+      minBlockBytes: 100_000,
+      maxBlockBytes: 3_333_333,
+      speedLimitBytesPerSec: 1_234_567,
+    };
     const form = settingsToForm(settings);
     expect(form.thresholdMb).toMatch(/^19\.0734872817993\d*$/);
     expect(Number(form.thresholdMb) * 2 ** 20).toBe(20_000_001);
@@ -70,8 +83,14 @@ describe('settingsToForm / formToSettings', () => {
   });
 
   it('reads per-site connections as "host N" lines, hosts in canonical form', () => {
-    const form: FormValues = { ...settingsToForm(defaults()), siteConnections: '  Downloads.Example.com   1 \n\nhttps://cdn.example.org/\t4\r\n' };
-    expect(formToSettings(form)).toMatchObject({ settings: { connectionsPerSite: { 'downloads.example.com': 1, 'cdn.example.org': 4 } }, errors: [] });
+    const form: FormValues = {
+      ...settingsToForm(defaults()),
+      siteConnections: '  Downloads.Example.com   1 \n\nhttps://cdn.example.org/\t4\r\n',
+    };
+    expect(formToSettings(form)).toMatchObject({
+      settings: { connectionsPerSite: { 'downloads.example.com': 1, 'cdn.example.org': 4 } },
+      errors: [],
+    });
   });
 
   it('takes an empty speed limit as no limit', () => {
@@ -83,10 +102,17 @@ describe('formToSettings errors', () => {
   const withForm = (change: Partial<FormValues>) => formToSettings({ ...settingsToForm(defaults()), ...change }).errors;
 
   it('speaks in the units of the field', () => {
-    expect(withForm({ thresholdMb: 'lots' })).toEqual([{ field: 'thresholdBytes', message: 'Enter a number of MB from 0 to 953,674,316.' }]);
-    expect(withForm({ minBlockKb: '10' })).toEqual([{ field: 'minBlockBytes', message: 'Enter a number of KB from 64 to 65,536 for the smallest block.' }]);
+    expect(withForm({ thresholdMb: 'lots' })).toEqual([
+      { field: 'thresholdBytes', message: 'Enter a number of MB from 0 to 953,674,316.' },
+    ]);
+    expect(withForm({ minBlockKb: '10' })).toEqual([
+      { field: 'minBlockBytes', message: 'Enter a number of KB from 64 to 65,536 for the smallest block.' },
+    ]);
     expect(withForm({ speedLimitKbps: '0.5' })).toEqual([
-      { field: 'speedLimitBytesPerSec', message: 'Leave the speed limit empty (no limit) or enter a number of KB/s from 1 to 976,562,500.' },
+      {
+        field: 'speedLimitBytesPerSec',
+        message: 'Leave the speed limit empty (no limit) or enter a number of KB/s from 1 to 976,562,500.',
+      },
     ]);
   });
 
@@ -102,10 +128,21 @@ describe('formToSettings errors', () => {
   });
 
   it('names each bad per-site line, and saves none of them', () => {
-    const text = ['downloads.example.com', 'ok.example.com 2', 'a b 1', 'bad^host 2', 'slow.example.com 9', 'two.example.com 1.5', 'OK.example.com 3'].join('\n');
+    const text = [
+      'downloads.example.com',
+      'ok.example.com 2',
+      'a b 1',
+      'bad^host 2',
+      'slow.example.com 9',
+      'two.example.com 1.5',
+      'OK.example.com 3',
+    ].join('\n');
     const { settings, errors } = formToSettings({ ...settingsToForm(defaults()), siteConnections: text });
     expect(errors).toEqual([
-      { field: 'connectionsPerSite', message: '"downloads.example.com": write a host and the most connections to it, like downloads.example.com 1' },
+      {
+        field: 'connectionsPerSite',
+        message: '"downloads.example.com": write a host and the most connections to it, like downloads.example.com 1',
+      },
       { field: 'connectionsPerSite', message: '"a b 1": write a host and the most connections to it, like downloads.example.com 1' },
       { field: 'connectionsPerSite', message: '"bad^host" is not a host name like example.com' },
       { field: 'connectionsPerSite', message: 'for slow.example.com, the most connections must be a whole number from 1 to 6' },
@@ -124,7 +161,13 @@ describe('formToSettings errors', () => {
     const errors = withForm({
       rules: [
         { pattern: '', mirrors: '', passQuery: false, sendCookies: false, sampleUrl: '' },
-        { pattern: 'example.com/pub/', mirrors: 'https://ok.example.org/\nftp://old.example.org/', passQuery: false, sendCookies: false, sampleUrl: '' },
+        {
+          pattern: 'example.com/pub/',
+          mirrors: 'https://ok.example.org/\nftp://old.example.org/',
+          passQuery: false,
+          sendCookies: false,
+          sampleUrl: '',
+        },
       ],
     });
     expect(errors).toEqual([
@@ -148,6 +191,8 @@ describe('controlOf / errorLine', () => {
     expect(errorLine({ field: 'mirrorRules.1.pattern', message: 'bad' })).toBe('Mirror rule 2: Bad.');
     expect(errorLine({ field: 'connectionsPerServer', message: 'too many' })).toBe('Most connections per server: Too many.');
     expect(errorLine({ field: '', message: 'settings must be a JSON object' })).toBe('Settings must be a JSON object.');
-    expect(errorLine({ field: 'connectionsPerSite', message: 'a.example is listed twice' })).toBe('Connections per site: A.example is listed twice.');
+    expect(errorLine({ field: 'connectionsPerSite', message: 'a.example is listed twice' })).toBe(
+      'Connections per site: A.example is listed twice.',
+    );
   });
 });

@@ -8,7 +8,7 @@ import { openWebm } from '../../../src/player/mse/webm';
 /** All media segments in order from the first. */
 async function allSegments(segments: MediaSegments): Promise<{ offset: number; bytes: Uint8Array }[]> {
   const out: { offset: number; bytes: Uint8Array }[] = [];
-  for (let offset = segments.firstSegment; ; ) {
+  for (let offset = segments.firstSegment; ;) {
     const segment = await segments.segmentAt(offset);
     if (!segment) return out;
     out.push({ offset, bytes: segment.bytes });

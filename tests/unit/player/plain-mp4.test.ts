@@ -46,7 +46,7 @@ function timescales(init: Uint8Array): Map<number, number> {
 
 async function feedAll(source: PlainMp4Source, from = source.firstSegment): Promise<Fragment[]> {
   const out: Fragment[] = [];
-  for (let offset = from; ; ) {
+  for (let offset = from; ;) {
     const segment = await source.segmentAt(offset);
     if (!segment) return out;
     expect(segment.bytes.length).toBeGreaterThan(0);

@@ -17,7 +17,9 @@ describe('"Play with Stitch"', () => {
     expect(playerFromClick({ menuItemId: PLAY_MENU_ID, srcUrl: media, linkUrl: 'https://example.com/page' })).toBe(
       `player.html?url=${encodeURIComponent(media)}`,
     );
-    expect(playerFromClick({ menuItemId: PLAY_MENU_ID, linkUrl: 'https://example.com/v.mp4' })).toBe(playerPath({ url: 'https://example.com/v.mp4' }));
+    expect(playerFromClick({ menuItemId: PLAY_MENU_ID, linkUrl: 'https://example.com/v.mp4' })).toBe(
+      playerPath({ url: 'https://example.com/v.mp4' }),
+    );
     expect(playerFromClick({ menuItemId: PLAY_MENU_ID, srcUrl: 'blob:https://example.com/1' })).toBeUndefined();
     expect(playerFromClick({ menuItemId: 'stitch-download', linkUrl: 'https://example.com/v.mp4' })).toBeUndefined();
   });

@@ -16,7 +16,12 @@ function playerPort() {
     onMessage: { addListener: (l) => void listeners.message.push(l), removeListener: () => {} },
     onDisconnect: { addListener: (l) => void listeners.disconnect.push(l), removeListener: () => {} },
   };
-  return { port, posted, send: (m: unknown) => listeners.message.forEach((l) => l(m)), disconnect: () => listeners.disconnect.forEach((l) => l()) };
+  return {
+    port,
+    posted,
+    send: (m: unknown) => listeners.message.forEach((l) => l(m)),
+    disconnect: () => listeners.disconnect.forEach((l) => l()),
+  };
 }
 
 function setup() {
@@ -69,10 +74,17 @@ describe('the playback hub', () => {
     t.change('stored', 100, 500);
     t.change('stored', 800, 900);
     await settle(1);
-    expect(p.posted.at(-1)?.stored).toEqual([{ start: 0, end: 500 }, { start: 800, end: 900 }]);
+    expect(p.posted.at(-1)?.stored).toEqual([
+      { start: 0, end: 500 },
+      { start: 800, end: 900 },
+    ]);
     t.change('discarded', 200, 300);
     await settle(1);
-    expect(p.posted.at(-1)?.stored).toEqual([{ start: 0, end: 200 }, { start: 300, end: 500 }, { start: 800, end: 900 }]);
+    expect(p.posted.at(-1)?.stored).toEqual([
+      { start: 0, end: 200 },
+      { start: 300, end: 500 },
+      { start: 800, end: 900 },
+    ]);
     const count = p.posted.length;
     await settle(60);
     expect(p.posted.length).toBe(count); // nothing new: nothing posted

@@ -41,7 +41,12 @@ describe('the stored bytes the MSE route reads', () => {
     expect(await bytes.readAvailable(100, 900)).toEqual(file.subarray(100, 400));
     const waiting = bytes.readAvailable(500, 900);
     expect(needs).toEqual([500]);
-    feed.push(state([{ start: 0, end: 400 }, { start: 500, end: 650 }]));
+    feed.push(
+      state([
+        { start: 0, end: 400 },
+        { start: 500, end: 650 },
+      ]),
+    );
     expect(await waiting).toEqual(file.subarray(500, 650));
   });
 

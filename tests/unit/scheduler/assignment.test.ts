@@ -45,7 +45,12 @@ describe('assignment (dynamic parallel access)', () => {
     expect(decisions.filter((d) => d.kind === 'issue' && d.mirror === a)).toHaveLength(2);
     const blocks = decisions.flatMap((d) => (d.kind === 'issue' ? [{ mirror: d.mirror, bytes: d.end - d.start, start: d.start }] : []));
     // Contiguous from the start, each block about a second at its mirror's share.
-    expect(blocks.map((b) => b.start)).toEqual([0, blocks[0]!.bytes, blocks[0]!.bytes + blocks[1]!.bytes, blocks[0]!.bytes + blocks[1]!.bytes + blocks[2]!.bytes]);
+    expect(blocks.map((b) => b.start)).toEqual([
+      0,
+      blocks[0]!.bytes,
+      blocks[0]!.bytes + blocks[1]!.bytes,
+      blocks[0]!.bytes + blocks[1]!.bytes + blocks[2]!.bytes,
+    ]);
     expect(blocks.find((x) => x.mirror === a)!.bytes).toBe(4 * MiB);
     expect(blocks.find((x) => x.mirror === b)!.bytes).toBe(1 * MiB);
   });

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { blockBytes, INITIAL_BLOCK } from '../../../src/engine/scheduler/block-size';
 import { KiB, MiB, mirror } from './views';
 
-const base = { blockSeconds: 1, minBlockBytes: 128 * KiB, maxBlockBytes: 16 * MiB, connections: 2, unclaimedBytes: 1024 * MiB, busyMirrors: 1, playback: undefined };
+const base = {
+  blockSeconds: 1,
+  minBlockBytes: 128 * KiB,
+  maxBlockBytes: 16 * MiB,
+  connections: 2,
+  unclaimedBytes: 1024 * MiB,
+  busyMirrors: 1,
+  playback: undefined,
+};
 
 describe('block size', () => {
   it('lasts about a second at the mirror rate share per connection', () => {

@@ -21,7 +21,11 @@ describe('what a failed request means', () => {
   });
 
   it('drops a mirror with a problem, keeping its reason in plain words', () => {
-    expect(judge(new MirrorProblem('it ignores range requests'))).toEqual({ kind: 'drop', reason: 'it ignores range requests', code: 'bad-range' });
+    expect(judge(new MirrorProblem('it ignores range requests'))).toEqual({
+      kind: 'drop',
+      reason: 'it ignores range requests',
+      code: 'bad-range',
+    });
   });
 
   it('resumes at once after bytes arrived (paper 1: a reset is a switch, not an outage), noting a stall', () => {

@@ -27,7 +27,9 @@ describe('streaming priority: time to byte', () => {
     // One server at 72 kB/s; the block [1 MiB, 2 MiB) has reached 1.1 MB; the player seeks to 1.7 MB.
     const server = mirror('s', { rate: 72_000, inFlight: 1, rttMs: 20 });
     const old = request(server, 1 * MiB, 2 * MiB, { pos: 1_100_000, issuedAt: NOW - 5000, lastByteAt: NOW });
-    const { decisions, reserved } = streamingDecisions(context([server], [old], [at(1_700_000, 512 * KiB, 36_000)], [{ start: 0, end: 1_100_000 }]));
+    const { decisions, reserved } = streamingDecisions(
+      context([server], [old], [at(1_700_000, 512 * KiB, 36_000)], [{ start: 0, end: 1_100_000 }]),
+    );
     expect(decisions).toContainEqual({ kind: 'split', request: old, at: 1_700_000 });
     expect(issued(decisions)[0]).toMatchObject({ mirror: server, start: 1_700_000, urgent: true });
     // What the old request brings before the seek target is not needed now: it gives its bandwidth.

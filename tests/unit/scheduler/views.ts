@@ -14,7 +14,10 @@ export interface TestMirror extends MirrorView {
 }
 
 /** A mirror with a rate in bytes/s (0: not measured yet) and a round trip. */
-export function mirror(url: string, props: { rate?: number; rttMs?: number; inFlight?: number; primary?: boolean; phase?: MirrorPhase; backoffUntil?: number } = {}): TestMirror {
+export function mirror(
+  url: string,
+  props: { rate?: number; rttMs?: number; inFlight?: number; primary?: boolean; phase?: MirrorPhase; backoffUntil?: number } = {},
+): TestMirror {
   const rate = props.rate ?? 0;
   return {
     url,
@@ -41,7 +44,15 @@ export function request(
   on: TestMirror,
   start: number,
   end: number,
-  props: { pos?: number; issuedAt?: number; lastByteAt?: number; deadline?: number; urgent?: boolean; attempts?: number; kind?: 'block' | 'probe' } = {},
+  props: {
+    pos?: number;
+    issuedAt?: number;
+    lastByteAt?: number;
+    deadline?: number;
+    urgent?: boolean;
+    attempts?: number;
+    kind?: 'block' | 'probe';
+  } = {},
 ): TestRequest {
   const group = { end, urgent: props.urgent, fetches: new Set<unknown>(), attempts: props.attempts ?? 1, missedDeadline: false };
   const r: TestRequest = {
