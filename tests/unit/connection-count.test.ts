@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConnectionCount, maxConnectionsFor } from '../../src/engine/scheduler/connection-count';
+import { maxConnectionsFor } from '../../src/engine/scheduler/connection-cap';
+import { ConnectionCount } from '../../src/engine/scheduler/connection-count';
 import { run, type Server, type Trace } from '../support/connection-trace';
 
 const MB = 1_000_000;

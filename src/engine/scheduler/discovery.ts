@@ -6,6 +6,7 @@ import { describeFile, type SchedulerHost } from '../transfer-host';
 import type { BlockRequest } from './block-request';
 import type { MirrorSet } from './mirror-set';
 import { MirrorProblem, RestartAll } from './outcomes';
+import { PieceGuard } from './piece-guard';
 import { Plan } from './plan';
 import { readAll } from './probe-bytes';
 import { vetResponse } from './vet-response';
@@ -17,6 +18,8 @@ import { vetResponse } from './vet-response';
  */
 export class Discovery {
   plan: Plan | undefined;
+  /** Checks Metalink piece hashes; null when the hashes do not fit the file. */
+  private pieces: PieceGuard | null | undefined;
 
   constructor(
     private readonly host: SchedulerHost,
@@ -24,6 +27,21 @@ export class Discovery {
     private readonly pump: () => void,
     private readonly fail: (error: unknown) => void,
   ) {}
+
+  /** A new run: size, plan and pieces are learned again. */
+  reset(): void {
+    this.plan = undefined;
+    this.pieces = undefined;
+  }
+
+  /** The piece guard, once the size and piece hashes are both known. */
+  pieceGuard(): PieceGuard | undefined {
+    const pieces = this.host.expectedPieces();
+    if (this.pieces === undefined && pieces && this.plan) {
+      this.pieces = PieceGuard.forDownload(pieces, this.host, this.plan, this.sources, { fail: this.fail, changed: this.pump });
+    }
+    return this.pieces ?? undefined;
+  }
 
   /** Forgets stored bytes that must not count towards the file (an unchecked mirror's). */
   discard(start: number, end: number): void {

@@ -4,7 +4,7 @@ import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/a
 import { MAX_SOURCES } from '../options';
 import { describe } from '../transfer-host';
 import type { SourceHint } from '../sources/hrw';
-import { maxConnectionsFor } from './connection-count';
+import { maxConnectionsFor } from './connection-cap';
 import { MirrorState, type MirrorReport } from './mirror-state';
 import { firstDifference } from './probe-bytes';
 import { Provenance } from './provenance';

@@ -12,7 +12,6 @@ import { Discovery } from './discovery';
 import { MirrorSet } from './mirror-set';
 import type { MirrorState } from './mirror-state';
 import { FallbackToStream, LOST, RestartAll, YIELDED } from './outcomes';
-import { PieceGuard } from './piece-guard';
 import { requestOutcomes } from './request-outcomes';
 import { Plan } from './plan';
 import { discoveryRequest, mirrorsToProbe } from './probing';
@@ -36,8 +35,6 @@ export class MirrorScheduler {
   private readonly hooks: RequestHooks;
   private failure: unknown;
   private settle: { resolve: () => void; reject: (error: unknown) => void } | undefined;
-  /** Checks Metalink piece hashes; null when the hashes do not fit the file. */
-  private pieces: PieceGuard | null | undefined;
 
   constructor(
     private readonly host: SchedulerHost,
@@ -58,7 +55,7 @@ export class MirrorScheduler {
         deadlines: this.deadlines,
         window: () => this.window,
         running: () => this.failure === undefined && !signal.aborted,
-        pieceGuard: () => this.pieceGuard(),
+        pieceGuard: () => this.discovery.pieceGuard(),
         fail: (error) => this.fail(error),
         bench: (mirror) => this.carryOut(benchSilent(mirror, this.lateContext(this.host.options.clock.now()))),
       },
@@ -98,8 +95,7 @@ export class MirrorScheduler {
     const { host } = this;
     this.sources.reset();
     this.failure = undefined;
-    this.discovery.plan = undefined;
-    this.pieces = undefined;
+    this.discovery.reset();
     if (host.file?.size !== undefined) await this.discovery.startPlan(host.file.size);
     const { options } = host;
     const mirrors = this.sources.mirrors.length;
@@ -269,18 +265,6 @@ export class MirrorScheduler {
     };
   }
 
-  /** The piece guard, once the size and piece hashes are both known. */
-  private pieceGuard(): PieceGuard | undefined {
-    const pieces = this.host.expectedPieces();
-    if (this.pieces === undefined && pieces && this.plan) {
-      this.pieces = PieceGuard.forDownload(pieces, this.host, this.plan, this.sources, {
-        fail: (error) => this.fail(error),
-        changed: () => this.pump(),
-      });
-    }
-    return this.pieces ?? undefined;
-  }
-
   // ---- ending -------------------------------------------------------------------------------
 
   private fail(error: unknown): void {
@@ -296,7 +280,7 @@ export class MirrorScheduler {
     // Bytes from mirrors not yet checked against the primary cannot complete the file.
     const complete =
       this.plan?.isComplete() === true && this.failure === undefined && !this.sources.mirrors.some((m) => m.phase === 'tentative');
-    const pieces = complete ? this.pieceGuard() : undefined;
+    const pieces = complete ? this.discovery.pieceGuard() : undefined;
     if (pieces && !pieces.settled) {
       // Every byte is here; the run ends once the last pieces pass their hashes.
       pieces.check();
