@@ -264,7 +264,8 @@ export function startMirrors(scenario: Scenario, size: number, slowStart = true)
         seed: spec.lieSeed ?? SEED,
         rate: Number.isFinite(spec.rate) ? spec.rate : undefined,
         latencyMs: spec.latencyMs,
-        slowStart,
+        // Slow start paces by the round trip: a server without latency (loopback, uncapped) has none to emulate.
+        slowStart: slowStart && (spec.latencyMs ?? 0) > 0,
         connectionRate: spec.connectionRate,
         windowBytes: spec.windowBytes,
         connectionLimit: spec.maxConnections === undefined ? undefined : { max: spec.maxConnections },
