@@ -13,8 +13,13 @@ export function videoFixture(name = 'progressive.webm'): { bytes: Uint8Array; sh
 /** A page in Chromium (Playwright) or Firefox (puppeteer): both run `evaluate(fn, arg)` alike. */
 export type AnyPage = PlaywrightPage | PuppeteerPage;
 
+/**
+ * Sent as source text with a `__name` of its own: tsx (which runs the benchmark) compiles named
+ * inner functions to `__name(fn, 'name')` calls, a helper the page does not have.
+ */
 function evaluate<A, R>(page: AnyPage, fn: (arg: A) => Promise<R>, arg: A): Promise<R> {
-  return (page as PlaywrightPage).evaluate(fn as (arg: unknown) => Promise<R>, arg);
+  const source = `(() => { const __name = (f) => f; return (${fn.toString()})(${JSON.stringify(arg)}); })()`;
+  return (page as PlaywrightPage).evaluate(source) as Promise<R>;
 }
 
 /**
