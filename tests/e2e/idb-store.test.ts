@@ -56,7 +56,7 @@ function expected(): Pick<ReadBack, 'ranges' | 'read'> {
     }
   }
   const ranges: ReadBack['ranges'] = [];
-  for (let i = 0; i < size; ) {
+  for (let i = 0; i < size;) {
     if (!stored[i]) {
       i++;
       continue;
@@ -90,7 +90,7 @@ describe('IdbStore keeps the exact bytes of records it cuts apart, in the real b
     onCleanup(() => browser.close());
     const page = await browser.newPage();
     await page.goto(pageUrl);
-    const got = (await page.evaluate(RUN)) as ReadBack;
+    const got = await page.evaluate<ReadBack>(RUN);
     const want = expected();
     expect(got.records).toBe('blob');
     expect(got.ranges).toEqual(want.ranges);

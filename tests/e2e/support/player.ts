@@ -19,7 +19,7 @@ export type AnyPage = PlaywrightPage | PuppeteerPage;
  */
 function evaluate<A, R>(page: AnyPage, fn: (arg: A) => Promise<R>, arg: A): Promise<R> {
   const source = `(() => { const __name = (f) => f; return (${fn.toString()})(${JSON.stringify(arg)}); })()`;
-  return (page as PlaywrightPage).evaluate(source) as Promise<R>;
+  return (page as PlaywrightPage).evaluate<R>(source);
 }
 
 /**
