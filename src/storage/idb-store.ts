@@ -15,7 +15,17 @@ export interface IdbStoreOptions {
 
 /** [jobId, offset, length]: sorting by offset lets key ranges find blocks without loading them. */
 type BlockKey = [jobId: string, offset: number, length: number];
-type BlockValue = Blob | Uint8Array;
+/**
+ * The part of a stored Blob from `skip` on (as long as the key says) that is left after a cut.
+ * Firefox stores a slice of a Blob read from IndexedDB as the whole Blob, so its bytes would
+ * read back from the start of the original record: a cut keeps the Blob whole and says where
+ * its part begins. The cut-off bytes stay on disk until no record refers to the Blob.
+ */
+interface BlobPart {
+  readonly blob: Blob;
+  readonly skip: number;
+}
+type BlockValue = Blob | Uint8Array | BlobPart;
 
 interface StitchDb extends DBSchema {
   blocks: { key: BlockKey; value: BlockValue };
@@ -141,10 +151,11 @@ export class IdbStore implements DownloadStore {
     checkRange(start, end);
     if (this.records !== 'blob') throw new Error('readBlobs needs Blob records; this store keeps bytes');
     const pieces = (start < end && (await this.adjacentPieces(jobId, start, end))) || (await this.locatePieces(jobId, start, end));
-    return pieces.map(({ value, from, to }) =>
-      // A record written in 'bytes' mode by an earlier run still works, at the cost of a copy.
-      value instanceof Blob ? value.slice(from, to) : new Blob([value.subarray(from, to) as Uint8Array<ArrayBuffer>]),
-    );
+    // A record written in 'bytes' mode by an earlier run still works, at the cost of a copy.
+    return pieces.map(({ value, from, to }) => {
+      const part = bytesOf(value, from, to);
+      return part instanceof Blob ? part : new Blob([part as Uint8Array<ArrayBuffer>]);
+    });
   }
 
   async saveState(jobId: string, state: JobStateRecord): Promise<void> {
@@ -220,8 +231,8 @@ export class IdbStore implements DownloadStore {
     const pieceEnd = Math.min(end, block.offset + block.length);
     const from = pos - block.offset;
     const to = pieceEnd - block.offset;
-    const bytes =
-      block.value instanceof Blob ? new Uint8Array(await block.value.slice(from, to).arrayBuffer()) : block.value.subarray(from, to);
+    const part = bytesOf(block.value, from, to);
+    const bytes = part instanceof Blob ? new Uint8Array(await part.arrayBuffer()) : part;
     return { bytes, end: pieceEnd };
   }
 
@@ -273,7 +284,7 @@ async function inTransaction(tx: BlocksTransaction, work: () => Promise<void>): 
 
 /**
  * Deletes every record of the job overlapping [start, end) and puts back its parts outside it
- * as records of the same kind (Blob slices are not read into memory). 'disjoint' trusts that
+ * as records of the same kind (Blobs are not read into memory). 'disjoint' trusts that
  * records do not overlap each other, so the walk back from `end` stops at the first record
  * ending at or before `start`; 'all' checks every key below `end`.
  */
@@ -298,14 +309,23 @@ async function cutOut(store: BlocksStore, jobId: string, start: number, end: num
     store.delete(key).catch(noop);
     if (head === 0 && tail === 0) continue;
     if (value === undefined) throw new Error(`Job ${jobId}: record at ${offset} vanished`);
-    if (head > 0) store.put(slice(value, 0, head), [jobId, offset, head]).catch(noop);
-    if (tail > 0) store.put(slice(value, length - tail, length), [jobId, end, tail]).catch(noop);
+    if (head > 0) store.put(keptPart(value, 0, head), [jobId, offset, head]).catch(noop);
+    if (tail > 0) store.put(keptPart(value, length - tail, length), [jobId, end, tail]).catch(noop);
   }
 }
 
-/** Part of a record's value, of the same kind: a Blob slice, or a copy of exactly those bytes. */
-function slice(value: BlockValue, from: number, to: number): BlockValue {
-  return value instanceof Blob ? value.slice(from, to) : value.slice(from, to);
+/** The value of a record keeping bytes [from, to) of a cut record: a copy of bytes, never a slice of a stored Blob. */
+function keptPart(value: BlockValue, from: number, to: number): BlockValue {
+  if (value instanceof Uint8Array) return value.slice(from, to);
+  if (value instanceof Blob) return { blob: value, skip: from };
+  return { blob: value.blob, skip: value.skip + from };
+}
+
+/** Bytes [from, to) of a record's value: a view of in-record bytes, or a Blob slice to read. */
+function bytesOf(value: BlockValue, from: number, to: number): Blob | Uint8Array {
+  if (value instanceof Uint8Array) return value.subarray(from, to);
+  if (value instanceof Blob) return value.slice(from, to);
+  return value.blob.slice(value.skip + from, value.skip + to);
 }
 
 function noop(): void {}
