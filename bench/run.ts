@@ -162,7 +162,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const names = [...clients, ...(withCurl.length > 0 ? [curl] : [])].map((c) => c.name);
+  const names = clients.map((c) => c.name);
   const summaries = summarize(scenarios, names, all, sizeOf);
   console.log(`\n== results (${runs} run(s) each; median (min–max); time ÷ = Stitch's median time ÷ that client's)`);
   console.log(table(scenarios, summaries, sizeOf));
