@@ -3,6 +3,6 @@
  * Pages import these from here, not from index.ts: through the index the bundler would load
  * the whole engine chunk into the popup and the options page.
  */
-export { formatBytes } from './format-bytes';
+export { formatBytes, scaleBytes } from './format-bytes';
 export { isHttpUrl, parseHttpUrl } from './http/http-url';
 export { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER } from './limits';

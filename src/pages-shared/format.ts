@@ -5,6 +5,7 @@
  * `DownloadUtils.convertByteUnits` both do so. The options page uses the same units.
  * (The CLI and the engine's own messages keep the engine's decimal `formatBytes`.)
  */
+import { scaleBytes } from '../engine/pages';
 import { numberFormat } from './i18n';
 
 export const KB = 1024;
@@ -15,17 +16,8 @@ const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
 /** `0 B`, `999 B`, `1,000 KB`, `1.5 KB`, `11.8 MB`, `118 MB`; a dash for nonsense. */
 export function formatSize(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes < 0) return '–';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
   // Rounded the way it is shown: 1023.96 KB would read "1,024 KB".
-  if (unit < SIZE_UNITS.length - 1 && Math.round(value) >= 1024) {
-    value /= 1024;
-    unit++;
-  }
+  const { value, unit } = scaleBytes(bytes, 1024, Math.round);
   const digits = unit > 0 && value < 100 ? 1 : 0;
   return `${numberFormat({ maximumFractionDigits: digits }).format(value)} ${SIZE_UNITS[unit]}`;
 }
