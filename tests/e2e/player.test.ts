@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { extensionPage, request } from './support/chromium';
+import { extensionPage, request, streamRouteReady } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
 import { firstFrameMs, seekAndTime, videoFixture } from './support/player';
 import { browserWith, mirror, profile } from './support/setup';
@@ -23,6 +23,9 @@ test('Chromium: a video plays long before its download completes, seeks ahead, a
   const p = profile();
   const browser = await browserWith(p);
   const downloaded = () => server.stats.bytesSent / size;
+  // The player's first page reloads itself when the worker does not control it yet, which would
+  // reset its clock: wait for the worker first, as a person opening the player later would.
+  await streamRouteReady(browser);
   const player = await extensionPage(browser, `player.html?url=${encodeURIComponent(server.url)}`);
   const firstFrame = await firstFrameMs(player, 30_000);
   const atFirstFrame = downloaded();
