@@ -72,8 +72,13 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
   const inFlight = new Map<M, number>(context.mirrors.map((m) => [m, m.inFlight]));
   // A mirror's requests for the players' bytes that will not be done within two round trips:
   // a new one would only share its bandwidth, so it waits (pipelining, not parallel requests).
+  const inWindow = (r: R, w: { start: number; end: number }) => r.start < w.end && (endOf.get(r) ?? r.group.end) > w.start;
   const pending = new Set<M | R>(blocks.filter((r) => inAnyWindow(r) && remainingMs(r, now) > 2 * rtt(r.mirror) + 50));
-  const busy = (m: M, except?: R) => [...pending].some((p) => p === m || (p !== except && (p as R).mirror === m));
+  // The most recently moved player comes first: requests for other players' windows do not keep
+  // a mirror from it (they are cut below when they share its mirror).
+  let first: { start: number; end: number } | undefined;
+  const busy = (m: M, except?: R) =>
+    [...pending].some((p) => p === m || (p !== except && (p as R).mirror === m && (!first || inWindow(p as R, first))));
   let room = context.windowRoom;
   const canTake = (m: M, except?: R) =>
     m.usable(now) && room > 0 && !busy(m, except) && inFlight.get(m)! < Math.min(BROWSER_CONNECTIONS, context.connections(m) + 2);
@@ -86,6 +91,7 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
     room--;
   };
 
+  first = windows.find((w) => plan.firstMissing(w.start) < w.end);
   for (const { player, start, end } of windows) {
     const cursor = plan.firstMissing(start);
     if (cursor >= end) continue;
@@ -123,12 +129,25 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
   }
 
   const allStored = windows.every((w) => plan.firstMissing(w.start) >= w.end);
+  const firstMirrors = new Set(first ? blocks.filter((r) => inWindow(r, first!)).map((r) => r.mirror) : []);
+  for (const d of decisions) if (d.kind === 'issue' && first && d.start < first.end && d.end > first.start) firstMirrors.add(d.mirror);
   for (const r of blocks) {
+    // Another player's request on a mirror the first player's bytes need gives way to them.
+    const behindFirst = first !== undefined && !inWindow(r, first) && firstMirrors.has(r.mirror);
+    if (behindFirst && !(context.referencePending && r.mirror.isPrimary)) {
+      decisions.push({ kind: 'cut', request: r });
+      continue;
+    }
     if (allStored || !reserved.has(r.mirror) || inAnyWindow(r)) continue;
     if (context.referencePending && r.mirror.isPrimary) continue;
     decisions.push({ kind: 'cut', request: r });
   }
-  for (const r of blocks) if (inAnyWindow(r)) decisions.push({ kind: 'stream', request: r });
+  for (const r of blocks) {
+    if (!inAnyWindow(r)) continue;
+    decisions.push({ kind: 'stream', request: r });
+    // A mirror busy with a player's bytes takes no far block meanwhile: it would share their bandwidth.
+    reserved.add(r.mirror);
+  }
   return { decisions, reserved: allStored ? new Set() : reserved };
 }
 

@@ -78,6 +78,25 @@ describe('streaming priority: time to byte', () => {
     expect(starts).toContain(40 * MiB);
   });
 
+  it("gives the most recently moved player the mirror: another player's request there is cut", () => {
+    const server = mirror('s', { rate: 72_000, inFlight: 1, rttMs: 20 });
+    const old = request(server, 200_000, 460_000, { pos: 250_000, urgent: true, lastByteAt: NOW });
+    const { decisions } = streamingDecisions(
+      context([server], [old], [at(1_700_000, 512 * KiB, 36_000), at(200_000, 512 * KiB, 36_000)], [{ start: 0, end: 250_000 }]),
+    );
+    expect(issued(decisions)[0]).toMatchObject({ mirror: server, start: 1_700_000 });
+    expect(decisions).toContainEqual({ kind: 'cut', request: old });
+  });
+
+  it('reserves a mirror busy with the window (e.g. the index at the end) so it takes no far block meanwhile', () => {
+    const server = mirror('s', { rate: 72_000, inFlight: 1, rttMs: 20 });
+    const index = request(server, 2_293_760, 2_325_533, { urgent: true, issuedAt: NOW - 10, lastByteAt: NOW });
+    const plan = { ...context([server], [index], [at(1_700_000, 1 * MiB, 36_000)]), plan: new Plan(2_325_533, []) };
+    const { decisions, reserved } = streamingDecisions(plan);
+    expect(issued(decisions)).toEqual([]);
+    expect(reserved.has(server)).toBe(true);
+  });
+
   it('requests the rest of a window nearest first, one request at a time per mirror, and reserves those mirrors', () => {
     const slow = mirror('slow', { rate: 1 * MiB });
     const fast = mirror('fast', { rate: 4 * MiB });
