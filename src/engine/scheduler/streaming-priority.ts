@@ -76,7 +76,7 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
   const pending = new Set<M | R>(blocks.filter((r) => inAnyWindow(r) && remainingMs(r, now) > 2 * rtt(r.mirror) + 50));
   // The most recently moved player comes first: requests for other players' windows do not keep
   // a mirror from it (they are cut below when they share its mirror).
-  let first: { start: number; end: number } | undefined;
+  const first = windows.find((w) => plan.firstMissing(w.start) < w.end);
   const busy = (m: M, except?: R) =>
     [...pending].some((p) => p === m || (p !== except && (p as R).mirror === m && (!first || inWindow(p as R, first))));
   let room = context.windowRoom;
@@ -91,7 +91,6 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
     room--;
   };
 
-  first = windows.find((w) => plan.firstMissing(w.start) < w.end);
   for (const { player, start, end } of windows) {
     const cursor = plan.firstMissing(start);
     if (cursor >= end) continue;
@@ -129,7 +128,7 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
   }
 
   const allStored = windows.every((w) => plan.firstMissing(w.start) >= w.end);
-  const firstMirrors = new Set(first ? blocks.filter((r) => inWindow(r, first!)).map((r) => r.mirror) : []);
+  const firstMirrors = new Set(first ? blocks.filter((r) => inWindow(r, first)).map((r) => r.mirror) : []);
   for (const d of decisions) if (d.kind === 'issue' && first && d.start < first.end && d.end > first.start) firstMirrors.add(d.mirror);
   for (const r of blocks) {
     // Another player's request on a mirror the first player's bytes need gives way to them.
