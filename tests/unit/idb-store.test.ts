@@ -1,30 +1,13 @@
 import * as fake from 'fake-indexeddb';
 import { wrap, type IDBPDatabase } from 'idb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { useFakeIdbGlobals } from '../support/fake-idb-globals';
 import { openIdbStore, type IdbRecordKind, type IdbStore } from '../../src/storage/idb-store';
 import { isQuotaError } from '../../src/engine/store';
 import { measureStoreThroughput, sha256OfStored } from '../support/measure-store';
 import { concat, describeStoreContract, equalBytes, pattern, readAll, type StoreHarness } from '../support/store-contract';
 
-// idb recognizes IDB objects with `instanceof IDBRequest` etc. against the globals, so the fake's
-// classes must be global here; the factory itself is passed explicitly, a fresh one per store.
-const IDB_CLASSES = [
-  'IDBCursor',
-  'IDBCursorWithValue',
-  'IDBDatabase',
-  'IDBIndex',
-  'IDBKeyRange',
-  'IDBObjectStore',
-  'IDBOpenDBRequest',
-  'IDBRequest',
-  'IDBTransaction',
-] as const;
-beforeAll(() => {
-  for (const name of IDB_CLASSES) vi.stubGlobal(name, fake[name]);
-});
-afterAll(() => {
-  vi.unstubAllGlobals();
-});
+useFakeIdbGlobals();
 
 function harness(records: IdbRecordKind): StoreHarness<IdbStore> {
   const factories = new WeakMap<IdbStore, IDBFactory>();

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fake from 'fake-indexeddb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createWasmHasher } from '../../src/background/wasm-hasher';
 import type { DigestAlgorithm } from '../../src/engine';
 import { PrefixHasher } from '../../src/engine/integrity/prefix-hasher';
 import { openIdbStore } from '../../src/storage/idb-store';
+import { useFakeIdbGlobals } from '../support/fake-idb-globals';
 
 const NODE_NAME: Record<DigestAlgorithm, string> = { 'sha-256': 'sha256', 'sha-512': 'sha512', 'sha-1': 'sha1', md5: 'md5' };
 const nodeHex = (algorithm: DigestAlgorithm, data: Uint8Array) => createHash(NODE_NAME[algorithm]).update(data).digest('hex');
@@ -47,22 +48,7 @@ describe('createWasmHasher', () => {
 });
 
 describe('PrefixHasher with an asynchronous factory', () => {
-  // idb checks `instanceof IDBRequest` etc. against the globals: the fake's classes stand in.
-  const IDB_CLASSES = [
-    'IDBCursor',
-    'IDBCursorWithValue',
-    'IDBDatabase',
-    'IDBIndex',
-    'IDBKeyRange',
-    'IDBObjectStore',
-    'IDBOpenDBRequest',
-    'IDBRequest',
-    'IDBTransaction',
-  ] as const;
-  beforeAll(() => {
-    for (const name of IDB_CLASSES) vi.stubGlobal(name, fake[name]);
-  });
-  afterAll(() => vi.unstubAllGlobals());
+  useFakeIdbGlobals();
 
   it('hashes the prefix as it grows, and again from zero after a reset', async () => {
     const store = await openIdbStore({ indexedDB: new fake.IDBFactory(), records: 'bytes' });
