@@ -103,6 +103,17 @@ async function until(what: string, check: () => boolean, ms = 10_000): Promise<v
   }
 }
 
+/** A job whose download finished and whose save the fake browser holds open until the test finishes it. */
+async function heldAtSave(size: number) {
+  const m = await server(size);
+  const browser = new FakeBrowser();
+  browser.autoComplete = false;
+  const h = harness({ store: await store(), browser });
+  const job = await h.manager.add({ url: m.url });
+  await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
+  return { browser, h, job };
+}
+
 describe('JobManager', () => {
   test('downloads, saves under the server name with uniquify, then frees the stored bytes', async () => {
     const m = await server(3 * MiB);
@@ -122,12 +133,7 @@ describe('JobManager', () => {
   });
 
   test('keeps the bytes and says why when the browser fails to save; retry saves again', async () => {
-    const m = await server(1 * MiB);
-    const browser = new FakeBrowser();
-    browser.autoComplete = false;
-    const h = harness({ store: await store(), browser });
-    const job = await h.manager.add({ url: m.url });
-    await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
+    const { browser, h, job } = await heldAtSave(1 * MiB);
     const first = [...browser.items.keys()].at(-1)!;
     browser.finishDownload(first, 'interrupted', 'FILE_NO_SPACE');
     await until('failed', () => h.views.get(job.id)?.state === 'failed');
@@ -140,12 +146,7 @@ describe('JobManager', () => {
   });
 
   test('a failed save can be saved again asking where; other jobs refuse Save as in plain words', async () => {
-    const m = await server(1 * MiB);
-    const browser = new FakeBrowser();
-    browser.autoComplete = false;
-    const h = harness({ store: await store(), browser });
-    const job = await h.manager.add({ url: m.url });
-    await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
+    const { browser, h, job } = await heldAtSave(1 * MiB);
     browser.finishDownload([...browser.items.keys()].at(-1)!, 'interrupted', 'FILE_NO_SPACE');
     await until('failed', () => h.views.get(job.id)?.state === 'failed');
 
@@ -160,12 +161,7 @@ describe('JobManager', () => {
   });
 
   test('once saved, the row shows the name the browser wrote, not the one asked for', async () => {
-    const m = await server(1 * MiB);
-    const browser = new FakeBrowser();
-    browser.autoComplete = false;
-    const h = harness({ store: await store(), browser });
-    const job = await h.manager.add({ url: m.url });
-    await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
+    const { browser, h, job } = await heldAtSave(1 * MiB);
     const id = [...browser.items.keys()].at(-1)!;
     browser.items.get(id)!.filename = '/home/user/Downloads/f1048576 (1).bin';
     browser.finishDownload(id, 'complete');
