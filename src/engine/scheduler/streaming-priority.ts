@@ -179,9 +179,7 @@ function bandwidthSharers<R extends RequestView>(
   for (const w of windows) {
     const cursor = plan.firstMissing(w.start);
     if (cursor >= w.end) continue;
-    const needed = blocks
-      .filter((r) => (endOf.get(r) ?? r.group.end) > cursor && r.start < w.end)
-      .sort((a, b) => a.start - b.start);
+    const needed = blocks.filter((r) => (endOf.get(r) ?? r.group.end) > cursor && r.start < w.end).sort((a, b) => a.start - b.start);
     const leads = new Map<MirrorView, R>();
     for (const r of needed) {
       const lead = leads.get(r.mirror);

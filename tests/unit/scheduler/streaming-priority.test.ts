@@ -148,7 +148,7 @@ describe('streaming priority: time to byte', () => {
     expect(reserved.has(server)).toBe(true);
   });
 
-  it('lets the request at the player\'s first missing byte have its mirror alone: a later one there is cut until it is nearly done', () => {
+  it("lets the request at the player's first missing byte have its mirror alone: a later one there is cut until it is nearly done", () => {
     // The first frame: two blocks went out before the player attached and share the server's bandwidth.
     const server = mirror('s', { rate: 72_000, inFlight: 2, rttMs: 20 });
     const first = request(server, 0, 1 * MiB, { pos: 20_000, issuedAt: NOW - 300, lastByteAt: NOW });
