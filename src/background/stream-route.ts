@@ -104,6 +104,7 @@ export class StreamRoute {
     const whole = answerRange(wanted, size, [{ start: 0, end: size }], Infinity);
     if (whole.kind !== 'serve') return new Response(null, { status: 416, headers: answerHeaders(whole, size, contentType) });
     const player = `stream:${clientId}`;
+    const first = firstMissing(await hub.storedRanges(jobId), whole.start, size);
     const reads = this.readsOf(`${jobId} ${player}`);
     const read = reads.open(whole.start);
     // Only the leading read moves the player's position (an older one the element has not
@@ -119,7 +120,7 @@ export class StreamRoute {
       const lead = reads.close(read, Date.now());
       if (lead) tell(lead.wants);
     };
-    need(firstMissing(await hub.storedRanges(jobId), whole.start, size));
+    need(first);
     const body = this.body(jobId, size, whole, jobs, read, need, stopped);
     return new Response(body, { status: whole.status, headers: answerHeaders(whole, size, contentType) });
   }
