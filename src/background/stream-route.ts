@@ -1,6 +1,7 @@
 import { STREAM_PATH } from '../messages';
 import { mediaTypeOf } from '../media-type';
 import type { IdbStore } from '../storage/idb-store';
+import { ElementReads, type ElementRead } from './element-reads';
 import type { PlaybackHub, PlaybackJobs } from './playback';
 import { answerHeaders, answerRange, firstMissing, parseRangeHeader } from './stream-range';
 
@@ -16,6 +17,8 @@ export interface StreamRouteDeps {
 
 const WAIT_MS = 60_000;
 const MAX_CHUNK = 1024 * 1024;
+/** A page's reads are forgotten this long after its last one stopped. */
+const FORGET_MS = 60_000;
 const HOPELESS = new Set(['failed', 'cancelled']);
 
 /** The service worker's global scope, as far as the route uses it. */
@@ -71,13 +74,13 @@ export function streamJobId(url: string, origin: string): string | undefined {
  * again from here", as it does over HTTP: playback ended where the first answer ended), so
  * every answer covers the whole requested range, and its body is pulled from the store piece
  * by piece, waiting for bytes still in flight: a progressive response, at most one piece in
- * memory. The newest response of each page (client) tells the engine where that player needs
- * bytes next, as soon as it is asked (a seek moves it at once); waits end on the job's events.
+ * memory. The leading response of each page (client) tells the engine where that player needs
+ * bytes next, as soon as it is asked (a seek moves it at once; a re-read of the old position
+ * does not: `ElementReads`); waits end on the job's events.
  */
 export class StreamRoute {
-  /** The serial of each player's newest response, by job and client. */
-  private readonly newest = new Map<string, number>();
-  private requests = 0;
+  /** Each page's reads, by job and client; forgotten FORGET_MS after the last one stopped. */
+  private readonly clients = new Map<string, ElementReads>();
 
   constructor(private readonly deps: StreamRouteDeps) {}
 
@@ -100,35 +103,60 @@ export class StreamRoute {
     const wanted = parseRangeHeader(request.headers.get('Range'), size);
     const whole = answerRange(wanted, size, [{ start: 0, end: size }], Infinity);
     if (whole.kind !== 'serve') return new Response(null, { status: 416, headers: answerHeaders(whole, size, contentType) });
-    const serial = ++this.requests;
     const player = `stream:${clientId}`;
-    this.newest.set(`${jobId} ${player}`, serial);
-    // Only a player's newest response moves its position (an older one the element has not
-    // cancelled yet must not pull it back); the first one does before the element reads.
-    const need = (position: number | undefined) => {
-      if (this.newest.get(`${jobId} ${player}`) === serial && position !== undefined) void hub.need(jobId, player, position);
+    const first = firstMissing(await hub.storedRanges(jobId), whole.start, size);
+    const reads = this.readsOf(`${jobId} ${player}`);
+    const read = reads.open(whole.start);
+    // Only the leading read moves the player's position (an older one the element has not
+    // cancelled yet, or asks again, must not pull it back); a seek's does before the element reads.
+    const tell = (position: number | undefined) => {
+      if (position !== undefined) void hub.need(jobId, player, position);
     };
-    need(firstMissing(await hub.storedRanges(jobId), whole.start, size));
-    const body = this.body(jobId, size, whole.start, whole.end, jobs, need);
+    const need = (position: number | undefined) => {
+      read.wants = position;
+      if (reads.leads(read)) tell(position);
+    };
+    const stopped = () => {
+      const lead = reads.close(read, Date.now());
+      if (lead) tell(lead.wants);
+    };
+    need(first);
+    const body = this.body(jobId, size, whole, jobs, read, need, stopped);
     return new Response(body, { status: whole.status, headers: answerHeaders(whole, size, contentType) });
   }
 
-  /** The bytes [start, end) as they are stored: one piece per pull, waiting for missing ones. */
+  /** A page's reads of a job; pages whose reads all stopped long ago are forgotten meanwhile. */
+  private readsOf(key: string): ElementReads {
+    const now = Date.now();
+    for (const [other, reads] of this.clients)
+      if (reads.idleSince !== undefined && now - reads.idleSince > FORGET_MS) this.clients.delete(other);
+    let reads = this.clients.get(key);
+    if (!reads) this.clients.set(key, (reads = new ElementReads()));
+    return reads;
+  }
+
+  /** The bytes `range` as they are stored: one piece per pull, waiting for missing ones; `read` follows its progress. */
   private body(
     jobId: string,
     size: number,
-    start: number,
-    end: number,
+    range: { start: number; end: number },
     jobs: PlaybackJobs,
+    read: ElementRead,
     need: (position: number | undefined) => void,
+    stopped: () => void,
   ): ReadableStream<Uint8Array> {
     const { hub } = this.deps;
     const maxChunk = this.deps.maxChunk ?? MAX_CHUNK;
     const waitMs = this.deps.waitMs ?? WAIT_MS;
     const cancelled = new AbortController();
     // While the response is open, the hub keeps the job's stored ranges current from its events.
-    const unfollow = hub.follow(jobId);
-    let pos = start;
+    const unfollowHub = hub.follow(jobId);
+    const unfollow = () => {
+      unfollowHub();
+      stopped();
+    };
+    const end = range.end;
+    let pos = range.start;
     return new ReadableStream<Uint8Array>(
       {
         pull: async (controller) => {
@@ -145,7 +173,7 @@ export class StreamRoute {
               need(firstMissing(stored, pos, size));
               try {
                 for await (const bytes of (await this.deps.store()).read(jobId, piece.start, piece.end)) controller.enqueue(bytes);
-                pos = piece.end;
+                pos = read.pos = piece.end;
                 return;
               } catch {
                 continue; // discarded meanwhile (a piece failed its hash): look again

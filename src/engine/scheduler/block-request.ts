@@ -8,8 +8,21 @@ import type { WriteGate } from '../write-gate';
 import type { MirrorState } from './mirror-state';
 import type { GroupView, RequestView } from './views';
 
-/** Record size for bytes a player waits for: readable every 128 KiB, not every block. */
-const STREAM_RECORD = 128 * 1024;
+/** Records for bytes a player waits for: about this long at the request's rate, not a whole block. */
+const STREAM_RECORD_MS = 100;
+const STREAM_RECORD_MIN = 8 * 1024;
+const STREAM_RECORD_MAX = 128 * 1024;
+
+/**
+ * Record size for bytes a player waits for: readable about every STREAM_RECORD_MS at
+ * `bytesPerSecond` (0: not measured, the smallest), a power of two so records stay aligned.
+ */
+export function streamRecordBytes(bytesPerSecond: number): number {
+  const wanted = (bytesPerSecond * STREAM_RECORD_MS) / 1000;
+  let bytes = STREAM_RECORD_MIN;
+  while (bytes < wanted && bytes < STREAM_RECORD_MAX) bytes *= 2;
+  return bytes;
+}
 
 /** Copies of one block in flight; the first to reach `end` wins and the others are cut. */
 export interface Group extends GroupView {
@@ -77,9 +90,14 @@ export class BlockRequest implements RequestView {
     if (at > this.start && at < this.group.end) this.group.end = at;
   }
 
-  /** A player waits for these bytes: make them readable in small records from now on. */
+  /**
+   * A player waits for these bytes: make them readable in small records from now on, sized by
+   * the request's share of its mirror's rate (they only grow: a record never splits in two).
+   */
   streamRecords(): void {
-    if (this.writer) this.writer.recordBytes = STREAM_RECORD;
+    if (!this.writer) return;
+    const bytes = streamRecordBytes(this.mirror.rate() / Math.max(1, this.mirror.inFlight));
+    this.writer.recordBytes = Math.max(bytes, this.writer.recordBytes ?? 0);
   }
 
   /** Runs the request to its end; the scheduler aborts it through `controller` (a pause too). */

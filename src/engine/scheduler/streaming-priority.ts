@@ -10,6 +10,8 @@ const URGENT_MAX_BLOCK = 4 * 1024 * 1024;
 const BROWSER_CONNECTIONS = 6;
 /** A fresh request must bring the needed byte this much sooner to be worth a new connection. */
 const SPLIT_GAIN_MS = 150;
+/** A later request sharing a mirror with the one at the player's first missing byte is cut while that one has this long to go. */
+const SHARE_CUT_MS = 1000;
 /** Round trip assumed for a mirror not measured yet. */
 const UNKNOWN_RTT_MS = 200;
 
@@ -111,6 +113,12 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
       if (block && block.start === cursor) issue(fresh, block);
     }
     if (carrier) reserved.add(carrier.mirror);
+    // Nothing brings the byte and no mirror can take a request (a window full of blocks taken in
+    // order while the player had no position): the nearest mirror is freed of its far requests.
+    else if (!fresh) {
+      const nearest = context.mirrors.filter((m) => m.usable(now)).sort((a, b) => rtt(a) - rtt(b))[0];
+      if (nearest) reserved.add(nearest);
+    }
   }
 
   // The rest of every window, nearest first, to the fastest mirrors.
@@ -141,13 +149,45 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
     if (context.referencePending && r.mirror.isPrimary) continue;
     decisions.push({ kind: 'cut', request: r });
   }
+  const sharing = bandwidthSharers(windows, blocks, plan, now, endOf);
   for (const r of blocks) {
     if (!inAnyWindow(r)) continue;
+    if (sharing.has(r) && !(context.referencePending && r.mirror.isPrimary)) {
+      decisions.push({ kind: 'cut', request: r });
+      continue;
+    }
     decisions.push({ kind: 'stream', request: r });
     // A mirror busy with a player's bytes takes no far block meanwhile: it would share their bandwidth.
     reserved.add(r.mirror);
   }
   return { decisions, reserved: allStored ? new Set() : reserved };
+}
+
+/**
+ * Requests of a window that share their mirror with the one bringing the window's first missing
+ * byte (the lead) while the lead is far from done: blocks taken before the player attached, or
+ * before a seek. They only slow the lead down; pipelining sends them again once it is nearly done.
+ */
+function bandwidthSharers<R extends RequestView>(
+  windows: readonly { start: number; end: number }[],
+  blocks: readonly R[],
+  plan: Pick<Plan, 'firstMissing'>,
+  now: number,
+  endOf: ReadonlyMap<R, number>,
+): Set<R> {
+  const sharing = new Set<R>();
+  for (const w of windows) {
+    const cursor = plan.firstMissing(w.start);
+    if (cursor >= w.end) continue;
+    const needed = blocks.filter((r) => (endOf.get(r) ?? r.group.end) > cursor && r.start < w.end).sort((a, b) => a.start - b.start);
+    const leads = new Map<MirrorView, R>();
+    for (const r of needed) {
+      const lead = leads.get(r.mirror);
+      if (!lead) leads.set(r.mirror, r);
+      else if (remainingMs(lead, now) > Math.max(SHARE_CUT_MS, 8 * rtt(r.mirror))) sharing.add(r);
+    }
+  }
+  return sharing;
 }
 
 function rtt(mirror: MirrorView): number {

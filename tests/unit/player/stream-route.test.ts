@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Playback } from '../../../src/engine';
 import type { JobView } from '../../../src/messages';
 import { PlaybackHub, type BytesChange, type PlaybackJobs } from '../../../src/background/playback';
@@ -7,15 +7,21 @@ import { normalizeRanges, type ByteRange } from '../../../src/engine/ranges';
 import { jobView } from '../pages/fixtures';
 
 const size = 1000;
-const file = Uint8Array.from({ length: size }, (_, i) => i % 251);
+const file = Uint8Array.from({ length: 4 * 1024 * 1024 }, (_, i) => i % 251);
 
 /** A job whose bytes the test "stores" as it goes, behind the real hub and route. */
-function setup(view: Partial<JobView> = {}) {
+function setup(view: Partial<JobView> = {}, length = size) {
   let stored: ByteRange[] = [];
   let reads = 0;
   const playbacks: (readonly Playback[])[] = [];
   const watchers = new Set<(change: BytesChange) => void>();
-  let current: JobView | undefined = jobView({ id: 'j', size, filename: 'clip.webm', contentType: 'application/octet-stream', ...view });
+  let current: JobView | undefined = jobView({
+    id: 'j',
+    size: length,
+    filename: 'clip.webm',
+    contentType: 'application/octet-stream',
+    ...view,
+  });
   const jobs: PlaybackJobs = {
     get: (id) => (id === 'j' ? current : undefined),
     setPlayback: (_id, cursors) => void playbacks.push(cursors),
@@ -81,7 +87,7 @@ describe('the stream route', () => {
     // The rest arrives later, out of order: the body waits for byte 300, then goes on.
     setTimeout(() => t.store(600, 1000), 30);
     setTimeout(() => t.store(300, 600), 80);
-    expect(await body).toEqual(file.subarray(200));
+    expect(await body).toEqual(file.subarray(200, size));
     // It told the engine where the player needs bytes: the first missing one.
     expect(t.playbacks.map((p) => p[0]?.position)).toContain(300);
     // Waiting ended on the job's events: the store was read when the response opened, not polled.
@@ -107,9 +113,54 @@ describe('the stream route', () => {
     const t0 = Date.now();
     const body = readAll(seek);
     setTimeout(() => t.store(700, 1000), 10);
-    expect(await body).toEqual(file.subarray(700));
+    expect(await body).toEqual(file.subarray(700, size));
     expect(Date.now() - t0).toBeLessThan(100);
     await first.body?.cancel();
+  });
+
+  it('does not move the player back when the element asks again at its old position after a seek', async () => {
+    // Chrome around a seek (the playback benchmark): it asks for the target, then once more from
+    // where it had got to before, and reads both for a while.
+    const length = 4 * 1024 * 1024;
+    const t = setup({}, length);
+    t.store(0, 393_216);
+    const playing = await t.route.answer(get('bytes=0-'), 'j', 'tab-1');
+    const reader = playing.body!.getReader();
+    for (let got = 0; got < 393_216;) got += (await reader.read()).value!.length;
+    const seek = await t.route.answer(get('bytes=3145728-'), 'j', 'tab-1');
+    const sinceSeek = t.playbacks.length;
+    await reader.cancel();
+    const again = await t.route.answer(get('bytes=393216-'), 'j', 'tab-1');
+    const againReader = again.body!.getReader();
+    const stalled = againReader.read();
+    const target = readAll(seek);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(t.playbacks.at(-1)).toMatchObject([{ position: 3_145_728 }]);
+    t.store(3_145_728, 3_200_000);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(t.playbacks.at(-1)).toMatchObject([{ position: 3_200_000 }]);
+    expect(t.playbacks.slice(sinceSeek).map((p) => p[0]?.position)).not.toContain(393_216);
+    t.store(393_216, length);
+    expect((await target).length).toBe(length - 3_145_728);
+    expect((await stalled).done).toBe(false);
+    await againReader.cancel();
+  });
+
+  it('forgets the pages whose reads all stopped a minute ago', async () => {
+    const t = setup();
+    t.store(0, size);
+    const tracked = () => (t.route as unknown as { clients: Map<string, unknown> }).clients.size;
+    await readAll(await t.route.answer(get('bytes=0-'), 'j', 'tab-1'));
+    await readAll(await t.route.answer(get('bytes=0-'), 'j', 'tab-2'));
+    expect(tracked()).toBe(2);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      await readAll(await t.route.answer(get('bytes=500-'), 'j', 'tab-3'));
+      expect(tracked()).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('answers no Range with 200 and the whole file; beyond the end with 416', async () => {
@@ -118,12 +169,12 @@ describe('the stream route', () => {
     const whole = await t.route.answer(get(), 'j');
     expect(whole.status).toBe(200);
     expect(whole.headers.get('content-length')).toBe('1000');
-    expect(await readAll(whole)).toEqual(file);
+    expect(await readAll(whole)).toEqual(file.subarray(0, size));
     const beyond = await t.route.answer(get('bytes=1000-'), 'j');
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get('content-range')).toBe('bytes */1000');
     const suffix = await t.route.answer(get('bytes=-10'), 'j');
-    expect(await readAll(suffix)).toEqual(file.subarray(990));
+    expect(await readAll(suffix)).toEqual(file.subarray(990, size));
   });
 
   it('fails the body when the bytes do not come within the wait, or the job is gone', async () => {

@@ -133,6 +133,36 @@ describe('streaming priority: time to byte', () => {
     expect(stored.reserved.size).toBe(0);
   });
 
+  it('frees a mirror for a seek that no request carries when the window is full: its far requests are cut', () => {
+    // After the index at the end was read, the element had no position for a moment: the engine took
+    // two blocks in order near the old playhead, filling the window; then the seek target came.
+    const server = mirror('s', { rate: 72_000, inFlight: 2, rttMs: 20 });
+    const inOrder = request(server, 219_455, 458_752, { pos: 230_000, issuedAt: NOW - 30, lastByteAt: NOW });
+    const next = request(server, 458_752, 720_896, { pos: 468_000, issuedAt: NOW - 30, lastByteAt: NOW });
+    const { decisions, reserved } = streamingDecisions({
+      ...context([server], [inOrder, next], [at(1_703_936, 512 * KiB, 36_000)], [{ start: 0, end: 219_455 }]),
+      windowRoom: 0,
+    });
+    expect(decisions).toContainEqual({ kind: 'cut', request: inOrder });
+    expect(decisions).toContainEqual({ kind: 'cut', request: next });
+    expect(reserved.has(server)).toBe(true);
+  });
+
+  it("lets the request at the player's first missing byte have its mirror alone: a later one there is cut until it is nearly done", () => {
+    // The first frame: two blocks went out before the player attached and share the server's bandwidth.
+    const server = mirror('s', { rate: 72_000, inFlight: 2, rttMs: 20 });
+    const first = request(server, 0, 1 * MiB, { pos: 20_000, issuedAt: NOW - 300, lastByteAt: NOW });
+    const second = request(server, 1 * MiB, 2 * MiB, { pos: 1 * MiB + 18_000, issuedAt: NOW - 280, lastByteAt: NOW });
+    const { decisions } = streamingDecisions(context([server], [first, second], [at(0)], [{ start: 0, end: 20_000 }]));
+    expect(decisions).toContainEqual({ kind: 'cut', request: second });
+    expect(decisions).not.toContainEqual({ kind: 'cut', request: first });
+    expect(decisions).toContainEqual({ kind: 'stream', request: first });
+    // Pipelined: once the first is two round trips from done, the next one on the mirror stays.
+    const finishing = request(server, 0, 1 * MiB, { pos: 1 * MiB - 2_000, issuedAt: NOW - 9000, lastByteAt: NOW });
+    const kept = streamingDecisions(context([server], [finishing, second], [at(0)], [{ start: 0, end: 1 * MiB - 2_000 }]));
+    expect(kept.decisions.some((d) => d.kind === 'cut')).toBe(false);
+  });
+
   it('sizes urgent requests by playback time: a second of media, growing with the buffer', () => {
     const m = mirror('m', { rate: 10 * MiB });
     expect(urgentBlockBytes(m, at(0, 4 * MiB, 200 * KiB), 0)).toBe(200 * KiB);
