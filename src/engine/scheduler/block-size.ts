@@ -12,23 +12,28 @@ export interface BlockSizeContext {
   connections: number;
   /** Bytes neither stored nor requested. */
   unclaimedBytes: number;
-  /** Mirrors sharing the remaining bytes. */
+  /** Mirrors sharing the remaining bytes… */
   busyMirrors: number;
+  /** …and their rates together, bytes/s (0 until measured). */
+  totalRate: number;
   playback: Playback | undefined;
 }
 
 /**
  * How many bytes the next block for `mirror` asks for (Rodriguez & Biersack): about
  * `blockSeconds` at its share of the rate and at least four round trips, so request overhead
- * stays small; no more than half of each mirror's share of what is left, so blocks shrink
- * near the end and the last ones finish together; while a player is attached, no more than
- * half its window, so a far block never holds up a seek for long.
+ * stays small; no more than half of each mirror's share of what is left, and lasting no more than
+ * half the time the rest takes at all the mirrors' rates, so blocks shrink near the end and the
+ * last ones finish together (where each connection is capped, an idle one is a loss); while a
+ * player is attached, no more than half its window, so a far block never holds up a seek for long.
  */
 export function blockBytes(mirror: MirrorView, context: BlockSizeContext): number {
   const rate = mirror.rate();
   const seconds = Math.max(context.blockSeconds, (4 * (mirror.rttMs ?? 0)) / 1000);
-  let bytes = rate > 0 ? (rate / Math.max(1, context.connections)) * seconds : INITIAL_BLOCK;
+  const perConnection = rate / Math.max(1, context.connections);
+  let bytes = rate > 0 ? perConnection * seconds : INITIAL_BLOCK;
   bytes = Math.min(bytes, context.unclaimedBytes / (2 * Math.max(1, context.busyMirrors)));
+  if (rate > 0 && context.totalRate > 0) bytes = Math.min(bytes, (perConnection * context.unclaimedBytes) / context.totalRate / 2);
   bytes = Math.min(context.maxBlockBytes, Math.max(context.minBlockBytes, bytes));
   return context.playback ? Math.min(bytes, context.playback.aheadBytes / 2) : bytes;
 }

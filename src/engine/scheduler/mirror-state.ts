@@ -42,6 +42,8 @@ export class MirrorState {
   etag: string | undefined;
   lastModified: string | undefined;
   rttMs: number | undefined;
+  /** The shortest time to headers seen: the round trip without the moments a busy client or server added. */
+  minRttMs: number | undefined;
   inFlight = 0;
   bytes = 0;
   requests = 0;
@@ -87,7 +89,7 @@ export class MirrorState {
     this.observed = { bytes: this.bytes, at: now };
     if (at === 0 || now <= at) return;
     const totalRate = ((this.bytes - bytes) * 1000) / (now - at);
-    this.connectionCount.observe(now, { totalRate, connections: this.inFlight, rttMs: this.rttMs });
+    this.connectionCount.observe(now, { totalRate, connections: this.inFlight, rttMs: this.minRttMs });
   }
 
   received(bytes: number, now = Date.now()): void {
@@ -108,6 +110,7 @@ export class MirrorState {
 
   observeRtt(ms: number): void {
     this.rttMs = this.rttMs === undefined ? ms : 0.75 * this.rttMs + 0.25 * ms;
+    this.minRttMs = Math.min(ms, this.minRttMs ?? ms);
   }
 
   usable(now: number): boolean {
