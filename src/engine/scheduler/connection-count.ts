@@ -173,12 +173,13 @@ export class ConnectionCount {
     if (!enough(0)) return;
     const first = samples[0]!;
     const rate = ((m.bytes - first.bytes) / (now - first.at)) * 1000;
-    // The last window lies past the warm-up, or the step already pays while its connections still warm up.
+    // The last window lies past the warm-up, or the step already pays while its connections still warm up,
+    // each added one bringing almost an average connection's rate (a margin no busy moment of the client fakes).
     const base = this.base;
     const stepping = base !== undefined && m.connections > base.count;
     const perConnection = stepping ? base.rate / base.count : rate / m.connections;
     const warm = first.at - m.startedAt >= this.warmupMs(perConnection);
-    if (!warm && !(stepping && this.pays(base, m.connections, rate))) return;
+    if (!warm && !(stepping && this.pays(base, m.connections, rate, this.options.linearShare))) return;
     m.samples = [{ at: now, bytes: m.bytes }];
     this.judge(now, m.connections, rate);
   }
@@ -196,13 +197,13 @@ export class ConnectionCount {
     return Math.max(warmupMs, rtts * this.rttMs);
   }
 
-  /** Whether `count` connections at `rate` pay for the ones added since `base`. */
-  private pays(base: { count: number; rate: number }, count: number, rate: number): boolean {
+  /** Whether `count` connections at `rate` pay for the ones added since `base`, each bringing `minShare` of an average one. */
+  private pays(base: { count: number; rate: number }, count: number, rate: number, minShare = this.options.minShare): boolean {
     const added = count - base.count;
     const gain = rate - base.rate;
     // Each added connection's gain, as a share of what an average connection carried before.
     const share = gain / added / (base.rate / base.count);
-    return gain >= this.options.minGain * base.rate && share >= this.options.minShare;
+    return gain >= this.options.minGain * base.rate && share >= minShare;
   }
 
   /** The server refused one more connection: 429/503, or refused or reset before the headers. */

@@ -18,8 +18,11 @@ describe('block size', () => {
     expect(blockBytes(mirror('m', { rate: 8 * MiB }), base)).toBe(4 * MiB);
   });
 
-  it('lasts at least four round trips on a far mirror', () => {
-    expect(blockBytes(mirror('m', { rate: 8 * MiB, rttMs: 500 }), base)).toBe(8 * MiB);
+  it('lasts at least eight round trips on a far mirror, and two even at the end', () => {
+    // 4 MiB/s per connection at 250 ms: 8 round trips are 2 s; near the end, 2 are 0.5 s.
+    const far = mirror('m', { rate: 8 * MiB, rttMs: 250 });
+    expect(blockBytes(far, base)).toBe(8 * MiB);
+    expect(blockBytes(far, { ...base, unclaimedBytes: 2 * MiB })).toBe(2 * MiB);
   });
 
   it('starts at a fixed size before the rate is known', () => {
