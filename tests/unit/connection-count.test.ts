@@ -88,6 +88,24 @@ describe('ConnectionCount', () => {
     expect(policy.reason).toBe('at the maximum of 16 connections');
   });
 
+  it('starts a far server with twice the first count: each step there costs a slow start of long round trips', () => {
+    const policy = new ConnectionCount();
+    const trace = run(policy, { totalRate: 8 * MB, windowBytes: 256 * 1024, rttMs: 150 }, 3_000);
+    expect(limitAt(trace, 100)).toBe(4);
+    expect(trace.bytes / 3).toBeGreaterThan(6 * MB);
+  });
+
+  it('does not grow from a doubled start when the first slow round trips were the client, not the server', () => {
+    const policy = new ConnectionCount();
+    policy.observe(0, { totalRate: 0, connections: 2, rttMs: 150 });
+    expect(policy.limit(0)).toBe(4);
+    expect(policy.reason).toBe('a far server (150 ms away): starting with 4 connections');
+    // Then it answers in 20 ms, and four connections share its 8 MB/s.
+    for (let now = 20; now <= 3_000; now += 20) policy.observe(now, { totalRate: 8 * MB, connections: 4, rttMs: 20 });
+    expect(policy.limit(3_000)).toBe(4);
+    expect(policy.reason).toBe('steady at 4 connections');
+  });
+
   it('backs off on 503 and remembers the limit: a server that allows two sees no storm', () => {
     const policy = new ConnectionCount();
     const trace = run(policy, { totalRate: 8 * MB, connectionRate: 1 * MB, rttMs: 20, maxConnections: 2 }, 120_000);

@@ -2,7 +2,8 @@
  * How many connections one server gets (with HTTP/2: how many requests in flight on its one
  * connection), decided by measurement. Pure: no timers, no I/O; the caller passes the time.
  *
- * - Grow: start with `initial`; once the count in use has had time to warm up (slow start: the round trips
+ * - Grow: start with `initial` (twice that for a far server, where each step costs a slow start of long
+ *   round trips); once the count in use has had time to warm up (slow start: the round trips
  *   a new connection needs to reach the rate of the others) and carried enough bytes, judge the step that
  *   led to it, over the last window of observations; a step whose added connections already clearly pay is
  *   taken before they are warm (a far server's slow start takes a second). The added connections pay when
@@ -48,6 +49,11 @@ export interface ConnectionCountOptions {
   maxBackoffMs: number;
   /** Past a server's remembered limit, one try this long after the refusal, doubled after each new one. */
   limitReprobeMs: number;
+  /**
+   * A server this far (its shortest round trip) starts with twice `initial`: each step waits out a slow
+   * start of many long round trips, and a server that caps the total loses nothing to a few more.
+   */
+  farRttMs: number;
 }
 
 export const DEFAULT_CONNECTION_COUNT: ConnectionCountOptions = {
@@ -66,6 +72,7 @@ export const DEFAULT_CONNECTION_COUNT: ConnectionCountOptions = {
   backoffMs: 1_000,
   maxBackoffMs: 60_000,
   limitReprobeMs: 30_000,
+  farRttMs: 120,
 };
 
 export interface RateObservation {
@@ -117,6 +124,8 @@ export class ConnectionCount {
   private limitRefusals = 0;
   private limitProbeAt = 0;
   private why: string;
+  /** Started with twice `initial` for a far server. */
+  private farStart = false;
 
   constructor(options: Partial<ConnectionCountOptions> = {}) {
     this.options = { ...DEFAULT_CONNECTION_COUNT, ...options };
@@ -147,7 +156,10 @@ export class ConnectionCount {
 
   /** The server's total rate with `connections` transferring; call it regularly (e.g. with each progress tick). */
   observe(now: number, observation: RateObservation): void {
-    if (observation.rttMs !== undefined && observation.rttMs > 0) this.rttMs = observation.rttMs;
+    if (observation.rttMs !== undefined && observation.rttMs > 0) {
+      this.rttMs = observation.rttMs;
+      this.startFar();
+    }
     const m = this.measurement;
     if (!m || m.connections !== observation.connections) {
       this.measurement = { connections: observation.connections, startedAt: now, bytes: 0, samples: [{ at: now, bytes: 0 }] };
@@ -206,6 +218,16 @@ export class ConnectionCount {
     return gain >= this.options.minGain * base.rate && share >= minShare;
   }
 
+  /** Doubles the first count once the server's round trip shows it far (before anything was judged or refused). */
+  private startFar(): void {
+    const { initial, max, farRttMs } = this.options;
+    if (this.farStart || this.base || this.knownLimit !== undefined || this.rttMs < farRttMs || this.target !== Math.min(initial, max))
+      return;
+    this.farStart = true;
+    this.target = Math.min(max, 2 * this.target);
+    this.why = `a far server (${Math.round(this.rttMs)} ms away): starting with ${plural(this.target, 'connection')}`;
+  }
+
   /** The server refused one more connection: 429/503, or refused or reset before the headers. */
   refused(now: number, refusal: Refusal): void {
     const working = Math.max(0, refusal.connections);
@@ -236,6 +258,12 @@ export class ConnectionCount {
     this.refusalsInRow = 0;
     if (this.target === 0) this.target = 1;
     const base = this.base;
+    if (!base && this.farStart && this.rttMs < this.options.farRttMs) {
+      // Its first round trips were slow, not the server: no step from the doubled start until it is judged.
+      this.base = { count, rate };
+      this.hold(now, `steady at ${plural(count, 'connection')}`);
+      return;
+    }
     if (!base || count === base.count) {
       this.base = { count, rate };
       this.nextStep(now, count);
