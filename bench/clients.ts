@@ -52,16 +52,16 @@ export function stitchCapabilities(): { mirror: boolean; stats: boolean } {
   return { mirror: text.includes('--mirror'), stats: text.includes('--stats') };
 }
 
-export function stitchClient(capabilities = stitchCapabilities()): Client {
+export function stitchClient(capabilities = stitchCapabilities(), name = 'stitch', bin = STITCH_BIN): Client {
   return {
-    name: 'stitch',
+    name,
     description: capabilities.mirror
       ? 'stitch get URL --mirror URL… -q'
       : 'stitch get URL -q (first URL only: this build has no --mirror yet)',
     command: (urls, output, statsFile) => ({
       file: process.execPath,
       args: [
-        STITCH_BIN,
+        bin,
         'get',
         urls[0]!,
         ...(capabilities.mirror ? urls.slice(1).flatMap((url) => ['--mirror', url]) : []),
@@ -108,10 +108,15 @@ export function curlClient(): Client {
   };
 }
 
-/** The clients of a bench run, Stitch first. */
+/**
+ * The clients of a bench run, Stitch first. With STITCH_BASELINE=path/to/stitch.js (a copy of an older
+ * build), `stitch-base` runs it wherever Stitch runs: before and after a change in the same run.
+ */
 export function allClients(): Client[] {
+  const baseline = process.env.STITCH_BASELINE;
   return [
     stitchClient(),
+    ...(baseline ? [stitchClient(stitchCapabilities(), 'stitch-base', baseline)] : []),
     aria2Client('aria2c'),
     // The fixed configuration keeps aria2's 60 s read timeout; this one is aria2 tuned for faults.
     aria2Client('aria2c-t5', ['--timeout=5', '--connect-timeout=5']),

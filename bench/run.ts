@@ -136,7 +136,9 @@ async function main(): Promise<void> {
   const curl = curlClient();
   const everyClient = [...allClients(), curl];
   const clientsOf = (s: Scenario) =>
-    everyClient.filter((c) => (s.clients ?? DEFAULT_CLIENTS).includes(c.name) || (s.withCurl === true && c === curl));
+    everyClient.filter(
+      (c) => (s.clients ?? DEFAULT_CLIENTS).includes(c.name === 'stitch-base' ? 'stitch' : c.name) || (s.withCurl === true && c === curl),
+    );
   const clients = everyClient.filter((c) => scenarios.some((s) => clientsOf(s).includes(c)));
   const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));
   console.log(

@@ -43,4 +43,20 @@ describe('connections that adapt', () => {
     expect(refused).toBeLessThanOrEqual(3);
     expect(run.result.mirrors[0]?.phase).toBe('active');
   });
+
+  it('takes a server that resets every connection at once for a reset, not for one that refuses connections', async () => {
+    const size = 12 * MiB;
+    const m = await bed.mirror({ size, seed: 123, rate: 8 * MB, latencyMs: 50, slowStart: true });
+    const reasons = new Set<string>();
+    let resets: ReturnType<typeof setInterval> | undefined;
+    const run = await bed.download(m.url, { maxConnectionsPerServer: 16 }, (job) => {
+      resets = setInterval(() => m.dropConnections(), 300);
+      job.on('progress', (s) => s.mirrors?.forEach((mirror) => reasons.add(mirror.connectionsWhy)));
+    });
+    clearInterval(resets);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(123, size));
+    // Each reset cut requests waiting for their headers too: none of them was the server refusing a connection.
+    expect([...reasons].filter((why) => /allows/.test(why))).toEqual([]);
+  });
 });

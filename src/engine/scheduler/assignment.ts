@@ -47,9 +47,10 @@ export function* assignWork<M extends MirrorView, R extends RequestView & { mirr
       if (context.windowRoom() <= 0) return;
       const claims = context.claims();
       const unclaimedBytes = plan.unclaimed(claims).reduce((sum, r) => sum + r.end - r.start, 0);
-      const busyMirrors = context.mirrors.filter((m) => m.phase === 'active' || m.phase === 'tentative').length;
+      const busy = context.mirrors.filter((m) => m.phase === 'active' || m.phase === 'tentative');
+      const totalRate = busy.reduce((sum, m) => sum + m.rate(), 0);
       const connections = context.connections(mirror);
-      const bytes = blockBytes(mirror, { ...context.sizes, connections, unclaimedBytes, busyMirrors, playback });
+      const bytes = blockBytes(mirror, { ...context.sizes, connections, unclaimedBytes, busyMirrors: busy.length, totalRate, playback });
       const block = plan.nextBlock(claims, bytes, from);
       if (block) {
         yield { kind: 'issue', mirror, start: block.start, end: block.end };

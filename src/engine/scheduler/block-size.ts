@@ -1,5 +1,11 @@
 import type { MirrorView, Playback } from './views';
 
+/**
+ * A block lasts at least this many round trips: its connection idles for one before the first byte, and
+ * after a long enough idle, TCP starts again in slow start (a few more at a lower rate).
+ */
+const FAR_BLOCK_RTTS = 8;
+
 /** Before a mirror's rate is known. */
 export const INITIAL_BLOCK = 512 * 1024;
 
@@ -12,23 +18,32 @@ export interface BlockSizeContext {
   connections: number;
   /** Bytes neither stored nor requested. */
   unclaimedBytes: number;
-  /** Mirrors sharing the remaining bytes. */
+  /** Mirrors sharing the remaining bytes… */
   busyMirrors: number;
+  /** …and their rates together, bytes/s (0 until measured). */
+  totalRate: number;
   playback: Playback | undefined;
 }
 
 /**
  * How many bytes the next block for `mirror` asks for (Rodriguez & Biersack): about
- * `blockSeconds` at its share of the rate and at least four round trips, so request overhead
- * stays small; no more than half of each mirror's share of what is left, so blocks shrink
- * near the end and the last ones finish together; while a player is attached, no more than
- * half its window, so a far block never holds up a seek for long.
+ * `blockSeconds` at its share of the rate and at least eight round trips, so request overhead
+ * stays small; no more than half of each mirror's share of what is left, and lasting no more than
+ * half the time the rest takes at all the mirrors' rates, so blocks shrink near the end and the
+ * last ones finish together (where each connection is capped, an idle one is a loss), yet never
+ * under two round trips; while a player is attached, no more than half its window, so a far
+ * block never holds up a seek for long.
  */
 export function blockBytes(mirror: MirrorView, context: BlockSizeContext): number {
   const rate = mirror.rate();
-  const seconds = Math.max(context.blockSeconds, (4 * (mirror.rttMs ?? 0)) / 1000);
-  let bytes = rate > 0 ? (rate / Math.max(1, context.connections)) * seconds : INITIAL_BLOCK;
+  const rttSeconds = (mirror.rttMs ?? 0) / 1000;
+  const seconds = Math.max(context.blockSeconds, FAR_BLOCK_RTTS * rttSeconds);
+  const perConnection = rate / Math.max(1, context.connections);
+  let bytes = rate > 0 ? perConnection * seconds : INITIAL_BLOCK;
   bytes = Math.min(bytes, context.unclaimedBytes / (2 * Math.max(1, context.busyMirrors)));
+  if (rate > 0 && context.totalRate > 0) bytes = Math.min(bytes, (perConnection * context.unclaimedBytes) / context.totalRate / 2);
+  // Each request leaves its connection idle for a round trip: a block lasts at least two.
+  bytes = Math.max(bytes, perConnection * 2 * rttSeconds);
   bytes = Math.min(context.maxBlockBytes, Math.max(context.minBlockBytes, bytes));
   return context.playback ? Math.min(bytes, context.playback.aheadBytes / 2) : bytes;
 }

@@ -2,8 +2,11 @@
  * How many connections one server gets (with HTTP/2: how many requests in flight on its one
  * connection), decided by measurement. Pure: no timers, no I/O; the caller passes the time.
  *
- * - Grow: start with `initial`; once the count in use has had time to warm up (slow start: a few round
- *   trips) and carried enough bytes, judge the step that led to it. The added connections pay when
+ * - Grow: start with `initial` (twice that for a far server, where each step costs a slow start of long
+ *   round trips); once the count in use has had time to warm up (slow start: the round trips
+ *   a new connection needs to reach the rate of the others) and carried enough bytes, judge the step that
+ *   led to it, over the last window of observations; a step whose added connections already clearly pay is
+ *   taken before they are warm (a far server's slow start takes a second). The added connections pay when
  *   together they raised the server's total rate by `minGain` (10 %: clear of the noise) and each brought
  *   at least `minShare` of an average connection's rate. While steps pay, the count doubles (quadruples
  *   after a step that scaled almost linearly), so a server that caps each connection gets its 16 within
@@ -27,7 +30,10 @@ export interface ConnectionCountOptions {
   minShare: number;
   /** After a doubling whose connections each brought this share, the next step quadruples. */
   linearShare: number;
-  /** Rates right after a change are not judged: slow start needs max(warmupMs, warmupRtts round trips) (6: a window 64 × the initial one). */
+  /**
+   * Rates right after a change are not judged while slow start may still hold the connections back: at least
+   * warmupMs, and the round trips it needs to reach their rate, at most warmupRtts (6: a window 64 × the initial one).
+   */
   warmupMs: number;
   warmupRtts: number;
   /** Then the rate is averaged over max(measureMs, measureRtts round trips) and at least minMeasureBytes. */
@@ -43,6 +49,11 @@ export interface ConnectionCountOptions {
   maxBackoffMs: number;
   /** Past a server's remembered limit, one try this long after the refusal, doubled after each new one. */
   limitReprobeMs: number;
+  /**
+   * A server this far (its shortest round trip) starts with twice `initial`: each step waits out a slow
+   * start of many long round trips, and a server that caps the total loses nothing to a few more.
+   */
+  farRttMs: number;
 }
 
 export const DEFAULT_CONNECTION_COUNT: ConnectionCountOptions = {
@@ -61,6 +72,7 @@ export const DEFAULT_CONNECTION_COUNT: ConnectionCountOptions = {
   backoffMs: 1_000,
   maxBackoffMs: 60_000,
   limitReprobeMs: 30_000,
+  farRttMs: 120,
 };
 
 export interface RateObservation {
@@ -68,7 +80,7 @@ export interface RateObservation {
   totalRate: number;
   /** Connections (HTTP/2: requests) to this server that are transferring. */
   connections: number;
-  /** The server's round trip, if known (e.g. time to the response headers). */
+  /** The server's round trip, if known (e.g. the shortest time to the response headers). */
   rttMs?: number;
 }
 
@@ -80,12 +92,15 @@ export interface Refusal {
   connections: number;
 }
 
+/** Bytes a connection in slow start may send in its first round trip (RFC 6928: 10 segments). */
+const INITIAL_WINDOW_BYTES = 10 * 1460;
+
+/** Since the count in use last changed: bytes received, and (time, bytes so far) at the observations of the last window. */
 interface Measurement {
   connections: number;
   startedAt: number;
-  lastAt: number;
   bytes: number;
-  measuredMs: number;
+  samples: { at: number; bytes: number }[];
 }
 
 const percent = (share: number) => `${Math.round(share * 100)} %`;
@@ -109,6 +124,8 @@ export class ConnectionCount {
   private limitRefusals = 0;
   private limitProbeAt = 0;
   private why: string;
+  /** Started with twice `initial` for a far server. */
+  private farStart = false;
 
   constructor(options: Partial<ConnectionCountOptions> = {}) {
     this.options = { ...DEFAULT_CONNECTION_COUNT, ...options };
@@ -139,28 +156,76 @@ export class ConnectionCount {
 
   /** The server's total rate with `connections` transferring; call it regularly (e.g. with each progress tick). */
   observe(now: number, observation: RateObservation): void {
-    if (observation.rttMs !== undefined && observation.rttMs > 0) this.rttMs = observation.rttMs;
+    if (observation.rttMs !== undefined && observation.rttMs > 0) {
+      this.rttMs = observation.rttMs;
+      this.startFar();
+    }
     const m = this.measurement;
     if (!m || m.connections !== observation.connections) {
-      this.measurement = { connections: observation.connections, startedAt: now, lastAt: now, bytes: 0, measuredMs: 0 };
+      this.measurement = { connections: observation.connections, startedAt: now, bytes: 0, samples: [{ at: now, bytes: 0 }] };
       return;
     }
-    const { warmupMs, warmupRtts, measureMs, measureRtts, minMeasureBytes } = this.options;
-    const warm = now - m.startedAt >= Math.max(warmupMs, warmupRtts * this.rttMs);
-    if (warm) {
-      const dt = now - Math.max(m.lastAt, m.startedAt + Math.max(warmupMs, warmupRtts * this.rttMs));
-      if (dt > 0) {
-        m.bytes += (observation.totalRate * dt) / 1000;
-        m.measuredMs += dt;
-      }
-    }
-    m.lastAt = now;
+    const last = m.samples.at(-1)!;
+    m.bytes += (observation.totalRate * Math.max(0, now - last.at)) / 1000;
+    m.samples.push({ at: now, bytes: m.bytes });
     // Judged only once the count asked for is the count in use (the caller may not have opened them all yet).
     if (m.connections !== this.limit(now) || m.connections === 0) return;
-    if (m.measuredMs < Math.max(measureMs, measureRtts * this.rttMs) || m.bytes < minMeasureBytes) return;
-    const rate = (m.bytes / m.measuredMs) * 1000;
-    this.measurement = { ...m, startedAt: now - Math.max(warmupMs, warmupRtts * this.rttMs), bytes: 0, measuredMs: 0 };
+    const { measureMs, measureRtts, minMeasureBytes } = this.options;
+    const window = Math.max(measureMs, measureRtts * this.rttMs);
+    // The last window: the latest observations spanning `window` and holding `minMeasureBytes`. Bytes a busy
+    // event loop did not read arrive in a burst after it: a window spans 3 times its longest gap between observations.
+    const samples = m.samples;
+    const enough = (from: number) => {
+      let gap = 0;
+      for (let i = from + 1; i < samples.length; i++) gap = Math.max(gap, samples[i]!.at - samples[i - 1]!.at);
+      const span = now - samples[from]!.at;
+      return span >= window && span >= 3 * gap && m.bytes - samples[from]!.bytes >= minMeasureBytes;
+    };
+    while (samples.length > 2 && enough(1)) samples.shift();
+    if (!enough(0)) return;
+    const first = samples[0]!;
+    const rate = ((m.bytes - first.bytes) / (now - first.at)) * 1000;
+    // The last window lies past the warm-up, or the step already pays while its connections still warm up,
+    // each added one bringing almost an average connection's rate (a margin no busy moment of the client fakes).
+    const base = this.base;
+    const stepping = base !== undefined && m.connections > base.count;
+    const perConnection = stepping ? base.rate / base.count : rate / m.connections;
+    const warm = first.at - m.startedAt >= this.warmupMs(perConnection);
+    if (!warm && !(stepping && this.pays(base, m.connections, rate, this.options.linearShare))) return;
+    m.samples = [{ at: now, bytes: m.bytes }];
     this.judge(now, m.connections, rate);
+  }
+
+  /**
+   * How long after a change rates are not judged: connections start in slow start (10 segments, doubling
+   * each round trip): the round trips one needs to reach `perConnection` and one more (a step: what an average
+   * connection carried before; else what each carries now: past that, slow start is not what holds them
+   * back), at most `warmupRtts`.
+   */
+  private warmupMs(perConnection: number): number {
+    const { warmupMs, warmupRtts } = this.options;
+    const windows = (perConnection * this.rttMs) / 1000 / INITIAL_WINDOW_BYTES;
+    const rtts = Math.min(warmupRtts, 1 + Math.max(1, Math.ceil(Math.log2(windows))));
+    return Math.max(warmupMs, rtts * this.rttMs);
+  }
+
+  /** Whether `count` connections at `rate` pay for the ones added since `base`, each bringing `minShare` of an average one. */
+  private pays(base: { count: number; rate: number }, count: number, rate: number, minShare = this.options.minShare): boolean {
+    const added = count - base.count;
+    const gain = rate - base.rate;
+    // Each added connection's gain, as a share of what an average connection carried before.
+    const share = gain / added / (base.rate / base.count);
+    return gain >= this.options.minGain * base.rate && share >= minShare;
+  }
+
+  /** Doubles the first count once the server's round trip shows it far (before anything was judged or refused). */
+  private startFar(): void {
+    const { initial, max, farRttMs } = this.options;
+    if (this.farStart || this.base || this.knownLimit !== undefined || this.rttMs < farRttMs || this.target !== Math.min(initial, max))
+      return;
+    this.farStart = true;
+    this.target = Math.min(max, 2 * this.target);
+    this.why = `a far server (${Math.round(this.rttMs)} ms away): starting with ${plural(this.target, 'connection')}`;
   }
 
   /** The server refused one more connection: 429/503, or refused or reset before the headers. */
@@ -193,6 +258,12 @@ export class ConnectionCount {
     this.refusalsInRow = 0;
     if (this.target === 0) this.target = 1;
     const base = this.base;
+    if (!base && this.farStart && this.rttMs < this.options.farRttMs) {
+      // Its first round trips were slow, not the server: no step from the doubled start until it is judged.
+      this.base = { count, rate };
+      this.hold(now, `steady at ${plural(count, 'connection')}`);
+      return;
+    }
     if (!base || count === base.count) {
       this.base = { count, rate };
       this.nextStep(now, count);
@@ -201,10 +272,8 @@ export class ConnectionCount {
     if (count > base.count) {
       const added = count - base.count;
       const gain = rate - base.rate;
-      // Each added connection's gain, as a share of what an average connection carried before.
       const share = gain / added / (base.rate / base.count);
-      const pays = gain >= this.options.minGain * base.rate && share >= this.options.minShare;
-      if (pays) {
+      if (this.pays(base, count, rate)) {
         if (this.knownLimit !== undefined && count > this.knownLimit) {
           this.knownLimit = undefined;
           this.limitRefusals = 0;

@@ -116,10 +116,12 @@ export class MirrorSet {
     const now = options.clock.now();
     // This request still counts in `inFlight` until it has settled.
     const working = mirror.inFlight - 1;
-    // A busy answer, or an extra connection closed while others work, says where the server's limit is.
-    const refusal = status === 429 || status === 503 || (status === undefined && working > 0);
-    if (refusal) mirror.connectionCount.refused(now, { status, retryAfterMs, connections: working });
-    if (refusal && working > 0) return;
+    // A busy answer says where the server's limit is; an extra connection closed while others work may (the
+    // mirror tells a refusal from a reset once it sees whether the others broke too).
+    const busy = status === 429 || status === 503;
+    if (busy) mirror.connectionCount.refused(now, { status, retryAfterMs, connections: working });
+    if (status === undefined && working > 0) mirror.closedBeforeAnswering(now, working);
+    if ((busy || status === undefined) && working > 0) return;
     mirror.lastFailure = describe(error);
     mirror.failed(options.retryBaseMs, options.retryMaxMs, retryAfterMs);
     if (mirror.failuresInARow < options.maxAttemptsWithoutProgress) return;

@@ -3,6 +3,9 @@ import { backoffDelay } from '../retry';
 import type { SourceHint } from '../sources/hrw';
 import { ConnectionCount, type ConnectionCountOptions } from './connection-count';
 
+/** Requests of one mirror that break within this much of each other broke together (a reset, an outage). */
+const TOGETHER_MS = 100;
+
 /**
  * probing: its first bytes are being fetched; tentative: working before the primary answered,
  * its first bytes not yet compared (its stored bytes are discarded if they differ); active;
@@ -42,6 +45,8 @@ export class MirrorState {
   etag: string | undefined;
   lastModified: string | undefined;
   rttMs: number | undefined;
+  /** The shortest time to headers seen: the round trip without the moments a busy client or server added. */
+  minRttMs: number | undefined;
   inFlight = 0;
   bytes = 0;
   requests = 0;
@@ -63,6 +68,10 @@ export class MirrorState {
   private readonly meter: RateMeter;
   /** Bytes and time at the last observation fed to the connection count. */
   private observed = { bytes: 0, at: 0 };
+  /** When its requests last broke (before or during a body), newest last. */
+  private breaks: number[] = [];
+  /** When a new connection was closed before answering while others were open: maybe a refusal. */
+  private closedBeforeAnswer: { at: number; working: number } | undefined;
 
   constructor(
     readonly id: number,
@@ -81,13 +90,33 @@ export class MirrorState {
     return this.connectionCount.limit(now);
   }
 
-  /** Feeds the connection count with the rate since the last call (called every tick). */
+  /** A request of it broke: before its headers or mid-body. */
+  broke(now: number): void {
+    this.breaks.push(now);
+    if (this.breaks.length > 16) this.breaks.shift();
+  }
+
+  /**
+   * A new connection was closed before any header while others to it were open. Alone, that is the server
+   * refusing one more; with others breaking at the same moment, a reset. Decided once that moment is past.
+   */
+  closedBeforeAnswering(now: number, working: number): void {
+    this.closedBeforeAnswer ??= { at: now, working };
+  }
+
+  /** Feeds the connection count with the rate since the last call, and refusals once known (called every tick). */
   observeConnections(now: number): void {
+    const closed = this.closedBeforeAnswer;
+    if (closed && now - closed.at > TOGETHER_MS) {
+      this.closedBeforeAnswer = undefined;
+      const together = this.breaks.filter((at) => Math.abs(at - closed.at) <= TOGETHER_MS).length;
+      if (together <= 1) this.connectionCount.refused(now, { connections: closed.working });
+    }
     const { bytes, at } = this.observed;
     this.observed = { bytes: this.bytes, at: now };
     if (at === 0 || now <= at) return;
     const totalRate = ((this.bytes - bytes) * 1000) / (now - at);
-    this.connectionCount.observe(now, { totalRate, connections: this.inFlight, rttMs: this.rttMs });
+    this.connectionCount.observe(now, { totalRate, connections: this.inFlight, rttMs: this.minRttMs });
   }
 
   received(bytes: number, now = Date.now()): void {
@@ -108,6 +137,7 @@ export class MirrorState {
 
   observeRtt(ms: number): void {
     this.rttMs = this.rttMs === undefined ? ms : 0.75 * this.rttMs + 0.25 * ms;
+    this.minRttMs = Math.min(ms, this.minRttMs ?? ms);
   }
 
   usable(now: number): boolean {

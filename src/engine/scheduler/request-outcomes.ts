@@ -74,9 +74,11 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
           return sources.drop(mirror, verdict.reason, new DownloadError(verdict.code, verdict.reason));
         case 'resume':
           // A reset mid-body: the rest is requested again at once, here or elsewhere.
+          mirror.broke(host.options.clock.now());
           if (verdict.stalled) context.bench(mirror);
           return;
         case 'retry':
+          mirror.broke(host.options.clock.now());
           return sources.failedBeforeBytes(mirror, error, verdict.retryAfterMs, verdict.status);
       }
     },

@@ -9,6 +9,7 @@ const base = {
   connections: 2,
   unclaimedBytes: 1024 * MiB,
   busyMirrors: 1,
+  totalRate: 0,
   playback: undefined,
 };
 
@@ -17,8 +18,11 @@ describe('block size', () => {
     expect(blockBytes(mirror('m', { rate: 8 * MiB }), base)).toBe(4 * MiB);
   });
 
-  it('lasts at least four round trips on a far mirror', () => {
-    expect(blockBytes(mirror('m', { rate: 8 * MiB, rttMs: 500 }), base)).toBe(8 * MiB);
+  it('lasts at least eight round trips on a far mirror, and two even at the end', () => {
+    // 4 MiB/s per connection at 250 ms: 8 round trips are 2 s; near the end, 2 are 0.5 s.
+    const far = mirror('m', { rate: 8 * MiB, rttMs: 250 });
+    expect(blockBytes(far, base)).toBe(8 * MiB);
+    expect(blockBytes(far, { ...base, unclaimedBytes: 2 * MiB })).toBe(2 * MiB);
   });
 
   it('starts at a fixed size before the rate is known', () => {
@@ -29,6 +33,15 @@ describe('block size', () => {
     const m = mirror('m', { rate: 8 * MiB });
     expect(blockBytes(m, { ...base, unclaimedBytes: 4 * MiB, busyMirrors: 2 })).toBe(1 * MiB);
     expect(blockBytes(m, { ...base, unclaimedBytes: 100 * KiB })).toBe(128 * KiB);
+  });
+
+  it('near the end, lasts at most half the time the rest takes at every mirror, so capped connections end together', () => {
+    // 16 connections at 1 MiB/s each; 8 MiB left is half a second at the 16 MiB/s of all of them.
+    const capped = mirror('m', { rate: 16 * MiB });
+    const context = { ...base, connections: 16, unclaimedBytes: 8 * MiB, totalRate: 16 * MiB };
+    expect(blockBytes(capped, context)).toBe(256 * KiB);
+    // Far from the end, about a second.
+    expect(blockBytes(capped, { ...context, unclaimedBytes: 64 * MiB })).toBe(1 * MiB);
   });
 
   it('stays within the bounds, and under half the player window while one is attached', () => {

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { MirrorState } from '../../../src/engine/scheduler/mirror-state';
+
+const newMirror = () => new MirrorState(0, 'http://a.example/f.bin', true, {}, () => 0);
+
+describe('MirrorState: a refusal or a reset', () => {
+  it('takes a connection closed before answering, while the others go on, for the server refusing one more', () => {
+    const mirror = newMirror();
+    mirror.broke(1_000);
+    mirror.closedBeforeAnswering(1_000, 3);
+    // Decided once the moment is past (other connections may still break with it).
+    mirror.observeConnections(1_050);
+    expect(mirror.connectionCount.serverLimit).toBeUndefined();
+    mirror.observeConnections(1_150);
+    expect(mirror.connectionCount.serverLimit).toBe(3);
+    expect(mirror.connectionCount.reason).toBe('the server allows 3 connections: it closed a new connection before answering to one more');
+  });
+
+  it('takes connections that break together for a reset: no limit is remembered', () => {
+    const mirror = newMirror();
+    // Three bodies cut and one connection closed before its headers, within a few milliseconds.
+    for (const at of [1_000, 1_002, 1_004]) mirror.broke(at);
+    mirror.broke(1_010);
+    mirror.closedBeforeAnswering(1_010, 3);
+    mirror.observeConnections(1_200);
+    expect(mirror.connectionCount.serverLimit).toBeUndefined();
+    expect(mirror.connections(1_200)).toBe(2);
+  });
+});
