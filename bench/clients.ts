@@ -52,16 +52,17 @@ export function stitchCapabilities(): { mirror: boolean; stats: boolean } {
   return { mirror: text.includes('--mirror'), stats: text.includes('--stats') };
 }
 
-export function stitchClient(capabilities = stitchCapabilities()): Client {
+/** `bin`: another build to run under another name (`npm run bench -- --baseline-cli`), for before/after in one run. */
+export function stitchClient(capabilities = stitchCapabilities(), bin = STITCH_BIN, name = 'stitch'): Client {
   return {
-    name: 'stitch',
-    description: capabilities.mirror
-      ? 'stitch get URL --mirror URL… -q'
-      : 'stitch get URL -q (first URL only: this build has no --mirror yet)',
+    name,
+    description: `${bin === STITCH_BIN ? '' : `${bin}: `}${
+      capabilities.mirror ? 'stitch get URL --mirror URL… -q' : 'stitch get URL -q (first URL only: this build has no --mirror yet)'
+    }`,
     command: (urls, output, statsFile) => ({
       file: process.execPath,
       args: [
-        STITCH_BIN,
+        bin,
         'get',
         urls[0]!,
         ...(capabilities.mirror ? urls.slice(1).flatMap((url) => ['--mirror', url]) : []),

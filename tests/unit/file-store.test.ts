@@ -57,7 +57,7 @@ describe('FileStore', () => {
   const journalLines = async (id: string): Promise<string[]> => (await fs.readFile(statePath(id), 'utf8')).split('\n').filter(Boolean);
 
   it('writes a sparse data file and a journal of JSON lines', async () => {
-    expect(store.blockSize).toBe(1024 * 1024);
+    expect(store.blockSize).toBe(256 * 1024);
     expect(store.writeConcurrency).toBe(4);
     await store.saveState('job', { a: 1 });
     await store.writeBlock('job', 2 ** 30, pattern(1, 4));
