@@ -173,13 +173,17 @@ export class ResponseParser {
     // Interim answers (100 Continue, 103 Early Hints) come before the real one.
     if (code < 200) return;
     if (status[1] === '0' || values(headers, 'connection').some((v) => /(^|,)\s*close\s*(,|$)/i.test(v))) this.keepAlive = false;
+    // Framing is checked before the head is handed on: a response with a broken one is no response.
+    const framing = this.framing(code, headers);
     this.sink.head({ status: code, statusText: status[3] ?? '', headers });
-    this.frame(code, headers);
+    this.remaining = framing.length;
+    if (framing.state === 'done' || (framing.state === 'length' && framing.length === 0)) this.finish();
+    else this.state = framing.state;
   }
 
   /** How the body is delimited (RFC 9112, section 6.3). */
-  private frame(status: number, headers: Array<[string, string]>): void {
-    if (this.method === 'HEAD' || status === 204 || status === 304) return this.finish();
+  private framing(status: number, headers: Array<[string, string]>): { state: 'done' | 'length' | 'close' | 'chunk-line'; length: number } {
+    if (this.method === 'HEAD' || status === 204 || status === 304) return { state: 'done', length: 0 };
     const codings = values(headers, 'transfer-encoding');
     if (codings.length > 0) {
       if (codings.some((v) => v.trim().toLowerCase() !== 'chunked') || codings.length > 1) {
@@ -187,18 +191,12 @@ export class ResponseParser {
       }
       // A length next to chunked is ignored, and the connection not trusted again.
       if (values(headers, 'content-length').length > 0) this.keepAlive = false;
-      this.state = 'chunk-line';
-      return;
+      return { state: 'chunk-line', length: 0 };
     }
     const length = contentLength(headers);
-    if (length === undefined) {
-      this.keepAlive = false;
-      this.state = 'close';
-      return;
-    }
-    this.remaining = length;
-    if (length === 0) this.finish();
-    else this.state = 'length';
+    if (length !== undefined) return { state: 'length', length };
+    this.keepAlive = false;
+    return { state: 'close', length: 0 };
   }
 
   private onChunkLine(text: string): void {
