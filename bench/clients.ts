@@ -59,10 +59,11 @@ export function stitchClient(capabilities = stitchCapabilities(), bin = STITCH_B
     description: `${bin === STITCH_BIN ? '' : `${bin}: `}${
       capabilities.mirror ? 'stitch get URL --mirror URL… -q' : 'stitch get URL -q (first URL only: this build has no --mirror yet)'
     }`,
+    // The built CLI runs as `npx stitch` runs it: executed, so its launcher's Node flags apply.
     command: (urls, output, statsFile) => ({
-      file: process.execPath,
+      file: bin === STITCH_BIN ? STITCH_BIN : process.execPath,
       args: [
-        bin,
+        ...(bin === STITCH_BIN ? [] : [bin]),
         'get',
         urls[0]!,
         ...(capabilities.mirror ? urls.slice(1).flatMap((url) => ['--mirror', url]) : []),

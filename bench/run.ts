@@ -141,7 +141,10 @@ async function main(): Promise<void> {
   const everyClient = [stitch!, ...(base ? [base] : []), ...others, curl];
   const clientsOf = (s: Scenario) =>
     everyClient.filter(
-      (c) => (s.clients ?? DEFAULT_CLIENTS).includes(c.name) || (s.withCurl === true && c === curl) || (c === base && s.clients?.includes('stitch') !== false),
+      (c) =>
+        (s.clients ?? DEFAULT_CLIENTS).includes(c.name) ||
+        (s.withCurl === true && c === curl) ||
+        (c === base && s.clients?.includes('stitch') !== false),
     );
   const clients = everyClient.filter((c) => scenarios.some((s) => clientsOf(s).includes(c)));
   const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));

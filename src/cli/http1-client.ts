@@ -22,7 +22,7 @@ export interface RawResponse {
 }
 
 /** A reused connection closed before any byte of the answer: the request goes again on a fresh one. */
-const STALE = Symbol('stale connection');
+class StaleConnection extends Error {}
 
 /** A connection to one origin, carrying one request at a time. */
 class Connection {
@@ -117,7 +117,7 @@ export async function request(url: URL, method: string, headers: Iterable<[strin
     try {
       return await exchange(reused, head, method, signal);
     } catch (error) {
-      if (error !== STALE) throw error;
+      if (!(error instanceof StaleConnection)) throw error;
     }
   }
   return exchange(new Connection(url, key), head, method, signal);
@@ -199,7 +199,7 @@ function exchange(connection: Connection, head: string, method: string, signal: 
       if (finished) return;
       if (!body && connection.reused && !parser.started) {
         finish(false);
-        reject(STALE);
+        reject(new StaleConnection());
         return;
       }
       let problem = error;

@@ -187,7 +187,9 @@ export class ResponseParser {
     const codings = values(headers, 'transfer-encoding');
     if (codings.length > 0) {
       if (codings.some((v) => v.trim().toLowerCase() !== 'chunked') || codings.length > 1) {
-        throw new ResponseParseError(`the server sent the body with Transfer-Encoding "${printable(codings.join(', '))}", which is not supported`);
+        throw new ResponseParseError(
+          `the server sent the body with Transfer-Encoding "${printable(codings.join(', '))}", which is not supported`,
+        );
       }
       // A length next to chunked is ignored, and the connection not trusted again.
       if (values(headers, 'content-length').length > 0) this.keepAlive = false;

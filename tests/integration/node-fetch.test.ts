@@ -149,7 +149,9 @@ describe('the engine over nodeFetch', () => {
  * A raw TCP server: `answer` gets each request head (as text) with its connection's number and
  * the request's number on that connection, and writes whatever it likes.
  */
-async function rawServer(answer: (socket: Socket, connection: number, request: number) => void): Promise<{ url: string; connections: () => number }> {
+async function rawServer(
+  answer: (socket: Socket, connection: number, request: number) => void,
+): Promise<{ url: string; connections: () => number }> {
   let connections = 0;
   const server = createTcpServer((socket) => {
     const connection = ++connections;

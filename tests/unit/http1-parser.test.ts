@@ -32,9 +32,11 @@ function parse(parts: Array<string | Uint8Array>, method = 'GET', limits?: Parse
 }
 
 /** `text` cut into pieces of `size` bytes. */
-const pieces = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+const pieces = (text: string, size: number) =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
-const CHUNKED = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n5;ext=1\r\nhello\r\n1A\r\n, chunked bodies work fine\r\n0\r\nX-Trailer: t\r\n\r\n';
+const CHUNKED =
+  'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n5;ext=1\r\nhello\r\n1A\r\n, chunked bodies work fine\r\n0\r\nX-Trailer: t\r\n\r\n';
 
 describe('ResponseParser', () => {
   it('reads a head and a Content-Length body, whatever the reads split', () => {
@@ -106,7 +108,9 @@ describe('ResponseParser', () => {
   it('accepts repeated equal lengths and refuses lengths that disagree or are not numbers', () => {
     expect(parse(['HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\nContent-Length: 2\r\n\r\nok']).body).toBe('ok');
     for (const length of ['2, 3', '-1', '0x10', '1e3', '', '99999999999999999']) {
-      expect(() => parse([`HTTP/1.1 200 OK\r\nContent-Length: ${length}\r\n\r\n`]), length).toThrow(/Content-Length .* is not one number of bytes/);
+      expect(() => parse([`HTTP/1.1 200 OK\r\nContent-Length: ${length}\r\n\r\n`]), length).toThrow(
+        /Content-Length .* is not one number of bytes/,
+      );
     }
   });
 
@@ -146,7 +150,13 @@ describe('ResponseParser', () => {
     // Under the limit before its last read, over it with the end.
     expect(() => parse([longHead.slice(0, 60), longHead.slice(60)], 'GET', limits)).toThrow(/larger than 100 bytes/);
     // An endless head that never ends is refused at the limit, not buffered.
-    expect(() => parse(Array.from({ length: 50 }, () => 'X: 1\r\n'), 'GET', limits)).toThrow(/larger than 100 bytes/);
+    expect(() =>
+      parse(
+        Array.from({ length: 50 }, () => 'X: 1\r\n'),
+        'GET',
+        limits,
+      ),
+    ).toThrow(/larger than 100 bytes/);
     const chunked = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n';
     expect(() => parse([chunked, `1;${'e'.repeat(20)}\r\n`], 'GET', limits)).toThrow(/chunk-size line is too long/);
     expect(() => parse([chunked, '0\r\n', `T: ${'t'.repeat(100)}`], 'GET', limits)).toThrow(/larger than 100 bytes/);
