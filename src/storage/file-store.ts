@@ -102,7 +102,7 @@ export class FileStore implements DownloadStore {
     return [...(await this.job(jobId)).ranges];
   }
 
-  async *read(jobId: string, start: number, end: number): AsyncIterable<Uint8Array> {
+  async *read(jobId: string, start: number, end: number, scratch?: Uint8Array): AsyncIterable<Uint8Array> {
     checkOffset(start);
     if (!Number.isSafeInteger(end) || end < start) throw new RangeError(`Invalid range [${start}, ${end})`);
     const job = await this.job(jobId);
@@ -111,8 +111,9 @@ export class FileStore implements DownloadStore {
     if (start === end) return;
     const handle = await this.dataHandle(jobId, job);
     for (let pos = start; pos < end;) {
-      // A fresh buffer per chunk: the consumer may keep it.
-      const chunk = new Uint8Array(Math.min(this.blockSize, end - pos));
+      // A fresh buffer per chunk unless the caller lent one: the consumer may keep it.
+      const size = Math.min(scratch?.length || this.blockSize, end - pos);
+      const chunk = scratch ? scratch.subarray(0, size) : new Uint8Array(size);
       for (let filled = 0; filled < chunk.length;) {
         const { bytesRead } = await handle.read(chunk, filled, chunk.length - filled, pos + filled);
         if (bytesRead <= 0) throw new Error(`${this.dataPath(jobId)} ends before byte ${pos + filled}`);

@@ -69,6 +69,18 @@ describe('FileStore', () => {
     expect(await journalLines('job')).toEqual(['{"s":{"a":1}}', `{"b":[${2 ** 30},4]}`]);
   });
 
+  it('reads into a lent scratch buffer: every chunk a view of it, consumed before the next', async () => {
+    const bytes = pattern(3, 10_000);
+    await store.writeBlock('job', 0, bytes);
+    const scratch = new Uint8Array(4096);
+    const seen: number[] = [];
+    for await (const chunk of store.read('job', 100, 10_000, scratch)) {
+      expect(chunk.buffer).toBe(scratch.buffer);
+      seen.push(...chunk);
+    }
+    expect(equalBytes(Uint8Array.from(seen), bytes.subarray(100))).toBe(true);
+  });
+
   it('blocks whose writes finish while the journal is busy share one append, one line each', async () => {
     await store.saveState('job', { url: 'u' });
     const appends = vi.spyOn(await fileHandlePrototype(dir), 'appendFile');
