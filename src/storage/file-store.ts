@@ -53,7 +53,9 @@ interface Batch {
 export class FileStore implements DownloadStore {
   /**
    * Each connection fills one buffer of this size before its write: 256 KiB keeps the CLI's
-   * memory small with many connections, and writes this large cost the page cache no more per byte.
+   * memory small with many connections, and the kernel took 3–4 times as long per byte for 1 MiB
+   * writes (a 1 GiB download: 2.4–2.9 s of system time against 0.7–0.8 s; `pwrite` alone, at
+   * times 10 times as long).
    */
   readonly blockSize = 256 * 1024;
   readonly writeConcurrency = 4;
