@@ -52,16 +52,18 @@ export function stitchCapabilities(): { mirror: boolean; stats: boolean } {
   return { mirror: text.includes('--mirror'), stats: text.includes('--stats') };
 }
 
-export function stitchClient(capabilities = stitchCapabilities(), name = 'stitch', bin = STITCH_BIN): Client {
+/** `bin`: another build to run under another name (`npm run bench -- --baseline-cli`), for before/after in one run. */
+export function stitchClient(capabilities = stitchCapabilities(), bin = STITCH_BIN, name = 'stitch'): Client {
   return {
     name,
-    description: capabilities.mirror
-      ? 'stitch get URL --mirror URL… -q'
-      : 'stitch get URL -q (first URL only: this build has no --mirror yet)',
+    description: `${bin === STITCH_BIN ? '' : `${bin}: `}${
+      capabilities.mirror ? 'stitch get URL --mirror URL… -q' : 'stitch get URL -q (first URL only: this build has no --mirror yet)'
+    }`,
+    // The built CLI runs as `npx stitch` runs it: executed, so its launcher's Node flags apply.
     command: (urls, output, statsFile) => ({
-      file: process.execPath,
+      file: bin === STITCH_BIN ? STITCH_BIN : process.execPath,
       args: [
-        bin,
+        ...(bin === STITCH_BIN ? [] : [bin]),
         'get',
         urls[0]!,
         ...(capabilities.mirror ? urls.slice(1).flatMap((url) => ['--mirror', url]) : []),
@@ -108,15 +110,10 @@ export function curlClient(): Client {
   };
 }
 
-/**
- * The clients of a bench run, Stitch first. With STITCH_BASELINE=path/to/stitch.js (a copy of an older
- * build), `stitch-base` runs it wherever Stitch runs: before and after a change in the same run.
- */
+/** The clients of a bench run, Stitch first. */
 export function allClients(): Client[] {
-  const baseline = process.env.STITCH_BASELINE;
   return [
     stitchClient(),
-    ...(baseline ? [stitchClient(stitchCapabilities(), 'stitch-base', baseline)] : []),
     aria2Client('aria2c'),
     // The fixed configuration keeps aria2's 60 s read timeout; this one is aria2 tuned for faults.
     aria2Client('aria2c-t5', ['--timeout=5', '--connect-timeout=5']),

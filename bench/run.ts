@@ -8,10 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { contentSha256 } from '../tests/support/content';
-import { allClients, curlClient, measure, stitchCapabilities, type Client } from './clients';
+import { allClients, curlClient, measure, stitchCapabilities, stitchClient, type Client } from './clients';
 import { chart, summarize, table, type Outcome, type Run } from './report';
 import { DEFAULT_CLIENTS, SCENARIOS, SEED, startMirrors, type Scenario } from './scenarios';
 
@@ -25,6 +25,8 @@ function options() {
       'size-scale': { type: 'string', default: '1' },
       // To measure what slow start costs: the same scenarios without it.
       'no-slow-start': { type: 'boolean', default: false },
+      // Another build of the CLI (a copy of dist/cli/stitch.js), run as `stitch-base` wherever stitch runs.
+      'baseline-cli': { type: 'string' },
     },
   });
   const runs = Number(values.runs);
@@ -37,7 +39,7 @@ function options() {
   const ids = new Set(wanted?.flatMap((id) => named(id).flatMap((s) => [s.id, ...(s.baseline ? [s.baseline] : [])])));
   const scenarios = wanted ? SCENARIOS.filter((s) => ids.has(s.id)) : SCENARIOS;
   if (scenarios.length === 0) throw new Error(`--only ${values.only}: no such scenario (${SCENARIOS.map((s) => s.id).join(', ')})`);
-  return { runs, scale, scenarios, slowStart: !values['no-slow-start'] };
+  return { runs, scale, scenarios, slowStart: !values['no-slow-start'], baseline: values['baseline-cli'] };
 }
 
 async function fileSha256(path: string): Promise<string | undefined> {
@@ -128,16 +130,21 @@ function describeRun(run: Run): string {
 }
 
 async function main(): Promise<void> {
-  const { runs, scale, scenarios, slowStart } = options();
+  const { runs, scale, scenarios, slowStart, baseline } = options();
   const aria2 = spawnSync('aria2c', ['--version'], { encoding: 'utf8' });
   if (aria2.status !== 0) throw new Error('aria2c is missing: run `bash scripts/install-system-deps.sh bench` (npm run bench does)');
   const capabilities = stitchCapabilities();
   // Every client, curl too for the line-speed scenarios; each scenario names its own.
   const curl = curlClient();
-  const everyClient = [...allClients(), curl];
+  const base = baseline ? stitchClient(capabilities, resolve(baseline), 'stitch-base') : undefined;
+  const [stitch, ...others] = allClients();
+  const everyClient = [stitch!, ...(base ? [base] : []), ...others, curl];
   const clientsOf = (s: Scenario) =>
     everyClient.filter(
-      (c) => (s.clients ?? DEFAULT_CLIENTS).includes(c.name === 'stitch-base' ? 'stitch' : c.name) || (s.withCurl === true && c === curl),
+      (c) =>
+        (s.clients ?? DEFAULT_CLIENTS).includes(c.name) ||
+        (s.withCurl === true && c === curl) ||
+        (c === base && s.clients?.includes('stitch') !== false),
     );
   const clients = everyClient.filter((c) => scenarios.some((s) => clientsOf(s).includes(c)));
   const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));

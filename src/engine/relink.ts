@@ -3,6 +3,8 @@ import { openExchange, type Exchange } from './http/exchange';
 import type { EngineOptions } from './options';
 import { normalizeRanges, type ByteRange } from './ranges';
 import type { RemoteFile } from './remote-file';
+import { MirrorProblem } from './scheduler/outcomes';
+import { readAll } from './scheduler/probe-bytes';
 import type { DownloadStore } from './store';
 
 /** Bytes compared at each end of what is stored, when the servers give no validators to compare. */
@@ -92,7 +94,12 @@ async function sameBytes(check: RelinkCheck, range: ByteRange): Promise<boolean>
   try {
     const answered = exchange.facts.contentRange;
     if (exchange.facts.status !== 206 || answered?.kind !== 'bytes' || answered.start !== range.start) return false;
-    const remote = new Uint8Array(await exchange.response.arrayBuffer());
+    // Copied chunk by chunk (a fetch may lend each chunk only until the next read, as the CLI's does).
+    const remote = await readAll(exchange, range.end - range.start).catch((error: unknown) => {
+      if (error instanceof MirrorProblem) return undefined; // more bytes than asked for: not the same
+      throw error;
+    });
+    if (!remote) return false;
     const local = await collect(check.store.read(check.jobId, range.start, range.end), range.end - range.start);
     return remote.length === local.length && remote.every((byte, i) => byte === local[i]);
   } finally {

@@ -24,8 +24,12 @@ export interface DownloadStore {
   writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void>;
   /** The byte ranges stored for the job, sorted and merged. */
   storedRanges(jobId: string): Promise<ByteRange[]>;
-  /** Yields the bytes of [start, end) in order; every byte of it must be stored. */
-  read(jobId: string, start: number, end: number): AsyncIterable<Uint8Array>;
+  /**
+   * Yields the bytes of [start, end) in order; every byte of it must be stored. With `scratch`,
+   * the store may read into it and yield views of it, each valid only until the next is asked
+   * for (for callers that consume each chunk at once, like hashing: no garbage per chunk).
+   */
+  read(jobId: string, start: number, end: number, scratch?: Uint8Array): AsyncIterable<Uint8Array>;
 
   saveState(jobId: string, state: JobStateRecord): Promise<void>;
   loadState(jobId: string): Promise<JobStateRecord | undefined>;

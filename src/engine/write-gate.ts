@@ -30,9 +30,13 @@ export class WriteGate {
     return spare?.length === size ? spare : new Uint8Array(size);
   }
 
-  /** Gives back a buffer no store holds any more (its write settled). */
+  /**
+   * Gives back a buffer no store holds any more (its write settled). Every one is kept: the spares
+   * never outnumber the buffers the streams and writes held at once, which the job needed anyway,
+   * while dropping some (as many as one per block with more streams than writes) made garbage to
+   * allocate again, and memory that stayed taken until the next garbage collection.
+   */
   recycle(buffer: Uint8Array): void {
-    // As many as can be in flight at once is all the streams ever wait for.
-    if (this.spare.length < this.limit) this.spare.push(buffer);
+    this.spare.push(buffer);
   }
 }

@@ -51,7 +51,13 @@ interface Batch {
  * before any new bytes for its range are written. (No fsync: an OS crash may lose more.)
  */
 export class FileStore implements DownloadStore {
-  readonly blockSize = 1024 * 1024;
+  /**
+   * Each connection fills one buffer of this size before its write: 256 KiB keeps the CLI's
+   * memory small with many connections, and the kernel took 3–4 times as long per byte for 1 MiB
+   * writes (a 1 GiB download: 2.4–2.9 s of system time against 0.7–0.8 s; `pwrite` alone, at
+   * times 10 times as long).
+   */
+  readonly blockSize = 256 * 1024;
   readonly writeConcurrency = 4;
   private readonly jobs = new Map<string, Promise<Job>>();
   private dirReady: Promise<unknown> | undefined;
@@ -98,7 +104,7 @@ export class FileStore implements DownloadStore {
     return [...(await this.job(jobId)).ranges];
   }
 
-  async *read(jobId: string, start: number, end: number): AsyncIterable<Uint8Array> {
+  async *read(jobId: string, start: number, end: number, scratch?: Uint8Array): AsyncIterable<Uint8Array> {
     checkOffset(start);
     if (!Number.isSafeInteger(end) || end < start) throw new RangeError(`Invalid range [${start}, ${end})`);
     const job = await this.job(jobId);
@@ -107,8 +113,9 @@ export class FileStore implements DownloadStore {
     if (start === end) return;
     const handle = await this.dataHandle(jobId, job);
     for (let pos = start; pos < end;) {
-      // A fresh buffer per chunk: the consumer may keep it.
-      const chunk = new Uint8Array(Math.min(this.blockSize, end - pos));
+      // A fresh buffer per chunk unless the caller lent one: the consumer may keep it.
+      const size = Math.min(scratch?.length || this.blockSize, end - pos);
+      const chunk = scratch ? scratch.subarray(0, size) : new Uint8Array(size);
       for (let filled = 0; filled < chunk.length;) {
         const { bytesRead } = await handle.read(chunk, filled, chunk.length - filled, pos + filled);
         if (bytesRead <= 0) throw new Error(`${this.dataPath(jobId)} ends before byte ${pos + filled}`);

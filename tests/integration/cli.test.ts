@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runStitch, startStitch } from '../support/cli';
 import { contentSha256 } from '../support/content';
@@ -85,6 +86,24 @@ describe('stitch get', () => {
     expect(refetched).toBeLessThan(6 * MiB);
     expect(sentBeforeKill).toBeGreaterThan(refetched);
     expect(await readdir(dir)).toEqual(['big.bin']);
+  });
+
+  it('downloads over https (its own client over TLS, the certificate checked)', async () => {
+    const tls = (name: string) => fileURLToPath(new URL(`../support/tls/loopback.${name}.pem`, import.meta.url));
+    const size = 5 * MiB + 3;
+    const m = await mirror({ size, seed: 26, tls: { key: readFileSync(tls('key'), 'utf8'), cert: readFileSync(tls('cert'), 'utf8') } });
+    expect(m.url).toMatch(/^https:/);
+    const untrusted = await runStitch(['get', m.url, '-o', 'out.bin', '--retries', '1'], dir);
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stderr).toMatch(/self-signed certificate/);
+    process.env.NODE_EXTRA_CA_CERTS = tls('cert');
+    try {
+      const result = await runStitch(['get', m.url, '-o', 'out.bin'], dir);
+      expect(result.code, result.stderr).toBe(0);
+    } finally {
+      delete process.env.NODE_EXTRA_CA_CERTS;
+    }
+    expect(await fileSha256(join(dir, 'out.bin'))).toBe(await contentSha256(26, size));
   });
 
   it('exits non-zero with a readable message when the server refuses', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../src/cli/node-fetch';
 import { contentSha256 } from '../support/content';
@@ -122,6 +122,15 @@ describe('nodeFetch bodies end the way the engine expects', () => {
 });
 
 describe('the engine over nodeFetch', () => {
+  it('sends its requests over kept-alive connections, fewer than the requests', async () => {
+    const size = 24 * MiB + 5;
+    const m = await bed.mirror({ size, seed: 13, rate: 24 * MiB });
+    const run = await bed.download(m.url, { fetch: nodeFetch });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(13, size));
+    expect(m.stats.connections).toBeLessThan(m.stats.requests.length);
+  });
+
   it('saves the exact file through resets every 300 kB and a gzip-encoded answer', async () => {
     const size = 6 * MiB + 3;
     const resetting = await bed.mirror({ size, seed: 10, faults: { resetAfterBytes: 300_000 } });
@@ -133,6 +142,63 @@ describe('the engine over nodeFetch', () => {
     const whole = await bed.download(gzipped.url, { fetch: nodeFetch });
     expect(whole.result.status).toBe('complete');
     expect(await whole.sha256()).toBe(await contentSha256(11, size));
+  });
+});
+
+/**
+ * A raw TCP server: `answer` gets each request head (as text) with its connection's number and
+ * the request's number on that connection, and writes whatever it likes.
+ */
+async function rawServer(
+  answer: (socket: Socket, connection: number, request: number) => void,
+): Promise<{ url: string; connections: () => number }> {
+  let connections = 0;
+  const server = createTcpServer((socket) => {
+    const connection = ++connections;
+    let requests = 0;
+    let head = '';
+    socket.on('data', (data) => {
+      head += data.toString('latin1');
+      while (head.includes('\r\n\r\n')) {
+        head = head.slice(head.indexOf('\r\n\r\n') + 4);
+        answer(socket, connection, ++requests);
+      }
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  bed.onCleanup(() => new Promise((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/f`, connections: () => connections };
+}
+
+describe('nodeFetch connections', () => {
+  it('reuses a kept-alive connection for the next request', async () => {
+    const m = await bed.mirror({ size: MiB, seed: 12 });
+    for (let i = 0; i < 3; i++) expect((await seen(await nodeFetch(m.url, { headers: { Range: `bytes=${i * 1000}-` } }))).status).toBe(206);
+    expect(m.stats.connections).toBe(1);
+  });
+
+  it('sends a request again on a new connection when a kept-alive one closes before answering', async () => {
+    const server = await rawServer((socket, _, request) => {
+      if (request === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst');
+      else socket.destroy();
+    });
+    expect(await (await nodeFetch(server.url)).text()).toBe('first');
+    expect(await (await nodeFetch(server.url)).text()).toBe('first');
+    expect(server.connections()).toBe(2);
+  });
+
+  it('rejects a broken answer with the reason, and errors a body the connection cut', async () => {
+    const broken = await rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\nhello'));
+    const error = (await nodeFetch(broken.url).catch((e: unknown) => e)) as TypeError;
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error.cause as Error).message).toBe('Content-Length "5, 6" is not one number of bytes');
+
+    const cut = await rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello'));
+    const body = (await nodeFetch(cut.url)).body!.getReader();
+    const failure = (await readToEnd(body).catch((e: unknown) => e)) as TypeError;
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure.cause as Error).message).toBe('the connection closed before the end of the body');
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { nodeFetch } from '../../src/cli/node-fetch';
 import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
 import { MiB, useTestBed } from '../support/test-bed';
@@ -15,12 +16,12 @@ const publicUrl = (m: Mirror) => m.url.replace('127.0.0.1', PUBLIC_NAME);
  * Real fetch that records what each request was sent with. It stands in for DNS, too: the public
  * name is the mirror's loopback address (no test may leave the machine).
  */
-function recordingFetch() {
+function recordingFetch(base: typeof fetch = fetch) {
   const sent: { url: string; credentials?: RequestCredentials; referrer?: string; redirect?: RequestRedirect }[] = [];
   const fetcher: typeof fetch = (input, init) => {
     const url = input instanceof Request ? input.url : input.toString();
     sent.push({ url, credentials: init?.credentials, referrer: init?.referrer, redirect: init?.redirect });
-    return fetch(url.replace(`//${PUBLIC_NAME}:`, '//127.0.0.1:'), init);
+    return base(url.replace(`//${PUBLIC_NAME}:`, '//127.0.0.1:'), init);
   };
   return { sent, fetcher };
 }
@@ -45,10 +46,14 @@ describe('who gets credentials and referrer', () => {
 });
 
 describe('where servers may send Stitch', () => {
-  it('a public server cannot redirect into the local network: the target is never asked', async () => {
+  // The CLI's fetch must show each hop too (redirect: 'manual'), or it would follow them unchecked.
+  it.each([
+    ['fetch', fetch],
+    ['the CLI (nodeFetch)', nodeFetch],
+  ])('a public server cannot redirect into the local network: the target is never asked (%s)', async (_, base) => {
     const inside = await mirror({ size: MiB, seed: 82 });
     const primary = await mirror({ size: MiB, seed: 82, redirect: { location: inside.url } });
-    const { fetcher } = recordingFetch();
+    const { fetcher } = recordingFetch(base);
     const run = await download(publicUrl(primary), { fetch: fetcher, maxAttemptsWithoutProgress: 2 });
     expect(run.result.status).toBe('failed');
     expect(run.result.error?.message).toContain(

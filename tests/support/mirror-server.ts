@@ -5,6 +5,7 @@
  * what every request got and the most connections open at once.
  */
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable, pipeline } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -88,6 +89,8 @@ export interface MirrorOptions {
   faults?: Faults;
   /** Default 0: any free port. */
   port?: number;
+  /** Serves https:// with this key and certificate (PEM), e.g. tests/support/tls/loopback.*.pem. */
+  tls?: { key: string; cert: string };
   /**
    * Hotlink protection: a request whose Referer is not this (string: equal; RegExp: matches) is
    * answered 403 with an empty body.
@@ -482,9 +485,8 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     }
   }
 
-  const server = createServer({ noDelay: true }, (req, res) => {
-    handle(req, res).catch(() => req.socket.destroy());
-  });
+  const serve = (req: IncomingMessage, res: ServerResponse) => void handle(req, res).catch(() => req.socket.destroy());
+  const server = options.tls ? createTlsServer({ ...options.tls, noDelay: true }, serve) : createServer({ noDelay: true }, serve);
   server.on('connection', (socket: Socket) => {
     stats.connections++;
     sockets.add(socket);
@@ -499,7 +501,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   let closing: Promise<void> | undefined;
 
   return {

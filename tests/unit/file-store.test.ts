@@ -57,7 +57,7 @@ describe('FileStore', () => {
   const journalLines = async (id: string): Promise<string[]> => (await fs.readFile(statePath(id), 'utf8')).split('\n').filter(Boolean);
 
   it('writes a sparse data file and a journal of JSON lines', async () => {
-    expect(store.blockSize).toBe(1024 * 1024);
+    expect(store.blockSize).toBe(256 * 1024);
     expect(store.writeConcurrency).toBe(4);
     await store.saveState('job', { a: 1 });
     await store.writeBlock('job', 2 ** 30, pattern(1, 4));
@@ -67,6 +67,18 @@ describe('FileStore', () => {
     // Holes take no disk space where the file system supports them.
     if (process.platform !== 'win32') expect(stat.blocks * 512).toBeLessThan(1024 * 1024);
     expect(await journalLines('job')).toEqual(['{"s":{"a":1}}', `{"b":[${2 ** 30},4]}`]);
+  });
+
+  it('reads into a lent scratch buffer: every chunk a view of it, consumed before the next', async () => {
+    const bytes = pattern(3, 10_000);
+    await store.writeBlock('job', 0, bytes);
+    const scratch = new Uint8Array(4096);
+    const seen: number[] = [];
+    for await (const chunk of store.read('job', 100, 10_000, scratch)) {
+      expect(chunk.buffer).toBe(scratch.buffer);
+      seen.push(...chunk);
+    }
+    expect(equalBytes(Uint8Array.from(seen), bytes.subarray(100))).toBe(true);
   });
 
   it('blocks whose writes finish while the journal is busy share one append, one line each', async () => {

@@ -27,7 +27,7 @@ export interface Exchange {
   readonly headersMs: number;
   /** Aborts the request (and its body) with a reason. */
   abort(reason: unknown): void;
-  /** Stops the watchdog and unlinks from the parent signal; cancels an unread body. */
+  /** Stops the watchdog and unlinks from the parent signal; cancels the body unless a reader holds it. */
   close(): Promise<void>;
   readonly watchdog: Watchdog;
   /** Aborted when the request was: its reason says why (stall, pause, lost race…). */
@@ -59,7 +59,9 @@ export async function openExchange(
   const close = async (response?: Response) => {
     watchdog.stop();
     signal.removeEventListener('abort', onAbort);
-    if (response && !response.bodyUsed) await response.body?.cancel().catch(() => {});
+    // Cancelling says the bytes read are no longer needed: a body its reader left at its last
+    // byte (the block was complete) lets the CLI's client keep the connection for the next request.
+    if (response?.body && !response.body.locked) await response.body.cancel().catch(() => {});
     // Releases a body left half-read (a no-op once it was read to the end).
     controller.abort(CLOSED);
   };

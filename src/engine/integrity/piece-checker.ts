@@ -2,6 +2,7 @@ import type { DownloadStore } from '../store';
 import { bytesToHex } from './digests';
 import type { PieceHashes } from './expected';
 import type { HasherFactory } from './hasher';
+import { SCRATCH_BYTES } from './prefix-hasher';
 
 export interface PieceResult {
   index: number;
@@ -17,6 +18,8 @@ export interface PieceResult {
 export class PieceChecker {
   private readonly verified = new Set<number>();
   private running: Promise<PieceResult[]> | undefined;
+  /** What the store may read into: each chunk is hashed before the next is read. */
+  private scratch: Uint8Array | undefined;
 
   constructor(
     private readonly store: DownloadStore,
@@ -56,7 +59,8 @@ export class PieceChecker {
       const [start, end] = this.bounds(index);
       if (!covers(start, end)) continue;
       const hasher = await this.createHasher(this.pieces.algorithm);
-      for await (const chunk of this.store.read(this.jobId, start, end)) hasher.update(chunk);
+      this.scratch ??= new Uint8Array(SCRATCH_BYTES);
+      for await (const chunk of this.store.read(this.jobId, start, end, this.scratch)) hasher.update(chunk);
       const ok = bytesToHex(hasher.digest()) === this.pieces.hashes[index];
       if (ok) this.verified.add(index);
       results.push({ index, start, end, ok });

@@ -3,6 +3,9 @@ import { contiguousPrefix, normalizeRanges, type ByteRange } from '../ranges';
 import { bytesToHex, type DigestAlgorithm } from './digests';
 import { createHasher, type Hasher, type HasherFactory } from './hasher';
 
+/** Bytes read back from the store at once. */
+export const SCRATCH_BYTES = 256 * 1024;
+
 /**
  * Hashes the file in order while it downloads, reading back the stored prefix as it grows
  * (told by the job's `stored` events), so that verifying a finished multi-gigabyte file costs
@@ -16,6 +19,8 @@ export class PrefixHasher {
   private busy: Promise<void> = Promise.resolve();
   /** Stored ranges: read from the store once, then kept up to date by `stored`. */
   private ranges: ByteRange[] | undefined;
+  /** What the store may read into: hashing consumes each chunk before asking for the next. */
+  private scratch: Uint8Array | undefined;
 
   constructor(
     private readonly store: DownloadStore,
@@ -65,7 +70,8 @@ export class PrefixHasher {
     const hasher = this.hasher ?? (await this.create(this.algorithm));
     if (generation !== this.generation) return;
     this.hasher = hasher;
-    for await (const chunk of this.store.read(this.jobId, this.hashed, prefix)) {
+    this.scratch ??= new Uint8Array(SCRATCH_BYTES);
+    for await (const chunk of this.store.read(this.jobId, this.hashed, prefix, this.scratch)) {
       if (generation !== this.generation) return;
       hasher.update(chunk);
       this.hashed += chunk.length;
