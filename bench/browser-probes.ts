@@ -11,6 +11,8 @@ export interface IdbVariant {
   inflight: number;
   kind: 'blob' | 'buffer';
   durability: 'relaxed' | 'default';
+  /** Object stores the records are spread over (write transactions on one store commit one at a time); default 1. */
+  stores?: number;
 }
 
 /** Writes `total` bytes into a fresh database as `variant` records; MB/s (10^6 bytes). */
@@ -19,7 +21,9 @@ export async function idbWriteMBps(arg: { total: number; variant: IdbVariant }):
   const name = `stitch-bench-${Math.random()}`;
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
     const open = indexedDB.open(name, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore('blocks');
+    open.onupgradeneeded = () => {
+      for (let i = 0; i < (variant.stores ?? 1); i++) open.result.createObjectStore(`blocks${i}`);
+    };
     open.onsuccess = () => resolve(open.result);
     open.onerror = () => reject(open.error ?? new Error('indexedDB.open failed'));
   });
@@ -32,8 +36,9 @@ export async function idbWriteMBps(arg: { total: number; variant: IdbVariant }):
       next += variant.record;
       // A fresh value per record, as the engine hands over a new block each time.
       const value = variant.kind === 'blob' ? new Blob([source]) : source.slice().buffer;
-      const tx = db.transaction('blocks', 'readwrite', { durability: variant.durability });
-      tx.objectStore('blocks').put(value, offset);
+      const storeName = `blocks${(offset / variant.record) % (variant.stores ?? 1)}`;
+      const tx = db.transaction(storeName, 'readwrite', { durability: variant.durability });
+      tx.objectStore(storeName).put(value, offset);
       await new Promise<void>((resolve, reject) => {
         tx.oncomplete = () => resolve();
         tx.onabort = () => reject(tx.error ?? new Error('the transaction was aborted'));
