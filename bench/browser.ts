@@ -17,12 +17,21 @@ import { parseArgs } from 'node:util';
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
 import type { Browser as FirefoxBrowser } from 'puppeteer-core';
 import { contentSha256 } from '../tests/support/content';
-import { startMirror } from '../tests/support/mirror-server';
+import { startMirror, type Mirror } from '../tests/support/mirror-server';
 import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile } from '../tests/e2e/support/chromium';
 import { installAddon, startFirefox } from '../tests/e2e/support/firefox-launch';
 import { fileSha256, waitForFile } from '../tests/e2e/support/files';
 import { startLinkPage } from '../tests/e2e/support/link-page';
-import { idbWriteMBps, opfsSyncMBps, opfsWritableMBps, OPFS_SYNC_WORKER, sha256MBps, type IdbVariant } from './browser-probes';
+import {
+  fetchPipelineMBps,
+  idbWriteMBps,
+  type PipelineStage,
+  opfsSyncMBps,
+  opfsWritableMBps,
+  OPFS_SYNC_WORKER,
+  sha256MBps,
+  type IdbVariant,
+} from './browser-probes';
 
 const MiB = 1024 * 1024;
 const { values: args } = parseArgs({
@@ -37,6 +46,8 @@ const { values: args } = parseArgs({
     /** Another build of the extension (e.g. main's) to run beside this one, for a before/after. */
     'baseline-extension': { type: 'string' },
     'idb-variants': { type: 'string' },
+    /** Only the download path's stages in each browser, without the engine (see fetchPipelineMBps). */
+    'pipeline-only': { type: 'boolean', default: false },
   },
 });
 const SIZE = Number(args['size-mib']) * MiB;
@@ -306,9 +317,34 @@ type Evaluator = { evaluate(fn: string | ((arg: never) => unknown), arg?: unknow
 const evaluate = <A, R>(target: Evaluator, fn: (arg: A) => Promise<R>, arg: A) =>
   (target.evaluate as (fn: (arg: A) => Promise<R>, arg: A) => Promise<R>)(fn, arg);
 
+const STAGES: PipelineStage[] = ['read', 'copy', 'blob', 'idb, one store', 'idb'];
+
+/**
+ * The download path's stages (fetchPipelineMBps) from a loopback server, in rounds; medians.
+ * `mirror`: a server the target may fetch with a Range header (same origin, or an extension's).
+ */
+async function probePipeline(target: Evaluator, mirror: Mirror): Promise<Record<string, number | string>> {
+  await target.evaluate(KEEP_NAMES_HELPER);
+  const samples = new Map<string, number[]>();
+  const out: Record<string, number | string> = {};
+  for (let pass = 0; pass < PROBE_ROUNDS; pass++) {
+    for (const connections of [1, 4]) {
+      for (const stage of STAGES) {
+        const name = `${stage}, ${connections} connection${connections > 1 ? 's' : ''}`;
+        await evaluate(target, fetchPipelineMBps, { url: mirror.url, size: PROBE_BYTES, connections, stage })
+          .then((mbps) => samples.set(name, [...(samples.get(name) ?? []), mbps]))
+          .catch((error: unknown) => (out[name] = `failed: ${String(error).split('\n')[0]}`));
+      }
+    }
+  }
+  for (const [name, mbps] of samples) out[name] = round(median(mbps), 0);
+  return out;
+}
+
 async function probeContext(target: Evaluator): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   await target.evaluate(KEEP_NAMES_HELPER);
+  if (args['pipeline-only']) return out;
   try {
     await target.evaluate(HASH_WASM_UMD);
     const hash = await evaluate(target, sha256MBps, { total: PROBE_BYTES });
@@ -364,6 +400,7 @@ async function probeOpfs(page: Evaluator, origin: string): Promise<Record<string
 async function probes(): Promise<Record<string, unknown>> {
   const results: Record<string, unknown> = {};
   const { url: origin, server } = await opfsOrigin();
+  const pipelineMirror = await startMirror({ size: PROBE_BYTES, seed: SEED });
   try {
     if (BROWSERS.includes('chromium')) {
       const profile = makeProfile();
@@ -376,9 +413,11 @@ async function probes(): Promise<Record<string, unknown>> {
         const loopback = await launched.context.newPage();
         await loopback.goto(origin);
         results.chromium = {
-          'service worker': await probeContext(worker),
-          'extension page': await probeContext(page),
-          opfsWriteMBps: await probeOpfs(loopback, origin),
+          'service worker': { pipelineMBps: await probePipeline(worker, pipelineMirror), ...(await probeContext(worker)) },
+          ...(!args['pipeline-only'] && {
+            'extension page': await probeContext(page),
+            opfsWriteMBps: await probeOpfs(loopback, origin),
+          }),
         };
       } finally {
         await launched.close();
@@ -393,10 +432,13 @@ async function probes(): Promise<Record<string, unknown>> {
         // WebDriver may not open moz-extension:// pages: a loopback page uses the same IndexedDB,
         // OPFS and WebAssembly; the digest e2e test shows the hash compiles in the background page.
         const loopback = await launched.browser.newPage();
+        // The mirror's origin (its 404 page): ranged fetches need no CORS there.
+        await loopback.goto(new URL('/', pipelineMirror.url).href);
+        const pipelineMBps = await probePipeline(loopback, pipelineMirror);
         await loopback.goto(origin);
         results.firefox = {
-          'loopback page': await probeContext(loopback),
-          opfsWriteMBps: await probeOpfs(loopback, origin),
+          'loopback page': { pipelineMBps, ...(await probeContext(loopback)) },
+          ...(!args['pipeline-only'] && { opfsWriteMBps: await probeOpfs(loopback, origin) }),
         };
       } finally {
         await launched.close();
@@ -406,6 +448,7 @@ async function probes(): Promise<Record<string, unknown>> {
     }
   } finally {
     server.close();
+    await pipelineMirror.close();
   }
   return results;
 }
