@@ -304,6 +304,7 @@ const IDB_VARIANTS: IdbVariant[] = [
   { record: 4 * MiB, inflight: 4, kind: 'blob', durability: 'default' },
   { record: 4 * MiB, inflight: 8, kind: 'blob', durability: 'relaxed', stores: 4 },
   { record: 4 * MiB, inflight: 8, kind: 'blob', durability: 'relaxed', stores: 8 },
+  { record: 4 * MiB, inflight: 16, kind: 'blob', durability: 'relaxed', stores: 4 },
 ];
 const variantName = (v: IdbVariant) =>
   `${v.kind} ${v.record / MiB} MiB x${v.inflight} ${v.durability}${v.stores ? ` over ${v.stores} stores` : ''}`;
