@@ -120,22 +120,20 @@ function restripe(tx: IDBTransaction, stripe: number): void {
   const keysRequest = blocks.getAllKeys();
   keysRequest.onsuccess = () => {
     const moves = restripePlan(keysRequest.result as BlockKey[], stripe);
-    if (moves.length === 0) return;
-    const values: (BlockValue | undefined)[] = [];
-    for (const [i, move] of moves.entries()) {
-      const get = blocks.get(move.key);
+    // One record at a time, so byte records never fill memory. In key order: a part may take the
+    // key of a record it hides, which sorts before it, so that record is deleted first.
+    const move = (i: number): void => {
+      if (i === moves.length) return;
+      const { key, parts } = moves[i]!;
+      const get = blocks.get(key);
       get.onsuccess = () => {
-        values[i] = get.result as BlockValue | undefined;
-        if (i < moves.length - 1) return;
-        // Every delete before any put: a moved part may take the key of a record it hides.
-        for (const { key } of moves) blocks.delete(key);
-        for (const [j, { parts }] of moves.entries()) {
-          const value = values[j];
-          if (value === undefined) continue;
-          for (const part of parts) tx.objectStore(part.shard).put(keptPart(value, part.from, part.to), part.key);
-        }
+        const value = get.result as BlockValue | undefined;
+        blocks.delete(key);
+        if (value !== undefined) for (const part of parts) tx.objectStore(part.shard).put(keptPart(value, part.from, part.to), part.key);
+        move(i + 1);
       };
-    }
+    };
+    move(0);
   };
 }
 
@@ -146,7 +144,7 @@ interface Move {
 }
 
 /** Which version-1 records must move or go so that records are disjoint, cut at stripes, in their stripe's store. */
-export function restripePlan(keys: readonly BlockKey[], stripe: number): Move[] {
+function restripePlan(keys: readonly BlockKey[], stripe: number): Move[] {
   // Later keys win where they overlap earlier ones: walking in key order, each record cuts what it covers.
   const visible: { key: BlockKey; start: number; end: number }[] = [];
   const sorted = [...keys].sort(compareKeys);

@@ -76,7 +76,7 @@ describeStoreContract('IdbStore (Blob records)', harness('blob'));
 describeStoreContract('IdbStore (byte records)', harness('bytes'));
 // Small stripes: the contract's writes, reads and discards cross stripes and object stores.
 describeStoreContract('IdbStore (Blob records, 1000-byte stripes)', harness('blob', 1000));
-describeStoreContract('IdbStore (byte records, 64-byte stripes)', harness('bytes', 64));
+describeStoreContract('IdbStore (byte records, 1024-byte stripes)', harness('bytes', 1024));
 
 describe('IdbStore stripes', () => {
   it('cuts records at stripes, stripe k in object store k % 4; a write inside one stripe opens only its store', async () => {
