@@ -129,19 +129,20 @@ export async function opfsSyncMBps(arg: { total: number; record: number; workerU
   return reply.mbps;
 }
 
-export type PipelineStage = 'read' | 'copy' | 'blob' | 'idb' | 'idb, one store';
+export type PipelineStage = 'read' | 'copy' | 'blob' | 'idb' | 'idb, four stores';
 
 /**
  * The download path without the engine, stage by stage, to find which one bounds it: `read`
  * fetches `size` bytes of `url` over `connections` range requests and drops them; `copy` also
  * copies them into 4 MiB buffers (the engine's block buffers); `blob` also makes a Blob of each
- * full buffer; `idb` also stores those Blobs as the IdbStore does (8 relaxed transactions in
- * flight over 4 object stores), `idb, one store` as it did before (all in one). MB/s (10^6 bytes).
+ * full buffer; `idb` also stores those Blobs as IdbStore does (8 relaxed transactions in flight,
+ * one object store), `idb, four stores` spread over four stores (transactions on different
+ * stores commit at once). MB/s (10^6 bytes).
  */
 export async function fetchPipelineMBps(arg: { url: string; size: number; connections: number; stage: PipelineStage }): Promise<number> {
   const { url, size, connections, stage } = arg;
   const record = 4 * 1024 * 1024;
-  const shards = stage === 'idb' ? 4 : 1;
+  const shards = stage === 'idb, four stores' ? 4 : 1;
   let db: IDBDatabase | undefined;
   const name = `stitch-pipeline-${Math.random()}`;
   if (stage.startsWith('idb')) {

@@ -318,7 +318,7 @@ type Evaluator = { evaluate(fn: string | ((arg: never) => unknown), arg?: unknow
 const evaluate = <A, R>(target: Evaluator, fn: (arg: A) => Promise<R>, arg: A) =>
   (target.evaluate as (fn: (arg: A) => Promise<R>, arg: A) => Promise<R>)(fn, arg);
 
-const STAGES: PipelineStage[] = ['read', 'copy', 'blob', 'idb, one store', 'idb'];
+const STAGES: PipelineStage[] = ['read', 'copy', 'blob', 'idb', 'idb, four stores'];
 
 /**
  * The download path's stages (fetchPipelineMBps) from a loopback server, in rounds; medians.

@@ -11,11 +11,6 @@ export interface IdbStoreOptions {
   indexedDB?: IDBFactory;
   /** Defaults to 'blob' when the database accepts Blob values, else 'bytes'. */
   records?: IdbRecordKind;
-  /**
-   * Bytes per stripe (see IdbStore); default the block size. Part of the database's layout:
-   * only tests change it, on databases of their own.
-   */
-  stripeBytes?: number;
 }
 
 /** [jobId, offset, length]: sorting by offset lets key ranges find blocks without loading them. */
@@ -32,26 +27,13 @@ interface BlobPart {
 }
 type BlockValue = Blob | Uint8Array | BlobPart;
 
-/**
- * The object stores block records are spread over: stripe k of a job lives in SHARDS[k % 4].
- * Write transactions on one object store commit one at a time; on different stores they run
- * at once. `npm run bench:browser -- --skip-downloads --only chromium --idb-variants 1,7,8`
- * (4 MiB Blobs, 8 transactions in flight) measured 197 MB/s into one store and 395 into four in
- * Chrome's service worker, 189 and 214–402 in an extension page; Firefox (about 500) gained nothing.
- */
-const SHARDS = ['blocks', 'blocks-1', 'blocks-2', 'blocks-3'] as const;
-type Shard = (typeof SHARDS)[number];
-
 interface StitchDb extends DBSchema {
   blocks: { key: BlockKey; value: BlockValue };
-  'blocks-1': { key: BlockKey; value: BlockValue };
-  'blocks-2': { key: BlockKey; value: BlockValue };
-  'blocks-3': { key: BlockKey; value: BlockValue };
   jobs: { key: string; value: JobStateRecord };
 }
 
-type BlocksTransaction = IDBPTransaction<StitchDb, Shard[], 'readwrite'>;
-type BlocksStore = IDBPObjectStore<StitchDb, Shard[], Shard, 'readwrite'>;
+type BlocksTransaction = IDBPTransaction<StitchDb, ['blocks'], 'readwrite'>;
+type BlocksStore = IDBPObjectStore<StitchDb, ['blocks'], 'blocks', 'readwrite'>;
 
 /** Bytes [from, to) of one record's value. */
 interface Piece {
@@ -66,117 +48,23 @@ interface Located {
   readonly value: BlockValue;
 }
 
-/** 1: every record in `blocks`. 2: records cut at stripes, spread over SHARDS. */
-const DB_VERSION = 2;
+const DB_VERSION = 1;
 /** A non-array key sorts before every [jobId, …] key, so it never shows up in a job's range. */
 const PROBE_KEY = 'stitch-blob-probe' as unknown as BlockKey;
 
 export async function openIdbStore(options: IdbStoreOptions = {}): Promise<IdbStore> {
   const factory = options.indexedDB ?? globalThis.indexedDB;
-  const stripe = options.stripeBytes ?? BLOCK_BYTES;
   const request = factory.open(options.name ?? 'stitch', DB_VERSION);
-  request.onupgradeneeded = (event) => {
+  request.onupgradeneeded = () => {
     const db = request.result;
-    for (const name of [...SHARDS, 'jobs']) if (!db.objectStoreNames.contains(name)) db.createObjectStore(name);
-    if (event.oldVersion === 1) restripe(request.transaction!, stripe);
+    if (!db.objectStoreNames.contains('blocks')) db.createObjectStore('blocks');
+    if (!db.objectStoreNames.contains('jobs')) db.createObjectStore('jobs');
   };
   const db = (await wrap(request)) as unknown as IDBPDatabase<StitchDb>;
   // Let a future schema upgrade (another tab/worker) proceed instead of blocking on us.
   db.addEventListener('versionchange', () => db.close());
   const records = options.records ?? ((await acceptsBlobs(db)) ? 'blob' : 'bytes');
-  return new IdbStore(db, records, stripe);
-}
-
-const BLOCK_BYTES = 4 * 1024 * 1024;
-
-/** Where one record, or one part of a range, lies: its stripe's first byte and object store. */
-interface StripePart {
-  readonly start: number;
-  readonly end: number;
-  readonly stripeStart: number;
-  readonly shard: Shard;
-}
-
-/** [start, end) cut at stripe boundaries, in order. */
-function stripeParts(start: number, end: number, stripe: number): StripePart[] {
-  const parts: StripePart[] = [];
-  for (let pos = start; pos < end;) {
-    const index = Math.floor(pos / stripe);
-    const partEnd = Math.min(end, (index + 1) * stripe);
-    parts.push({ start: pos, end: partEnd, stripeStart: index * stripe, shard: SHARDS[index % SHARDS.length]! });
-    pos = partEnd;
-  }
-  return parts;
-}
-
-/**
- * Upgrades a version-1 database in its upgrade transaction: the bytes every position reads
- * (from the record with the greatest key covering it, as `locate` chose) become disjoint
- * records, cut at stripes, each in its stripe's store. Records already in place stay untouched;
- * Blob values are moved as references, never read.
- */
-function restripe(tx: IDBTransaction, stripe: number): void {
-  const blocks = tx.objectStore('blocks');
-  const keysRequest = blocks.getAllKeys();
-  keysRequest.onsuccess = () => {
-    const moves = restripePlan(keysRequest.result as BlockKey[], stripe);
-    // One record at a time, so byte records never fill memory. In key order: a part may take the
-    // key of a record it hides, which sorts before it, so that record is deleted first.
-    const move = (i: number): void => {
-      if (i === moves.length) return;
-      const { key, parts } = moves[i]!;
-      const get = blocks.get(key);
-      get.onsuccess = () => {
-        const value = get.result as BlockValue | undefined;
-        blocks.delete(key);
-        if (value !== undefined) for (const part of parts) tx.objectStore(part.shard).put(keptPart(value, part.from, part.to), part.key);
-        move(i + 1);
-      };
-    };
-    move(0);
-  };
-}
-
-/** A version-1 record that moves, and the parts of it that are still read, with their new keys. */
-interface Move {
-  readonly key: BlockKey;
-  readonly parts: { key: BlockKey; shard: Shard; from: number; to: number }[];
-}
-
-/** Which version-1 records must move or go so that records are disjoint, cut at stripes, in their stripe's store. */
-function restripePlan(keys: readonly BlockKey[], stripe: number): Move[] {
-  // Later keys win where they overlap earlier ones: walking in key order, each record cuts what it covers.
-  const visible: { key: BlockKey; start: number; end: number }[] = [];
-  const sorted = [...keys].sort(compareKeys);
-  for (const key of sorted) {
-    const [jobId, offset, length] = key;
-    const end = offset + length;
-    let i = visible.length;
-    while (i > 0 && visible[i - 1]!.key[0] === jobId && visible[i - 1]!.end > offset) i--;
-    const kept = visible
-      .splice(i)
-      .flatMap((v) => [
-        ...(v.start < offset ? [{ ...v, end: Math.min(v.end, offset) }] : []),
-        ...(v.end > end ? [{ ...v, start: Math.max(v.start, end) }] : []),
-      ]);
-    visible.push(...kept.filter((v) => v.end <= offset), { key, start: offset, end }, ...kept.filter((v) => v.start >= end));
-  }
-  const partsOf = new Map<BlockKey, Move['parts']>(sorted.map((key) => [key, []]));
-  for (const v of visible) {
-    const [jobId, offset] = v.key;
-    for (const part of stripeParts(v.start, v.end, stripe)) {
-      const key: BlockKey = [jobId, part.start, part.end - part.start];
-      partsOf.get(v.key)!.push({ key, shard: part.shard, from: part.start - offset, to: part.end - offset });
-    }
-  }
-  const inPlace = (key: BlockKey, parts: Move['parts']) =>
-    parts.length === 1 && parts[0]!.shard === 'blocks' && compareKeys(parts[0]!.key, key) === 0;
-  return [...partsOf].filter(([key, parts]) => !inPlace(key, parts)).map(([key, parts]) => ({ key, parts }));
-}
-
-function compareKeys(a: BlockKey, b: BlockKey): number {
-  if (a[0] !== b[0]) return a[0] < b[0] ? -1 : 1;
-  return a[1] - b[1] || a[2] - b[2];
+  return new IdbStore(db, records);
 }
 
 /** Stores and deletes a tiny Blob in one transaction: some engines refuse Blob values. */
@@ -194,67 +82,53 @@ async function acceptsBlobs(db: IDBPDatabase<StitchDb>): Promise<boolean> {
 }
 
 /**
- * IndexedDB-backed store for the extension: 4 MiB Blob records, 8 relaxed write transactions in
- * flight, spread over four object stores so that they commit in parallel. A job's bytes are cut
- * into stripes of the block size; stripe k lives in store k % 4, and no record crosses a stripe,
- * so a write touches only its stripes' stores. No two records overlap: a write or a discard trims
- * the records it overlaps in its own transaction, so the newest bytes are the only ones stored at
- * any position.
+ * IndexedDB-backed store for the extension: 4 MiB Blob records, 8 relaxed write transactions in flight.
+ * No two records overlap: a write or a discard trims the records it overlaps in its own
+ * transaction, so the newest bytes are the only ones stored at any position.
  */
 export class IdbStore implements DownloadStore {
-  readonly blockSize = BLOCK_BYTES;
+  readonly blockSize = 4 * 1024 * 1024;
   /**
-   * More transactions in flight keep the next Blobs on their way while others commit. In one
-   * `npm run bench:browser` run with the build before this change beside it, Chromium's 1 GiB
-   * download phase took about 20 s instead of 25 s (3 runs each; one object store then).
-   * 16 MiB records × 4 beat 4 MiB × 4 in all 9 probes, yet lost to 4 MiB × 8 in all 3 paired
-   * end-to-end runs (1 GiB, Chromium), and would quadruple the engine's buffers. ArrayBuffer
-   * values were slower everywhere. The engine buffers (streams + 8) × 4 MiB at most.
+   * Write transactions on one object store commit one at a time; more in flight keeps the next
+   * Blobs on their way meanwhile. In one `npm run bench:browser` run with the build before this
+   * change beside it, Chromium's 1 GiB download phase took about 20 s instead of 25 s (3 runs each).
+   * The in-browser probes were mixed (8 beat 4 in 6 of 9 pairs). 16 MiB records × 4 beat 4 MiB
+   * × 4 in all 9 probes, yet lost to 4 MiB × 8 in all 3 paired end-to-end runs (1 GiB, Chromium),
+   * and would quadruple the engine's buffers. ArrayBuffer values were slower everywhere. The
+   * engine buffers (streams + 8) × 4 MiB at most.
    */
   readonly writeConcurrency = 8;
 
   constructor(
     private readonly db: IDBPDatabase<StitchDb>,
     readonly records: IdbRecordKind,
-    private readonly stripe = BLOCK_BYTES,
   ) {}
 
   async writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void> {
     checkOffset(offset);
     if (data.length === 0) return;
-    const parts = stripeParts(offset, offset + data.length, this.stripe);
-    const values = parts.map(({ start, end }) => this.valueOf(data.subarray(start - offset, end - offset)));
+    const value = this.records === 'blob' ? new Blob([data as Uint8Array<ArrayBuffer>]) : exactBytes(data);
     // Relaxed durability: the OS has the data once the transaction completes, which survives
     // the browser process dying.
-    const tx = this.db.transaction(shardsOf(parts), 'readwrite', { durability: 'relaxed' });
+    const tx = this.db.transaction('blocks', 'readwrite', { durability: 'relaxed' });
+    const end = offset + data.length;
     await inTransaction(tx, async () => {
-      for (const [i, part] of parts.entries()) {
-        const store = tx.objectStore(part.shard);
-        // Records only ever overlap ones written before this rule: walking back may stop early.
-        await cutOut(store, jobId, part, 'disjoint');
-        store.put(values[i]!, [jobId, part.start, part.end - part.start]).catch(noop);
-      }
+      // Records only ever overlap ones written before this rule: walking back may stop early.
+      await cutOut(tx.store, jobId, offset, end, 'disjoint');
+      tx.store.put(value, [jobId, offset, data.length]).catch(noop);
     });
   }
 
   async discardRange(jobId: string, start: number, end: number): Promise<void> {
     checkRange(start, end);
     if (start === end) return;
-    // One cut per store: records never cross stripes, so none overlapping [start, end) begins
-    // before the first stripe. Every key from there is checked: records from older versions
-    // may overlap each other.
-    const first = Math.floor(start / this.stripe);
-    const shards = stripeParts(start, Math.min(end, (first + SHARDS.length) * this.stripe), this.stripe);
-    const tx = this.db.transaction(shardsOf(shards), 'readwrite');
-    const stripeStart = first * this.stripe;
-    await inTransaction(tx, async () => {
-      for (const { shard } of shards) await cutOut(tx.objectStore(shard), jobId, { start, end, stripeStart }, 'all');
-    });
+    const tx = this.db.transaction('blocks', 'readwrite');
+    // Every key below `end` is checked: records from older versions may overlap each other.
+    await inTransaction(tx, () => cutOut(tx.store, jobId, start, end, 'all'));
   }
 
   async storedRanges(jobId: string): Promise<ByteRange[]> {
-    const tx = this.db.transaction([...SHARDS]);
-    const keys = (await Promise.all(SHARDS.map((shard) => tx.objectStore(shard).getAllKeys(jobKeys(jobId))))).flat();
+    const keys = await this.db.getAllKeys('blocks', jobKeys(jobId));
     return normalizeRanges(keys.map(([, offset, length]) => ({ start: offset, end: offset + length })));
   }
 
@@ -297,27 +171,24 @@ export class IdbStore implements DownloadStore {
   }
 
   async clearBytes(jobId: string): Promise<void> {
-    const tx = this.db.transaction([...SHARDS], 'readwrite');
-    // A failed request aborts the transaction: tx.done reports it.
-    for (const shard of SHARDS) tx.objectStore(shard).delete(jobKeys(jobId)).catch(noop);
-    await tx.done;
+    await this.db.delete('blocks', jobKeys(jobId));
   }
 
   async deleteJob(jobId: string): Promise<void> {
-    const tx = this.db.transaction([...SHARDS, 'jobs' as const], 'readwrite');
+    const tx = this.db.transaction(['blocks', 'jobs'], 'readwrite');
     // A failed request aborts the transaction: tx.done reports it, so the requests' own
     // rejections are only silenced.
-    for (const shard of SHARDS) tx.objectStore(shard).delete(jobKeys(jobId)).catch(noop);
-    tx.objectStore('jobs').delete(jobId).catch(noop);
+    tx.objectStore('blocks')
+      .delete(jobKeys(jobId))
+      .catch(() => {});
+    tx.objectStore('jobs')
+      .delete(jobId)
+      .catch(() => {});
     await tx.done;
   }
 
   close(): void {
     this.db.close();
-  }
-
-  private valueOf(bytes: Uint8Array): BlockValue {
-    return this.records === 'blob' ? new Blob([bytes as Uint8Array<ArrayBuffer>]) : exactBytes(bytes);
   }
 
   /**
@@ -326,26 +197,16 @@ export class IdbStore implements DownloadStore {
    * transaction each made saving start late). Undefined otherwise: locatePieces sorts it out.
    */
   private async adjacentPieces(jobId: string, start: number, end: number): Promise<Piece[] | undefined> {
-    const tx = this.db.transaction([...SHARDS]);
-    // No record crosses a stripe: the first one holding `start` begins in start's stripe.
-    const range = IDBKeyRange.bound([jobId, Math.floor(start / this.stripe) * this.stripe], [jobId, end], false, true);
-    const records = (
-      await Promise.all(
-        SHARDS.map(async (shard) => {
-          const store = tx.objectStore(shard);
-          const [keys, values] = await Promise.all([store.getAllKeys(range), store.getAll(range)]);
-          return keys.map((key, i) => ({ key, value: values[i] }));
-        }),
-      )
-    )
-      .flat()
-      .filter(({ key: [, offset, length] }) => offset + length > start)
-      .sort((a, b) => compareKeys(a.key, b.key));
+    const tx = this.db.transaction('blocks');
+    // The first record is the last one starting at or before `start`.
+    const first = await tx.store.openKeyCursor(IDBKeyRange.bound([jobId], [jobId, start, Infinity]), 'prev');
+    if (!first) return undefined;
+    const range = IDBKeyRange.bound(first.key, [jobId, end], false, true);
+    const [keys, values] = await Promise.all([tx.store.getAllKeys(range), tx.store.getAll(range)]);
     const pieces: Piece[] = [];
-    let pos = records[0]?.key[1];
-    if (pos === undefined || pos > start) return undefined;
-    for (const { key, value } of records) {
-      const [, offset, length] = key;
+    let pos = first.key[1];
+    for (const [i, [, offset, length]] of keys.entries()) {
+      const value = values[i];
       if (offset !== pos || value === undefined) return undefined;
       pieces.push({ value, from: Math.max(start, offset) - offset, to: Math.min(end, offset + length) - offset });
       pos = offset + length;
@@ -376,14 +237,13 @@ export class IdbStore implements DownloadStore {
   }
 
   /**
-   * The record holding byte `pos`. Walks keys backwards in pos's stripe from the last block
-   * starting at or before `pos`: normally the first key covers it; overlapping records of
-   * different lengths or a gap make it look further back (keys only, no values are loaded).
+   * The record holding byte `pos`. Walks keys backwards from the last block starting at or
+   * before `pos`: normally the first key covers it; overlapping records of different lengths
+   * or a gap make it look further back (keys only, no values are loaded).
    */
   private async locate(jobId: string, pos: number): Promise<Located> {
-    const [{ stripeStart, shard }] = stripeParts(pos, pos + 1, this.stripe) as [StripePart];
-    const tx = this.db.transaction(shard);
-    const keys = IDBKeyRange.bound([jobId, stripeStart], [jobId, pos, Infinity]);
+    const tx = this.db.transaction('blocks');
+    const keys = IDBKeyRange.bound([jobId], [jobId, pos, Infinity]);
     for (let cursor = await tx.store.openKeyCursor(keys, 'prev'); cursor; cursor = await cursor.continue()) {
       const [, offset, length] = cursor.key;
       if (offset + length <= pos) continue;
@@ -392,11 +252,6 @@ export class IdbStore implements DownloadStore {
     }
     throw new Error(`Job ${jobId}: byte ${pos} is not stored`);
   }
-}
-
-/** The object stores of `parts`, each once. */
-function shardsOf(parts: readonly StripePart[]): Shard[] {
-  return [...new Set(parts.map((p) => p.shard))];
 }
 
 /**
@@ -428,19 +283,13 @@ async function inTransaction(tx: BlocksTransaction, work: () => Promise<void>): 
 }
 
 /**
- * Deletes every record of the job in `store` overlapping [start, end) and puts back its parts
- * outside it as records of the same kind (Blobs are not read into memory). Records start at or
- * after `stripeStart`. 'disjoint' trusts that records do not overlap each other, so the walk
- * back from `end` stops at the first record ending at or before `start`; 'all' checks every
- * key from `stripeStart` to `end`.
+ * Deletes every record of the job overlapping [start, end) and puts back its parts outside it
+ * as records of the same kind (Blobs are not read into memory). 'disjoint' trusts that
+ * records do not overlap each other, so the walk back from `end` stops at the first record
+ * ending at or before `start`; 'all' checks every key below `end`.
  */
-async function cutOut(
-  store: BlocksStore,
-  jobId: string,
-  { start, end, stripeStart }: Pick<StripePart, 'start' | 'end' | 'stripeStart'>,
-  scan: 'disjoint' | 'all',
-): Promise<void> {
-  const below = IDBKeyRange.bound([jobId, stripeStart], [jobId, end], false, true);
+async function cutOut(store: BlocksStore, jobId: string, start: number, end: number, scan: 'disjoint' | 'all'): Promise<void> {
+  const below = IDBKeyRange.bound([jobId], [jobId, end], false, true);
   let keys: BlockKey[];
   if (scan === 'all') {
     keys = (await store.getAllKeys(below)).filter(([, offset, length]) => offset + length > start);

@@ -8,7 +8,7 @@ import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CHROMIUM } from './support/chromium';
 import { FIREFOX } from './support/firefox';
-import { CUTS, LEGACY_WRITES, writeBytes } from './support/idb-cuts';
+import { CUTS, writeBytes } from './support/idb-cuts';
 import type { ReadBack } from './support/idb-cuts-page';
 import { onCleanup } from './support/setup';
 
@@ -70,8 +70,6 @@ function expected(): Pick<ReadBack, 'ranges' | 'read'> {
 }
 
 const RUN = 'StitchCuts.runCuts()';
-/** The same, from a version-1 database holding the first writes: IdbStore upgrades it on opening. */
-const RUN_UPGRADED = `StitchCuts.runCuts(${LEGACY_WRITES})`;
 
 describe('IdbStore keeps the exact bytes of records it cuts apart, in the real browsers', () => {
   test('Firefox', async () => {
@@ -79,14 +77,12 @@ describe('IdbStore keeps the exact bytes of records it cuts apart, in the real b
     onCleanup(() => browser.close());
     const page = await browser.newPage();
     await page.goto(pageUrl);
+    const got = (await page.evaluate(RUN)) as ReadBack;
     const want = expected();
-    for (const run of [RUN, RUN_UPGRADED]) {
-      const got = (await page.evaluate(run)) as ReadBack;
-      expect(got.records).toBe('blob');
-      expect(got.ranges).toEqual(want.ranges);
-      expect(got.read).toEqual(want.read);
-      expect(got.blobs).toEqual(want.read);
-    }
+    expect(got.records).toBe('blob');
+    expect(got.ranges).toEqual(want.ranges);
+    expect(got.read).toEqual(want.read);
+    expect(got.blobs).toEqual(want.read);
   });
 
   test('Chromium', async () => {
@@ -94,13 +90,11 @@ describe('IdbStore keeps the exact bytes of records it cuts apart, in the real b
     onCleanup(() => browser.close());
     const page = await browser.newPage();
     await page.goto(pageUrl);
+    const got = await page.evaluate<ReadBack>(RUN);
     const want = expected();
-    for (const run of [RUN, RUN_UPGRADED]) {
-      const got = await page.evaluate<ReadBack>(run);
-      expect(got.records).toBe('blob');
-      expect(got.ranges).toEqual(want.ranges);
-      expect(got.read).toEqual(want.read);
-      expect(got.blobs).toEqual(want.read);
-    }
+    expect(got.records).toBe('blob');
+    expect(got.ranges).toEqual(want.ranges);
+    expect(got.read).toEqual(want.read);
+    expect(got.blobs).toEqual(want.read);
   });
 });

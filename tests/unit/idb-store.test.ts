@@ -9,10 +9,10 @@ import { concat, describeStoreContract, equalBytes, pattern, readAll, type Store
 
 useFakeIdbGlobals();
 
-function harness(records: IdbRecordKind, stripeBytes?: number): StoreHarness<IdbStore> {
+function harness(records: IdbRecordKind): StoreHarness<IdbStore> {
   const factories = new WeakMap<IdbStore, IDBFactory>();
   const open = async (factory: IDBFactory): Promise<IdbStore> => {
-    const store = await openIdbStore({ indexedDB: factory, records, stripeBytes });
+    const store = await openIdbStore({ indexedDB: factory, records });
     factories.set(store, factory);
     return store;
   };
@@ -54,140 +54,17 @@ async function rawDb(factory: IDBFactory): Promise<IDBPDatabase> {
   return (await wrap(factory.open('stitch'))) as unknown as IDBPDatabase;
 }
 
-const SHARDS = ['blocks', 'blocks-1', 'blocks-2', 'blocks-3'];
-
-/** Every block record of one object store (default: the first, which holds every record of the first 4 MiB), in key order. */
-async function rawRecords(factory: IDBFactory, storeName = 'blocks'): Promise<{ key: RawKey; value: unknown }[]> {
+/** Every block record of the database, in key order. */
+async function rawRecords(factory: IDBFactory): Promise<{ key: RawKey; value: unknown }[]> {
   const db = await rawDb(factory);
-  const tx = db.transaction(storeName);
+  const tx = db.transaction('blocks');
   const [keys, values] = await Promise.all([tx.store.getAllKeys(), tx.store.getAll()]);
   db.close();
   return keys.map((key, i) => ({ key: key as RawKey, value: values[i] }));
 }
 
-/** Every block record's key, by object store. */
-async function keysByShard(factory: IDBFactory): Promise<Record<string, RawKey[]>> {
-  const out: Record<string, RawKey[]> = {};
-  for (const shard of SHARDS) out[shard] = (await rawRecords(factory, shard)).map((r) => r.key);
-  return out;
-}
-
 describeStoreContract('IdbStore (Blob records)', harness('blob'));
 describeStoreContract('IdbStore (byte records)', harness('bytes'));
-// Small stripes: the contract's writes, reads and discards cross stripes and object stores.
-describeStoreContract('IdbStore (Blob records, 1000-byte stripes)', harness('blob', 1000));
-describeStoreContract('IdbStore (byte records, 1024-byte stripes)', harness('bytes', 1024));
-
-describe('IdbStore stripes', () => {
-  it('cuts records at stripes, stripe k in object store k % 4; a write inside one stripe opens only its store', async () => {
-    const factory = new fake.IDBFactory();
-    const store = await openIdbStore({ indexedDB: factory, records: 'blob', stripeBytes: 100 });
-    const transactions = vi.spyOn(fake.IDBDatabase.prototype, 'transaction');
-    try {
-      await store.writeBlock('job', 120, pattern(1, 50));
-      // Parallel commits come from this: a write takes no store but its own stripe's.
-      expect(transactions.mock.calls.map((call) => call[0])).toEqual([['blocks-1']]);
-    } finally {
-      transactions.mockRestore();
-    }
-    await store.writeBlock('job', 0, pattern(2, 120));
-    await store.writeBlock('job', 170, pattern(3, 380)); // [170, 550): stripes 1 to 5
-    expect(await keysByShard(factory)).toEqual({
-      blocks: [
-        ['job', 0, 100],
-        ['job', 400, 100],
-      ],
-      'blocks-1': [
-        ['job', 100, 20],
-        ['job', 120, 50],
-        ['job', 170, 30],
-        ['job', 500, 50],
-      ],
-      'blocks-2': [['job', 200, 100]],
-      'blocks-3': [['job', 300, 100]],
-    });
-    const model = new Uint8Array(550);
-    model.set(pattern(1, 50), 120);
-    model.set(pattern(2, 120), 0);
-    model.set(pattern(3, 380), 170);
-    expect(equalBytes(await readAll(store, 'job', 0, 550), model)).toBe(true);
-    const blobs = await store.readBlobs('job', 50, 520);
-    expect(
-      equalBytes(concat(await Promise.all(blobs.map(async (b) => new Uint8Array(await b.arrayBuffer())))), model.subarray(50, 520)),
-    ).toBe(true);
-
-    await store.discardRange('job', 90, 480);
-    expect(await keysByShard(factory)).toEqual({
-      blocks: [
-        ['job', 0, 90],
-        ['job', 480, 20],
-      ],
-      'blocks-1': [['job', 500, 50]],
-      'blocks-2': [],
-      'blocks-3': [],
-    });
-    store.close();
-  });
-
-  /** Opens a version-1 database (every record in `blocks`) holding `records`. */
-  async function versionOne(factory: IDBFactory, records: [RawKey, Blob | Uint8Array][]): Promise<void> {
-    const open = factory.open('stitch', 1);
-    open.onupgradeneeded = () => {
-      open.result.createObjectStore('blocks');
-      open.result.createObjectStore('jobs');
-    };
-    const db = (await wrap(open)) as unknown as IDBPDatabase;
-    for (const [key, value] of records) await db.put('blocks', value, key);
-    await db.put('jobs', { id: 'job' }, 'job');
-    db.close();
-  }
-
-  for (const records of ['blob', 'bytes'] as const) {
-    it(`moves a version-1 database's ${records} records into stripes, keeping the bytes each position read`, async () => {
-      const factory = new fake.IDBFactory();
-      const value = (bytes: Uint8Array): Blob | Uint8Array => (records === 'blob' ? new Blob([bytes as Uint8Array<ArrayBuffer>]) : bytes);
-      const [a, b, c, d, e] = [pattern(31, 350), pattern(32, 100), pattern(33, 30), pattern(34, 80), pattern(35, 60)];
-      await versionOne(factory, [
-        [['job', 0, 350], value(a)],
-        [['job', 150, 100], value(b)], // inside a: wins over it
-        [['job', 150, 30], value(c)], // same start, shorter: b's key is greater and wins
-        [['job', 20, 80], value(d)], // one stripe, in place
-        [['other', 420, 60], value(e)], // inside stripe 4, whose store is the first: stays
-      ]);
-      const store = await openIdbStore({ indexedDB: factory, records, stripeBytes: 100 });
-      // What version 1 read: the record with the greatest key covering each position.
-      const model = a.slice();
-      model.set(d, 20);
-      model.set(b, 150);
-      expect(await store.storedRanges('job')).toEqual([{ start: 0, end: 350 }]);
-      expect(equalBytes(await readAll(store, 'job', 0, 350), model)).toBe(true);
-      expect(equalBytes(await readAll(store, 'other', 420, 480), e)).toBe(true);
-      expect(await store.loadState('job')).toEqual({ id: 'job' });
-      expect(await keysByShard(factory)).toEqual({
-        blocks: [
-          ['job', 0, 20],
-          ['job', 20, 80],
-          ['other', 420, 60],
-        ],
-        'blocks-1': [
-          ['job', 100, 50],
-          ['job', 150, 50],
-        ],
-        'blocks-2': [
-          ['job', 200, 50],
-          ['job', 250, 50],
-        ],
-        'blocks-3': [['job', 300, 50]],
-      });
-      if (records === 'blob') {
-        const blobs = await store.readBlobs('job', 0, 350);
-        const bytes = concat(await Promise.all(blobs.map(async (blob) => new Uint8Array(await blob.arrayBuffer()))));
-        expect(equalBytes(bytes, model)).toBe(true);
-      }
-      store.close();
-    });
-  }
-});
 
 describe('IdbStore', () => {
   it('defaults to Blob records where the database clones Blobs (Node does)', async () => {

@@ -7,7 +7,7 @@ export type Cut = { kind: 'write'; offset: number; length: number; generation: n
 const MiB = 1024 * 1024;
 
 export const CUTS: readonly Cut[] = [
-  // One 4 MiB record, and one across the stripe at 4 MiB over its end (two object stores).
+  // One 4 MiB record, and one over its end reaching into the next 4 MiB.
   { kind: 'write', offset: 0, length: 4 * MiB, generation: 1 },
   { kind: 'write', offset: 3.5 * MiB, length: 1.5 * MiB, generation: 4 },
   // A hole in the first record's middle: a head and a tail are kept.
@@ -17,12 +17,9 @@ export const CUTS: readonly Cut[] = [
   { kind: 'discard', start: 2.5 * MiB, end: 2.75 * MiB },
   // A smaller record over the start of the kept head (a player's short record).
   { kind: 'write', offset: 100_000, length: 64 * 1024, generation: 3 },
-  // A hole across the stripe.
+  // A hole across the 4 MiB mark: two records cut at once.
   { kind: 'discard', start: 3.875 * MiB, end: 4.25 * MiB },
 ];
-
-/** How many of CUTS's first steps are writes a version-1 database may hold (in key order, newest greatest). */
-export const LEGACY_WRITES = 2;
 
 /** Bytes of one write: they depend on the position and the write, so bytes read from the wrong place differ. */
 export function writeBytes(cut: Extract<Cut, { kind: 'write' }>): Uint8Array {
