@@ -11,6 +11,8 @@ export interface IdbVariant {
   inflight: number;
   kind: 'blob' | 'buffer';
   durability: 'relaxed' | 'default';
+  /** Object stores the records are spread over (write transactions on one store commit one at a time); default 1. */
+  stores?: number;
 }
 
 /** Writes `total` bytes into a fresh database as `variant` records; MB/s (10^6 bytes). */
@@ -19,7 +21,9 @@ export async function idbWriteMBps(arg: { total: number; variant: IdbVariant }):
   const name = `stitch-bench-${Math.random()}`;
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
     const open = indexedDB.open(name, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore('blocks');
+    open.onupgradeneeded = () => {
+      for (let i = 0; i < (variant.stores ?? 1); i++) open.result.createObjectStore(`blocks${i}`);
+    };
     open.onsuccess = () => resolve(open.result);
     open.onerror = () => reject(open.error ?? new Error('indexedDB.open failed'));
   });
@@ -32,8 +36,9 @@ export async function idbWriteMBps(arg: { total: number; variant: IdbVariant }):
       next += variant.record;
       // A fresh value per record, as the engine hands over a new block each time.
       const value = variant.kind === 'blob' ? new Blob([source]) : source.slice().buffer;
-      const tx = db.transaction('blocks', 'readwrite', { durability: variant.durability });
-      tx.objectStore('blocks').put(value, offset);
+      const storeName = `blocks${(offset / variant.record) % (variant.stores ?? 1)}`;
+      const tx = db.transaction(storeName, 'readwrite', { durability: variant.durability });
+      tx.objectStore(storeName).put(value, offset);
       await new Promise<void>((resolve, reject) => {
         tx.oncomplete = () => resolve();
         tx.onabort = () => reject(tx.error ?? new Error('the transaction was aborted'));
@@ -122,4 +127,87 @@ export async function opfsSyncMBps(arg: { total: number; record: number; workerU
   worker.terminate();
   if (reply.error !== undefined || reply.mbps === undefined) throw new Error(reply.error ?? 'no answer');
   return reply.mbps;
+}
+
+export type PipelineStage = 'read' | 'copy' | 'blob' | 'idb' | 'idb, four stores';
+
+/**
+ * The download path without the engine, stage by stage, to find which one bounds it: `read`
+ * fetches `size` bytes of `url` over `connections` range requests and drops them; `copy` also
+ * copies them into 4 MiB buffers (the engine's block buffers); `blob` also makes a Blob of each
+ * full buffer; `idb` also stores those Blobs as IdbStore does (8 relaxed transactions in flight,
+ * one object store), `idb, four stores` spread over four stores (transactions on different
+ * stores commit at once). MB/s (10^6 bytes).
+ */
+export async function fetchPipelineMBps(arg: { url: string; size: number; connections: number; stage: PipelineStage }): Promise<number> {
+  const { url, size, connections, stage } = arg;
+  const record = 4 * 1024 * 1024;
+  const shards = stage === 'idb, four stores' ? 4 : 1;
+  let db: IDBDatabase | undefined;
+  const name = `stitch-pipeline-${Math.random()}`;
+  if (stage.startsWith('idb')) {
+    db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open(name, 1);
+      open.onupgradeneeded = () => {
+        for (let i = 0; i < shards; i++) open.result.createObjectStore(`blocks${i}`);
+      };
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error ?? new Error('indexedDB.open failed'));
+    });
+  }
+  const inFlight = new Set<Promise<void>>();
+  const store = async (offset: number, blob: Blob): Promise<void> => {
+    while (inFlight.size >= 8) await Promise.race(inFlight);
+    const storeName = `blocks${(offset / record) % shards}`;
+    const tx = db!.transaction(storeName, 'readwrite', { durability: 'relaxed' });
+    tx.objectStore(storeName).put(blob, offset);
+    const done = new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onabort = () => reject(tx.error ?? new Error('the transaction was aborted'));
+    });
+    inFlight.add(done);
+    void done.finally(() => inFlight.delete(done));
+  };
+  const slice = Math.ceil(size / connections / record) * record;
+  const one = async (start: number, end: number): Promise<void> => {
+    const response = await fetch(url, { headers: { Range: `bytes=${start}-${end - 1}` }, cache: 'no-store' });
+    const reader = response.body!.getReader();
+    let buffer = new Uint8Array(record);
+    let filled = 0;
+    let bufferStart = start;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (stage === 'read') continue;
+      for (let at = 0; at < value.length;) {
+        const take = Math.min(record - filled, value.length - at);
+        buffer.set(value.subarray(at, at + take), filled);
+        filled += take;
+        at += take;
+        if (filled < record) continue;
+        if (stage !== 'copy') {
+          const blob = new Blob([buffer]);
+          if (stage !== 'blob') await store(bufferStart, blob);
+        }
+        bufferStart += filled;
+        filled = 0;
+        buffer = new Uint8Array(record);
+      }
+    }
+  };
+  const started = performance.now();
+  const ranges = Array.from({ length: connections }, (_, i) => [i * slice, Math.min(size, (i + 1) * slice)] as const).filter(
+    ([s, e]) => s < e,
+  );
+  await Promise.all(ranges.map(([s, e]) => one(s, e)));
+  await Promise.all(inFlight);
+  const seconds = (performance.now() - started) / 1000;
+  if (db) {
+    db.close();
+    await new Promise((resolve) => {
+      const del = indexedDB.deleteDatabase(name);
+      del.onsuccess = del.onerror = del.onblocked = resolve;
+    });
+  }
+  return size / 1e6 / seconds;
 }

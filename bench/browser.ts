@@ -8,7 +8,8 @@
  *   npm run bench:browser -- --baseline-extension /tmp/main-build/dist/extension   # before/after
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
@@ -16,12 +17,21 @@ import { parseArgs } from 'node:util';
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
 import type { Browser as FirefoxBrowser } from 'puppeteer-core';
 import { contentSha256 } from '../tests/support/content';
-import { startMirror } from '../tests/support/mirror-server';
+import { startMirror, type Mirror } from '../tests/support/mirror-server';
 import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile } from '../tests/e2e/support/chromium';
 import { installAddon, startFirefox } from '../tests/e2e/support/firefox-launch';
 import { fileSha256, waitForFile } from '../tests/e2e/support/files';
 import { startLinkPage } from '../tests/e2e/support/link-page';
-import { idbWriteMBps, opfsSyncMBps, opfsWritableMBps, OPFS_SYNC_WORKER, sha256MBps, type IdbVariant } from './browser-probes';
+import {
+  fetchPipelineMBps,
+  idbWriteMBps,
+  type PipelineStage,
+  opfsSyncMBps,
+  opfsWritableMBps,
+  OPFS_SYNC_WORKER,
+  sha256MBps,
+  type IdbVariant,
+} from './browser-probes';
 
 const MiB = 1024 * 1024;
 const { values: args } = parseArgs({
@@ -35,6 +45,9 @@ const { values: args } = parseArgs({
     'probe-mib': { type: 'string', default: '256' },
     /** Another build of the extension (e.g. main's) to run beside this one, for a before/after. */
     'baseline-extension': { type: 'string' },
+    'idb-variants': { type: 'string' },
+    /** Only the download path's stages in each browser, without the engine (see fetchPipelineMBps). */
+    'pipeline-only': { type: 'boolean', default: false },
   },
 });
 const SIZE = Number(args['size-mib']) * MiB;
@@ -45,12 +58,16 @@ const FILENAME = 'bench.bin';
 const PROBE_BYTES = Number(args['probe-mib']) * MiB;
 const PROBE_ROUNDS = Number(args['probe-rounds']);
 const BASELINE = args['baseline-extension'];
+/** Indexes into IDB_VARIANTS to probe (comma-separated), for a quick look at a few. */
+const ONLY_VARIANTS = args['idb-variants']?.split(',').map(Number);
 
 interface Run {
   /** Click to the exact file in the folder. */
   seconds: number;
   /** Click to the server having sent the file's last byte. */
   lastByteSeconds: number;
+  /** Click to the browser's IndexedDB files holding the whole file (Stitch's last byte stored). */
+  storedSeconds: number;
   /** Click to the first entry in the download folder after the last byte (Stitch's save starting). */
   saveStartSeconds: number;
   peakRssMiB: number;
@@ -59,6 +76,8 @@ interface Run {
 /** What the bench needs of a launched browser, either kind. */
 interface Launched {
   clickLink(url: string): Promise<void>;
+  /** The browser's profile folder, where its IndexedDB keeps large values as files. */
+  profileDir: string;
   /** Every process of the browser, for its memory. */
   rss(): number;
   close(): Promise<void>;
@@ -83,6 +102,7 @@ async function launchChromium(profileDir: string, extension: string | undefined)
       await page.goto(url);
       await page.click('#file');
     },
+    profileDir,
     rss: () => rssOf((args) => args.includes(profileDir)),
     close: () => context.close(),
   };
@@ -99,8 +119,12 @@ async function launchFirefox(downloads: string, extension: string | undefined): 
   const pid = browser.process()?.pid;
   if (pid === undefined) throw new Error('Firefox was started without a process id');
   const page = await browser.newPage();
+  const spawnargs = browser.process()?.spawnargs ?? [];
+  const profileDir = spawnargs[spawnargs.indexOf('--profile') + 1] ?? spawnargs[spawnargs.indexOf('-profile') + 1];
+  if (profileDir === undefined) throw new Error(`no profile folder in Firefox's arguments: ${spawnargs.join(' ')}`);
   return {
     browser,
+    profileDir,
     async clickLink(url) {
       await page.goto(url);
       await page.click('#file');
@@ -108,6 +132,38 @@ async function launchFirefox(downloads: string, extension: string | undefined): 
     rss: () => rssOfTree(pid),
     close: () => browser.close(),
   };
+}
+
+/**
+ * Bytes in the files IndexedDB keeps large values in, under a profile: Chromium's
+ * `IndexedDB/*.blob` and Firefox's `idb/*.files` folders. Stitch's records are Blobs of 4 MiB, so
+ * these reach the file's size once its last block is stored.
+ */
+function idbFileBytes(profileDir: string): number {
+  let bytes = 0;
+  const walk = (dir: string, inBlobs: boolean): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return; // not there yet, or removed meanwhile
+    }
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path, inBlobs || entry.name.endsWith('.blob') || entry.name.endsWith('.files'));
+      else if (inBlobs) bytes += statSafe(path);
+    }
+  };
+  walk(profileDir, false);
+  return bytes;
+}
+
+function statSafe(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** Resident memory (bytes) of the processes whose command line passes `match`. */
@@ -153,9 +209,11 @@ async function downloadOnce(browser: 'chromium' | 'firefox', extension: string |
   let peak = 0;
   let lastByte = 0;
   let saveStart = 0;
+  let stored = 0;
   const started = performance.now();
   const sampler = setInterval(() => {
     if (!lastByte && mirror.stats.bytesSent >= SIZE) lastByte = performance.now();
+    if (extension !== undefined && !stored && idbFileBytes(launched.profileDir) >= SIZE) stored = performance.now();
     // Stitch erases the browser's own copy as it takes over, so after the last byte the folder
     // holds only the save.
     else if (lastByte && !saveStart && readdirSync(profile.downloads).length > 0) saveStart = performance.now();
@@ -168,7 +226,13 @@ async function downloadOnce(browser: 'chromium' | 'firefox', extension: string |
     clearInterval(sampler);
     if ((await fileSha256(saved)) !== expectedSha) throw new Error(`${browser} with ${extension ?? 'no extension'} saved a wrong file`);
     const at = (time: number) => ((time || performance.now()) - started) / 1000;
-    return { seconds, lastByteSeconds: at(lastByte), saveStartSeconds: at(saveStart), peakRssMiB: Math.round(peak / MiB) };
+    return {
+      seconds,
+      lastByteSeconds: at(lastByte),
+      storedSeconds: extension === undefined ? at(lastByte) : at(stored),
+      saveStartSeconds: at(saveStart),
+      peakRssMiB: Math.round(peak / MiB),
+    };
   } finally {
     clearInterval(sampler);
     await launched.close().catch(() => {});
@@ -196,13 +260,21 @@ async function downloads(): Promise<Record<string, unknown>> {
       alone.push(await downloadOnce(browser, undefined, expectedSha));
       stitch.push(await downloadOnce(browser, EXTENSION_DIR, expectedSha));
       if (BASELINE) baseline.push(await downloadOnce(browser, BASELINE, expectedSha));
-      const last = (runs: Run[]) => `${runs.at(-1)!.seconds.toFixed(2)} s`;
+      // Stitch's timeline: server's last byte sent, last byte stored, save started, file complete.
+      const last = (runs: Run[]) => {
+        const r = runs.at(-1)!;
+        const steps = [r.lastByteSeconds, r.storedSeconds, Math.min(r.seconds, r.saveStartSeconds)].map((x) => x.toFixed(2));
+        return `${r.seconds.toFixed(2)} s (sent ${steps[0]}, stored ${steps[1]}, save ${steps[2]})`;
+      };
       console.log(
         `${browser} run ${run + 1}: alone ${last(alone)}, with Stitch ${last(stitch)}${BASELINE ? `, with the baseline build ${last(baseline)}` : ''}`,
       );
     }
     const summary = (runs: Run[]) => ({
       medianSeconds: round(median(runs.map((r) => r.seconds))),
+      medianLastByteSeconds: round(median(runs.map((r) => r.lastByteSeconds))),
+      medianStoredSeconds: round(median(runs.map((r) => r.storedSeconds))),
+      medianSaveStartSeconds: round(median(runs.map((r) => Math.min(r.seconds, r.saveStartSeconds)))),
       medianLastByteToFileSeconds: round(median(runs.map((r) => r.seconds - r.lastByteSeconds))),
       medianLastByteToSaveStartSeconds: round(median(runs.map((r) => Math.min(r.seconds, r.saveStartSeconds) - r.lastByteSeconds))),
       peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
@@ -230,17 +302,50 @@ const IDB_VARIANTS: IdbVariant[] = [
   { record: 16 * MiB, inflight: 4, kind: 'blob', durability: 'relaxed' },
   { record: 4 * MiB, inflight: 4, kind: 'buffer', durability: 'relaxed' },
   { record: 4 * MiB, inflight: 4, kind: 'blob', durability: 'default' },
+  { record: 4 * MiB, inflight: 8, kind: 'blob', durability: 'relaxed', stores: 4 },
+  { record: 4 * MiB, inflight: 8, kind: 'blob', durability: 'relaxed', stores: 8 },
+  { record: 4 * MiB, inflight: 16, kind: 'blob', durability: 'relaxed', stores: 4 },
 ];
-const variantName = (v: IdbVariant) => `${v.kind} ${v.record / MiB} MiB x${v.inflight} ${v.durability}`;
+const variantName = (v: IdbVariant) =>
+  `${v.kind} ${v.record / MiB} MiB x${v.inflight} ${v.durability}${v.stores ? ` over ${v.stores} stores` : ''}`;
 const HASH_WASM_UMD = readFileSync(createRequire(import.meta.url).resolve('hash-wasm/dist/sha256.umd.min.js'), 'utf8');
+
+/** tsx keeps function names with an `__name` helper the probes' source text calls, which the browser lacks. */
+const KEEP_NAMES_HELPER = 'globalThis.__name ??= (fn) => fn';
 
 /** Anything that can run a probe: a Playwright page or worker, or a puppeteer page. */
 type Evaluator = { evaluate(fn: string | ((arg: never) => unknown), arg?: unknown): Promise<unknown> };
 const evaluate = <A, R>(target: Evaluator, fn: (arg: A) => Promise<R>, arg: A) =>
   (target.evaluate as (fn: (arg: A) => Promise<R>, arg: A) => Promise<R>)(fn, arg);
 
+const STAGES: PipelineStage[] = ['read', 'copy', 'blob', 'idb', 'idb, four stores'];
+
+/**
+ * The download path's stages (fetchPipelineMBps) from a loopback server, in rounds; medians.
+ * `mirror`: a server the target may fetch with a Range header (same origin, or an extension's).
+ */
+async function probePipeline(target: Evaluator, mirror: Mirror): Promise<Record<string, number | string>> {
+  await target.evaluate(KEEP_NAMES_HELPER);
+  const samples = new Map<string, number[]>();
+  const out: Record<string, number | string> = {};
+  for (let pass = 0; pass < PROBE_ROUNDS; pass++) {
+    for (const connections of [1, 4]) {
+      for (const stage of STAGES) {
+        const name = `${stage}, ${connections} connection${connections > 1 ? 's' : ''}`;
+        await evaluate(target, fetchPipelineMBps, { url: mirror.url, size: PROBE_BYTES, connections, stage })
+          .then((mbps) => samples.set(name, [...(samples.get(name) ?? []), mbps]))
+          .catch((error: unknown) => (out[name] = `failed: ${String(error).split('\n')[0]}`));
+      }
+    }
+  }
+  for (const [name, mbps] of samples) out[name] = round(median(mbps), 0);
+  return out;
+}
+
 async function probeContext(target: Evaluator): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
+  await target.evaluate(KEEP_NAMES_HELPER);
+  if (args['pipeline-only']) return out;
   try {
     await target.evaluate(HASH_WASM_UMD);
     const hash = await evaluate(target, sha256MBps, { total: PROBE_BYTES });
@@ -252,7 +357,7 @@ async function probeContext(target: Evaluator): Promise<Record<string, unknown>>
   const samples = new Map<string, number[]>();
   const failures: Record<string, string> = {};
   for (let pass = 0; pass < PROBE_ROUNDS; pass++) {
-    for (const variant of IDB_VARIANTS) {
+    for (const variant of IDB_VARIANTS.filter((v) => !ONLY_VARIANTS || ONLY_VARIANTS.includes(IDB_VARIANTS.indexOf(v)))) {
       const name = variantName(variant);
       await evaluate(target, idbWriteMBps, { total: PROBE_BYTES, variant })
         .then((mbps) => samples.set(name, [...(samples.get(name) ?? []), mbps]))
@@ -278,6 +383,7 @@ async function opfsOrigin(): Promise<{ url: string; server: Server }> {
 
 async function probeOpfs(page: Evaluator, origin: string): Promise<Record<string, number | string>> {
   const out: Record<string, number | string> = {};
+  await page.evaluate(KEEP_NAMES_HELPER);
   const record = 4 * MiB;
   out['sync access handle in a worker'] = await evaluate(page, opfsSyncMBps, {
     total: PROBE_BYTES,
@@ -295,6 +401,7 @@ async function probeOpfs(page: Evaluator, origin: string): Promise<Record<string
 async function probes(): Promise<Record<string, unknown>> {
   const results: Record<string, unknown> = {};
   const { url: origin, server } = await opfsOrigin();
+  const pipelineMirror = await startMirror({ size: PROBE_BYTES, seed: SEED });
   try {
     if (BROWSERS.includes('chromium')) {
       const profile = makeProfile();
@@ -307,9 +414,11 @@ async function probes(): Promise<Record<string, unknown>> {
         const loopback = await launched.context.newPage();
         await loopback.goto(origin);
         results.chromium = {
-          'service worker': await probeContext(worker),
-          'extension page': await probeContext(page),
-          opfsWriteMBps: await probeOpfs(loopback, origin),
+          'service worker': { pipelineMBps: await probePipeline(worker, pipelineMirror), ...(await probeContext(worker)) },
+          ...(!args['pipeline-only'] && {
+            'extension page': await probeContext(page),
+            opfsWriteMBps: await probeOpfs(loopback, origin),
+          }),
         };
       } finally {
         await launched.close();
@@ -324,10 +433,13 @@ async function probes(): Promise<Record<string, unknown>> {
         // WebDriver may not open moz-extension:// pages: a loopback page uses the same IndexedDB,
         // OPFS and WebAssembly; the digest e2e test shows the hash compiles in the background page.
         const loopback = await launched.browser.newPage();
+        // The mirror's origin (its 404 page): ranged fetches need no CORS there.
+        await loopback.goto(new URL('/', pipelineMirror.url).href);
+        const pipelineMBps = await probePipeline(loopback, pipelineMirror);
         await loopback.goto(origin);
         results.firefox = {
-          'loopback page': await probeContext(loopback),
-          opfsWriteMBps: await probeOpfs(loopback, origin),
+          'loopback page': { pipelineMBps, ...(await probeContext(loopback)) },
+          ...(!args['pipeline-only'] && { opfsWriteMBps: await probeOpfs(loopback, origin) }),
         };
       } finally {
         await launched.close();
@@ -337,6 +449,7 @@ async function probes(): Promise<Record<string, unknown>> {
     }
   } finally {
     server.close();
+    await pipelineMirror.close();
   }
   return results;
 }
