@@ -33,7 +33,8 @@
  *            notice (one per page-wide notice), empty (shown when there are no jobs).
  *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
  *            10^6 bytes), setting-excluded-types and setting-excluded-sites (textareas, one per
- *            line), setting-concurrent, setting-connections, setting-connections-per-site (textarea,
+ *            line), setting-save-while-downloading (checkbox, Chrome only), setting-concurrent,
+ *            setting-connections, setting-connections-per-site (textarea,
  *            one "host N" per line), setting-min-block-kib,
  *            setting-max-block-kib, setting-speed-limit-kbps (empty = no limit, kB/s = 10^3
  *            bytes/s); mirror-rule-add (button), one mirror-rule per rule containing

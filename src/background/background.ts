@@ -15,6 +15,8 @@ import { ReferrerRules } from './referrer-rules';
 import { SettingsStore } from './settings-store';
 import { speedLimit } from './create-job';
 import type { EstimateStorage } from './storage-space';
+import { SaveFeed } from './save-feed';
+import { installSaveRoute } from './save-route';
 import { installStreamRoute, type StreamScope } from './stream-route';
 import { takeOver } from './takeover';
 import { Toolbar } from './toolbar';
@@ -57,11 +59,15 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const referrers = new ReferrerRules(api);
   const toolbar = new Toolbar(api, () => settings.current);
   const bypass = new Bypass(api, settings);
+  const feed = new SaveFeed();
+  // Chrome's service worker scope: its fetch events serve players and streamed saves.
+  const scope = deps.serviceWorker ?? serviceWorkerScope();
 
   const manager = (async () => {
     await settings.load();
     return new JobManager({
-      store: await deps.store(),
+      // Streamed saves (Chrome) take just-stored blocks from memory.
+      store: scope ? feed.feeding(await deps.store()) : await deps.store(),
       meta: new JobMetaStore(api),
       saver,
       settings: () => settings.current,
@@ -94,8 +100,9 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     playback.connect(port);
   });
   // Chrome's service worker answers the player's stream URLs; Firefox's event page has no fetch events.
-  const scope = deps.serviceWorker ?? serviceWorkerScope();
   if (scope) installStreamRoute(scope, { hub: playback, jobs: trackedJobs, store: deps.store });
+  // ...and its saves while they download.
+  if (scope) installSaveRoute(scope, { hub: playback, jobs: trackedJobs, store: deps.store, feed });
   api.runtime.onStartup.addListener(restore);
   api.runtime.onInstalled.addListener(() => void createContextMenu(api).catch(() => {}));
   api.alarms.onAlarm.addListener((alarm) => {

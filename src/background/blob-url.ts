@@ -5,6 +5,13 @@ import { storedBlobUrl, type ReadBlobs } from '../storage/stored-blob-url';
 export interface BlobUrlMaker {
   make(jobId: string, size: number, contentType?: string): Promise<string>;
   revoke(url: string): Promise<void>;
+  /**
+   * Chrome only: navigates a frame to `url`, the worker's save route, whose answer becomes a
+   * browser download while the job still downloads; closeFrame when it ended. Absent elsewhere
+   * (Firefox's background page gets no fetch events): saves are blob URLs of the finished file.
+   */
+  openFrame?(url: string): Promise<void>;
+  closeFrame?(url: string): Promise<void>;
 }
 
 /** Firefox's background page (and any context with URL.createObjectURL). */
@@ -21,7 +28,8 @@ const OFFSCREEN_PATH = 'offscreen/offscreen.html';
 
 /**
  * Chrome's service worker has no URL.createObjectURL: an offscreen document (reason BLOBS)
- * makes the URL, and is closed again once no blob URL is outstanding.
+ * makes the URL (and holds the frames of streamed saves), and is closed again once no blob URL
+ * or frame is outstanding.
  */
 export function offscreenBlobUrls(): BlobUrlMaker {
   const outstanding = new Set<string>();
@@ -46,6 +54,13 @@ export function offscreenBlobUrls(): BlobUrlMaker {
     return reply;
   }
 
+  /** Lets go of a blob URL or a frame; the document closes with the last one. */
+  async function release(url: string, type: 'revoke-blob-url' | 'close-frame'): Promise<void> {
+    if (!outstanding.delete(url)) return;
+    await send({ target: 'offscreen', type, url }).catch(() => {});
+    if (outstanding.size === 0) await chrome.offscreen.closeDocument().catch(() => {});
+  }
+
   return {
     async make(jobId, size, contentType) {
       await ensureDocument();
@@ -54,11 +69,14 @@ export function offscreenBlobUrls(): BlobUrlMaker {
       outstanding.add(reply.url);
       return reply.url;
     },
-    async revoke(url) {
-      if (!outstanding.delete(url)) return;
-      await send({ target: 'offscreen', type: 'revoke-blob-url', url }).catch(() => {});
-      if (outstanding.size === 0) await chrome.offscreen.closeDocument().catch(() => {});
+    revoke: (url) => release(url, 'revoke-blob-url'),
+    async openFrame(url) {
+      await ensureDocument();
+      const reply = await send({ target: 'offscreen', type: 'open-frame', url });
+      if (!reply.ok) throw new Error(reply.error);
+      outstanding.add(url);
     },
+    closeFrame: (url) => release(url, 'close-frame'),
   };
 }
 

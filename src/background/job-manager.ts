@@ -313,6 +313,8 @@ export class JobManager {
       const entry = this.track(job, meta, stored);
       // Bytes a player kept after saving when the worker died: nobody plays them now.
       if (meta.save?.phase === 'saved') await this.freeBytes(entry);
+      // A streamed save's body died with the worker: its partial file goes, a new save starts from the store.
+      if (meta.save?.phase === 'saving' && meta.save.streamed) await this.dropStreamedSave(entry, 'the save broke off');
     }
     for (const entry of [...this.entries.values()]) {
       // Cancelled before the worker stopped: gone once the undo expired, else still undoable.
@@ -337,7 +339,10 @@ export class JobManager {
   private track(job: DownloadJob, meta: JobMeta, storedBytes: number): Entry {
     const entry: Entry = { job, meta, storedBytes, holds: 0, bytesFreed: false };
     this.entries.set(job.id, entry);
-    const changed = () => this.deps.onView(this.view(entry));
+    const changed = () => {
+      this.deps.onView(this.view(entry));
+      this.streamSaveEarly(entry);
+    };
     job.on('progress', changed);
     job.on('status', changed);
     job.on('notice', changed);
@@ -385,13 +390,16 @@ export class JobManager {
       this.watchSpace();
       const final = await entry.job.run();
       entry.storedBytes = final.received;
-      if (final.status === 'complete') void this.save(entry);
+      // Not again when the user cancelled the browser's streamed save meanwhile: Retry saves it.
+      if (final.status === 'complete' && entry.meta.save?.phase !== 'failed') void this.save(entry);
       // The store filled up: hold the job (the engine kept every byte) rather than retry at once.
       if (final.status === 'paused' && final.error?.code === 'storage-full') await this.hold(entry, final.error.message);
     })()
       .catch((error: unknown) => this.hold(entry, `could not start: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
         entry.running = undefined;
+        // A streamed save waits for bytes that will not come now: it is opened again when the job runs.
+        if (entry.job.state.status !== 'complete') void this.dropStreamedSave(entry, 'the download stopped');
         // Kept only while the job runs: a restored or resumed job holds it again when it starts.
         void this.deps.referrers?.release(id);
         // Resumed by the user while it was still stopping: run it again.
@@ -486,39 +494,74 @@ export class JobManager {
     return entry.saving;
   }
 
+  /** Chrome can, and the user asked for it (the setting is off by default: it measured slower on 2 cores). */
+  private get savesWhileDownloading(): boolean {
+    return this.deps.saver.streams && this.deps.settings().saveWhileDownloading;
+  }
+
+  /**
+   * Chrome: once a running job knows its size (and so its name), its save starts at once and
+   * streams while it downloads. Not with "ask where to save": a navigation's download follows
+   * the browser's own setting.
+   */
+  private streamSaveEarly(entry: Entry): void {
+    const snapshot = entry.job.snapshot();
+    if (!this.savesWhileDownloading || entry.saving || entry.meta.save || entry.meta.removing || entry.meta.saveAs) return;
+    if (snapshot.status !== 'running' || snapshot.size === undefined || !this.entries.has(entry.job.id)) return;
+    void this.save(entry);
+  }
+
   private async saveOnce(entry: Entry, again = false): Promise<void> {
     const snapshot = entry.job.snapshot();
     try {
       // A save started before the worker restarted is awaited, not started twice.
       let downloadId = entry.meta.save?.phase === 'saving' ? entry.meta.save.downloadId : undefined;
+      let streamed = entry.meta.save?.streamed;
       const resumed = downloadId !== undefined;
       if (downloadId === undefined) {
         await this.updateMeta(entry, { save: { phase: 'saving' } });
-        downloadId = await this.deps.saver.start({
+        const target = {
           jobId: entry.job.id,
           filename: filenameOf(snapshot, entry.meta),
           size: snapshot.size ?? 0,
           contentType: snapshot.contentType,
           saveAs: entry.meta.saveAs,
-        });
-        await this.updateMeta(entry, { save: { phase: 'saving', downloadId } });
+        };
+        streamed = this.savesWhileDownloading && !entry.meta.saveAs && snapshot.size !== undefined ? true : undefined;
+        downloadId = streamed ? await this.deps.saver.startStreamed(target) : await this.deps.saver.start(target);
+        await this.updateMeta(entry, { save: { phase: 'saving', downloadId, streamed } });
       }
       const end = await this.deps.saver.finished(downloadId);
-      if (end.ok) {
+      const complete = entry.job.state.status === 'complete';
+      if (end.ok && complete) {
         // A player still playing keeps them; the last one to leave frees them.
         if (entry.holds === 0) await this.freeBytes(entry);
         await this.updateMeta(entry, { save: { phase: 'saved', downloadId, filename: end.filename } });
-      } else if (resumed && end.gone && !again) {
+      } else if (streamed && !end.ok && !end.byUser) {
+        // The stream ended early (the job stopped or failed, the worker died, bytes were replaced):
+        // its partial file goes; a job still on its way streams again, a complete one saves again.
+        await this.dropStreamedSave(entry, end.error);
+        if (complete && !again && this.entries.get(entry.job.id) === entry) await this.saveOnce(entry, true);
+      } else if (resumed && !end.ok && end.gone && !again) {
         // The browser lost the save begun before a restart: start a new one, once.
         await this.updateMeta(entry, { save: undefined });
         await this.saveOnce(entry, true);
       } else {
-        await this.updateMeta(entry, { save: { phase: 'failed', downloadId, error: end.error } });
+        await this.updateMeta(entry, { save: { phase: 'failed', downloadId, error: end.ok ? 'the file was incomplete' : end.error } });
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await this.updateMeta(entry, { save: { phase: 'failed', error: `could not save the file: ${message}` } });
     }
+  }
+
+  /** Cancels the job's streamed save in the browser (its partial file is deleted) and forgets it. */
+  private async dropStreamedSave(entry: Entry, reason: string): Promise<void> {
+    const save = entry.meta.save;
+    if (save?.phase !== 'saving' || !save.streamed) return;
+    if (save.downloadId !== undefined) await this.deps.saver.cancel(save.downloadId, reason);
+    // A job removed meanwhile keeps no meta.
+    if (this.entries.get(entry.job.id) === entry) await this.updateMeta(entry, { save: undefined });
   }
 
   /** While jobs run, pause them all when storage is nearly full (the store would fail next). */

@@ -40,6 +40,8 @@ export interface SaveRecord {
   error?: string;
   /** The name the browser saved it under (it may have added " (1)"); shown instead of ours once saved. */
   filename?: string;
+  /** Chrome: saved while downloading, from the worker's save route (the stream dies with the worker). */
+  streamed?: true;
 }
 
 const PREFIX = 'job-meta:';
@@ -82,6 +84,7 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
             downloadId: typeof save.downloadId === 'number' ? save.downloadId : undefined,
             error: typeof save.error === 'string' ? save.error : undefined,
             filename: typeof save.filename === 'string' ? save.filename : undefined,
+            streamed: save.streamed === true ? true : undefined,
           }
         : undefined,
     heldFor: typeof r.heldFor === 'string' ? r.heldFor : undefined,

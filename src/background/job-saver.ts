@@ -1,5 +1,5 @@
 import type { BlobUrlMaker } from './blob-url';
-import type { BrowserApi, DownloadDelta } from './browser-api';
+import type { BrowserApi, BrowserDownload, DownloadDelta } from './browser-api';
 
 export interface SaveTarget {
   jobId: string;
@@ -13,14 +13,22 @@ export interface SaveTarget {
  * `filename`: the name the browser wrote (it may differ, e.g. "file (1).bin" on a clash).
  * `gone`: the browser has no such download (erased, or lost across a restart).
  */
-export type SaveEnd = { ok: true; filename?: string } | { ok: false; error: string; gone?: boolean };
+/** `byUser`: the user cancelled it in the browser; `byStitch`: Stitch did (see cancel). */
+export type SaveEnd = { ok: true; filename?: string } | { ok: false; error: string; gone?: boolean; byUser?: boolean; byStitch?: boolean };
+
+/** Where the worker's save route answers (see save-route.ts). */
+export const SAVE_PATH = '/save/';
+/** How long the browser may take to turn a save frame's navigation into a download. */
+const CREATED_WITHIN_MS = 15_000;
 
 /**
- * Hands finished files to the browser's downloads (blob URL, the real filename, `uniquify` on a
- * clash) and reports when the browser has written them, which is when stored bytes may go.
+ * Hands files to the browser's downloads and reports when the browser has written them, which is
+ * when stored bytes may go: a finished file as a blob URL (the real filename, `uniquify` on a
+ * clash), or in Chrome a streamed save that starts while the job still downloads.
  */
 export class JobSaver {
-  private readonly urls = new Map<number, string>();
+  /** Each download's blob URL or save frame, let go of when it ends. */
+  private readonly releases = new Map<number, () => Promise<void>>();
   private readonly waiters = new Map<number, ((end: SaveEnd) => void)[]>();
 
   constructor(
@@ -40,12 +48,70 @@ export class JobSaver {
         conflictAction: 'uniquify',
         saveAs: target.saveAs,
       });
-      this.urls.set(id, url);
+      this.releases.set(id, () => this.blobUrls.revoke(url));
       return id;
     } catch (error) {
       await this.blobUrls.revoke(url);
       throw error;
     }
+  }
+
+  /** Whether saves can stream while the job downloads (Chrome's worker answers a frame's navigation). */
+  get streams(): boolean {
+    return this.blobUrls.openFrame !== undefined;
+  }
+
+  /**
+   * Starts a streamed save: a frame navigates to the job's save URL, which the worker answers
+   * with its bytes as they are stored and the browser saves as a download. Resolves with its
+   * downloads id. The browser's own settings decide the folder and a clash's " (1)".
+   */
+  async startStreamed(target: SaveTarget): Promise<number> {
+    const frames = this.blobUrls;
+    if (!frames.openFrame || !frames.closeFrame) throw new Error('this browser cannot save while downloading');
+    // A fresh URL per save: a broken one is never confused with the next.
+    const url = `${this.api.extensionOrigin.replace(/\/$/, '')}${SAVE_PATH}${encodeURIComponent(target.jobId)}?at=${Date.now()}`;
+    const closeFrame = () => frames.closeFrame?.(url) ?? Promise.resolve();
+    const created = this.nextCreated(url);
+    try {
+      await frames.openFrame(url);
+      const id = await created.id;
+      this.releases.set(id, closeFrame);
+      return id;
+    } catch (error) {
+      created.stop();
+      await closeFrame();
+      throw error;
+    }
+  }
+
+  /** Stops download `id` and erases it (the browser deletes its partial file); its waiters hear `byStitch`. */
+  async cancel(id: number, reason: string): Promise<void> {
+    await this.api.downloads.cancel(id).catch(() => {});
+    this.settle(id, { ok: false, error: reason, byStitch: true });
+    await this.api.downloads.erase(id).catch(() => {});
+  }
+
+  /** The id of the browser download of `url` once it is created. */
+  private nextCreated(url: string): { id: Promise<number>; stop: () => void } {
+    let stop = () => {};
+    const id = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        stop();
+        reject(new Error('the browser did not start saving the file'));
+      }, CREATED_WITHIN_MS);
+      const listener = (item: BrowserDownload) => {
+        if (item.url !== url && item.finalUrl !== url) return;
+        stop();
+        resolve(item.id);
+      };
+      stop = () => {
+        clearTimeout(timer);
+        this.api.downloads.onCreated.removeListener(listener);
+      };
+      this.api.downloads.onCreated.addListener(listener);
+    });
+    return { id, stop };
   }
 
   /** Resolves once the browser finished (or gave up) writing download `id`. */
@@ -55,14 +121,14 @@ export class JobSaver {
     const item = await this.api.downloads.search(id).catch(() => undefined);
     if (!item) this.settle(id, { ok: false, error: 'the browser no longer knows this download', gone: true });
     else if (item.state === 'complete') this.settle(id, { ok: true, filename: baseName(item.filename) });
-    else if (item.state === 'interrupted') this.settle(id, { ok: false, error: interruptedMessage(item.error) });
+    else if (item.state === 'interrupted') this.settle(id, interrupted(item.error));
     return wait;
   }
 
   private changed(delta: DownloadDelta): void {
     const state = delta.state?.current;
     if (state === 'complete') void this.completed(delta.id);
-    else if (state === 'interrupted') this.settle(delta.id, { ok: false, error: interruptedMessage(delta.error?.current) });
+    else if (state === 'interrupted') this.settle(delta.id, interrupted(delta.error?.current));
   }
 
   /** Written: asks the browser for the name it chose before saying so. */
@@ -72,10 +138,10 @@ export class JobSaver {
   }
 
   private settle(id: number, end: SaveEnd): void {
-    const url = this.urls.get(id);
-    if (url !== undefined) {
-      this.urls.delete(id);
-      void this.blobUrls.revoke(url);
+    const release = this.releases.get(id);
+    if (release !== undefined) {
+      this.releases.delete(id);
+      void release();
     }
     const waiters = this.waiters.get(id) ?? [];
     this.waiters.delete(id);
@@ -87,6 +153,10 @@ export class JobSaver {
 function baseName(path: string | undefined): string | undefined {
   const name = path?.split(/[\\/]/).pop();
   return name === '' ? undefined : name;
+}
+
+function interrupted(reason: string | undefined): SaveEnd {
+  return { ok: false, error: interruptedMessage(reason), byUser: reason === 'USER_CANCELED' ? true : undefined };
 }
 
 function interruptedMessage(reason: string | undefined): string {

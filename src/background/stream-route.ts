@@ -3,7 +3,8 @@ import { mediaTypeOf } from '../media-type';
 import type { IdbStore } from '../storage/idb-store';
 import { ElementReads, type ElementRead } from './element-reads';
 import type { PlaybackHub, PlaybackJobs } from './playback';
-import { answerHeaders, answerRange, firstMissing, parseRangeHeader } from './stream-range';
+import { storedBody } from './stored-body';
+import { answerHeaders, answerRange, firstMissing, parseRangeHeader, storedRunAt } from './stream-range';
 
 export interface StreamRouteDeps {
   hub: PlaybackHub;
@@ -56,6 +57,11 @@ export function installStreamRoute(scope: StreamScope, deps: StreamRouteDeps): v
 
 /** The job id of a stream URL of this origin, or undefined for any other URL. */
 export function streamJobId(url: string, origin: string): string | undefined {
+  return routeJobId(url, origin, STREAM_PATH);
+}
+
+/** The job id of a URL `<origin><path><jobId>`, or undefined for any other URL. */
+export function routeJobId(url: string, origin: string, path: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -63,8 +69,8 @@ export function streamJobId(url: string, origin: string): string | undefined {
     return undefined;
   }
   // Not URL.origin: it is "null" for chrome-extension: URLs outside Chrome.
-  if (`${parsed.protocol}//${parsed.host}` !== origin || !parsed.pathname.startsWith(STREAM_PATH)) return undefined;
-  const id = decodeURIComponent(parsed.pathname.slice(STREAM_PATH.length));
+  if (`${parsed.protocol}//${parsed.host}` !== origin || !parsed.pathname.startsWith(path)) return undefined;
+  const id = decodeURIComponent(parsed.pathname.slice(path.length));
   return id === '' || id.includes('/') ? undefined : id;
 }
 
@@ -135,7 +141,7 @@ export class StreamRoute {
     return reads;
   }
 
-  /** The bytes `range` as they are stored: one piece per pull, waiting for missing ones; `read` follows its progress. */
+  /** The bytes `range` as they are stored (see storedBody); `read` follows its progress. */
   private body(
     jobId: string,
     size: number,
@@ -145,61 +151,25 @@ export class StreamRoute {
     need: (position: number | undefined) => void,
     stopped: () => void,
   ): ReadableStream<Uint8Array> {
-    const { hub } = this.deps;
-    const maxChunk = this.deps.maxChunk ?? MAX_CHUNK;
-    const waitMs = this.deps.waitMs ?? WAIT_MS;
-    const cancelled = new AbortController();
-    // While the response is open, the hub keeps the job's stored ranges current from its events.
-    const unfollowHub = hub.follow(jobId);
-    const unfollow = () => {
-      unfollowHub();
-      stopped();
-    };
-    const end = range.end;
-    let pos = range.start;
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          if (pos >= end) {
-            unfollow();
-            return controller.close();
-          }
-          const waitUntil = Date.now() + waitMs;
-          for (;;) {
-            if (cancelled.signal.aborted) return;
-            const stored = await hub.storedRanges(jobId);
-            const piece = answerRange({ kind: 'range', start: pos, end }, size, stored, maxChunk);
-            if (piece.kind === 'serve') {
-              need(firstMissing(stored, pos, size));
-              try {
-                for await (const bytes of (await this.deps.store()).read(jobId, piece.start, piece.end)) controller.enqueue(bytes);
-                pos = read.pos = piece.end;
-                return;
-              } catch {
-                continue; // discarded meanwhile (a piece failed its hash): look again
-              }
-            }
-            need(pos);
-            const view = jobs.get(jobId);
-            const stopped = !view || HOPELESS.has(view.state) || jobs.bytesFreed(jobId);
-            const late = Date.now() > waitUntil;
-            if (stopped || late) {
-              unfollow();
-              return controller.error(new Error(stopped ? 'the download stopped' : `byte ${pos} was not downloaded within ${waitMs} ms`));
-            }
-            await hub.nextChange(jobId, waitUntil - Date.now(), cancelled.signal);
-          }
-        },
-        cancel: () => {
-          cancelled.abort();
-          unfollow();
-        },
+    return storedBody(this.deps, {
+      jobId,
+      size,
+      range,
+      maxChunk: this.deps.maxChunk ?? MAX_CHUNK,
+      waitMs: this.deps.waitMs ?? WAIT_MS,
+      // Stored bytes are served even when the job stopped; only a wait for more is hopeless.
+      stopped: (stored, pos) => {
+        if (storedRunAt(stored, pos)) return undefined;
+        const view = jobs.get(jobId);
+        return !view || HOPELESS.has(view.state) || jobs.bytesFreed(jobId) ? 'the download stopped' : undefined;
       },
-      { highWaterMark: 0 },
-    );
+      need,
+      sent: (end) => (read.pos = end),
+      closed: stopped,
+    });
   }
 }
 
-function plain(status: number, text: string, headers: Record<string, string> = {}): Response {
+export function plain(status: number, text: string, headers: Record<string, string> = {}): Response {
   return new Response(text, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
 }

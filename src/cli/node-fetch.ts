@@ -1,16 +1,19 @@
 import { Readable, type Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { HttpFetch, HttpResponse } from '../engine';
 import { request, type RawResponse } from './http1-client';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 20;
 /** Statuses whose Response has no body (the Response constructor refuses one). */
 const NULL_BODY = new Set([204, 205, 304]);
-const DECODERS: Record<string, () => Transform> = {
-  gzip: createGunzip,
-  'x-gzip': createGunzip,
-  deflate: createInflate,
-  br: createBrotliDecompress,
+/** An HTTP header name (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Decoders by content coding; node:zlib is loaded only for a coded body (it costs memory, and downloads rarely are). */
+const DECODERS: Record<string, (zlib: typeof import('node:zlib')) => Transform> = {
+  gzip: (zlib) => zlib.createGunzip(),
+  'x-gzip': (zlib) => zlib.createGunzip(),
+  deflate: (zlib) => zlib.createInflate(),
+  br: (zlib) => zlib.createBrotliDecompress(),
 };
 
 /**
@@ -24,14 +27,13 @@ const DECODERS: Record<string, () => Transform> = {
  * Unlike fetch, a body chunk is lent: it is valid until the next read from the body, when the
  * connection reuses its memory. The engine copies every chunk before it asks for the next one.
  */
-export async function nodeFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
-  if (typeof input !== 'string' && !(input instanceof URL)) throw new TypeError('nodeFetch takes a URL, not a Request');
-  const method = (init.method ?? 'GET').toUpperCase();
-  if ((method !== 'GET' && method !== 'HEAD') || init.body != null) throw new TypeError(`nodeFetch only sends GET and HEAD, not ${method}`);
-  const signal = init.signal ?? undefined;
+export const nodeFetch: HttpFetch = async (input, init = {}) => {
+  const method = init.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD') throw new TypeError(`nodeFetch only sends GET and HEAD, not ${String(method)}`);
+  const { signal } = init;
   signal?.throwIfAborted();
-  const headers = new Headers(init.headers);
-  if (!headers.has('accept-encoding')) headers.set('accept-encoding', 'gzip, deflate, br');
+  const headers = requestHeaders(init.headers ?? {});
+  if (!headers.some(([name]) => name === 'accept-encoding')) headers.push(['accept-encoding', 'gzip, deflate, br']);
   let url = new URL(input);
   for (let redirects = 0; ; redirects++) {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -47,36 +49,65 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
     if (redirects === MAX_REDIRECTS) throw new TypeError('fetch failed', { cause: new Error(`more than ${MAX_REDIRECTS} redirects`) });
     const next = new URL(location, url);
     // Like fetch: credentials stay with the origin they were meant for.
-    if (next.origin !== url.origin) headers.delete('authorization');
+    if (next.origin !== url.origin) removeHeader(headers, 'authorization');
     url = next;
   }
+};
+
+/** The request's headers, names in lower case; refuses what would break the request line as fetch's Headers does. */
+function requestHeaders(given: Record<string, string>): [string, string][] {
+  return Object.entries(given).map(([name, value]) => {
+    if (!TOKEN.test(name)) throw new TypeError(`"${name}" is not a valid header name`);
+    const trimmed = value.trim();
+    if (/[\r\n\0]/.test(trimmed)) throw new TypeError(`the value of header "${name}" holds a line break or NUL`);
+    return [name.toLowerCase(), trimmed];
+  });
+}
+
+function removeHeader(headers: [string, string][], name: string): void {
+  const at = headers.findIndex(([n]) => n === name);
+  if (at >= 0) headers.splice(at, 1);
 }
 
 function headerOf(response: RawResponse, name: string): string | undefined {
   return response.head.headers.find(([n]) => n.toLowerCase() === name)?.[1];
 }
 
-function toResponse(raw: RawResponse, url: URL, method: string): Response {
-  const headers = new Headers();
-  for (const [name, value] of raw.head.headers) headers.append(name, value);
+async function toResponse(raw: RawResponse, url: URL, method: string): Promise<HttpResponse> {
+  const headers = new ResponseHeaders(raw.head.headers);
   const { status, statusText } = raw.head;
   const noBody = method === 'HEAD' || NULL_BODY.has(status);
   if (noBody) void raw.body.cancel();
-  const body = noBody ? null : decoded(raw.body, headers.get('content-encoding'));
-  const response = new Response(body, { status, statusText, headers });
-  // A constructed Response has no URL; the engine reads it (redirects, relative links).
-  Object.defineProperty(response, 'url', { value: url.href });
-  return response;
+  const body = noBody ? null : await decoded(raw.body, headers.get('content-encoding'));
+  return { status, statusText, ok: status >= 200 && status <= 299, url: url.href, headers, body };
+}
+
+/** Header lookup as fetch's Headers does it: any case, repeated fields joined with ", ". */
+class ResponseHeaders {
+  private readonly values = new Map<string, string>();
+
+  constructor(fields: readonly (readonly [string, string])[]) {
+    for (const [name, value] of fields) {
+      const key = name.toLowerCase();
+      const before = this.values.get(key);
+      this.values.set(key, before === undefined ? value : `${before}, ${value}`);
+    }
+  }
+
+  get(name: string): string | null {
+    return this.values.get(name.toLowerCase()) ?? null;
+  }
 }
 
 /** The body with its content codings undone, last applied first (as fetch does; unknown ones stay). */
-function decoded(body: ReadableStream<Uint8Array>, encoding: string | null): ReadableStream<Uint8Array> {
+async function decoded(body: ReadableStream<Uint8Array>, encoding: string | null): Promise<ReadableStream<Uint8Array>> {
   const codings = (encoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
   if (codings.length === 0 || !codings.every((c) => c in DECODERS)) return body;
-  const decoders = codings.reverse().map((c) => DECODERS[c]!());
+  const zlib = await import('node:zlib');
+  const decoders = codings.reverse().map((c) => DECODERS[c]!(zlib));
   const last = decoders.reduce((from, to) => {
     from.on('error', (error) => to.destroy(error));
     return from.pipe(to);

@@ -1,3 +1,4 @@
+import type { HttpFetch } from './http/fetch-port';
 import { createHasher, type HasherFactory } from './integrity/hasher';
 import { trustedFetch } from './http/request-trust';
 import { DEFAULT_MAX_BLOCK_BYTES } from './limits';
@@ -64,7 +65,7 @@ export interface RequestContext {
 /** The ports the engine is given by its platform (the extension, the CLI, tests). */
 export interface EngineDependencies {
   /** A job sends every request through `trustedFetch` around this (see jobOptions). */
-  fetch: typeof fetch;
+  fetch: HttpFetch;
   /** Streaming hash factory; Node passes its native one, the extension a WebAssembly one. */
   createHasher: HasherFactory;
   /** A speed limit to share with other downloads, if any. */

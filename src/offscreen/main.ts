@@ -5,11 +5,26 @@ import { isOffscreenRequest, type OffscreenReply, type OffscreenRequest } from '
 /**
  * Chrome's offscreen document (reason BLOBS): builds a Blob from a job's stored Blob records
  * and returns a blob URL for downloads.download. `new Blob(storedBlobs)` references the
- * records' files on disk, so the file is never copied into memory.
+ * records' files on disk, so the file is never copied into memory. It also holds the frames
+ * of streamed saves (the worker answers their navigation with the job's bytes as they come).
  */
 let store: Promise<IdbStore> | undefined;
+/** Frames of streamed saves: a navigation to the worker's save URL becomes a browser download. */
+const frames = new Map<string, HTMLIFrameElement>();
 
 async function handle(request: OffscreenRequest): Promise<OffscreenReply> {
+  if (request.type === 'open-frame') {
+    const frame = document.createElement('iframe');
+    frame.src = request.url;
+    frames.set(request.url, frame);
+    document.body.append(frame);
+    return { ok: true };
+  }
+  if (request.type === 'close-frame') {
+    frames.get(request.url)?.remove();
+    frames.delete(request.url);
+    return { ok: true };
+  }
   if (request.type === 'revoke-blob-url') {
     URL.revokeObjectURL(request.url);
     return { ok: true };

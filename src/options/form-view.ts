@@ -80,14 +80,21 @@ export class OptionsForm {
       notifyCompleted: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-notify-completed' }), t('fieldNotifyCompleted'), {
         checkbox: true,
       }),
+      saveWhileDownloading: new Field(
+        h('input', { type: 'checkbox', 'data-testid': 'setting-save-while-downloading' }),
+        t('fieldSaveWhileDownloading'),
+        { checkbox: true, hint: t('hintSaveWhileDownloading') },
+      ),
     };
+    // Only Chrome can save while downloading (its offscreen document opens the worker's stream); Firefox saves once complete.
+    this.fields.saveWhileDownloading.element.hidden = typeof chrome === 'undefined' || !('offscreen' in chrome);
     this.rules = new MirrorRulesEditor(testRule, onChange);
     const f = this.fields;
     this.rulesError.hidden = true;
     this.element = h(
       'form',
       { 'data-testid': 'settings-form', novalidate: true, 'aria-label': t('optionsForm') },
-      section('takeover', t('sectionTakeover'), f.takeover, f.thresholdMb, f.excludedTypes, f.excludedSites),
+      section('takeover', t('sectionTakeover'), f.takeover, f.thresholdMb, f.excludedTypes, f.excludedSites, f.saveWhileDownloading),
       section(
         'speed',
         t('sectionSpeed'),
@@ -132,6 +139,7 @@ export class OptionsForm {
       rules: this.rules.read(),
       notifyFailed: (f.notifyFailed.control as HTMLInputElement).checked,
       notifyCompleted: (f.notifyCompleted.control as HTMLInputElement).checked,
+      saveWhileDownloading: (f.saveWhileDownloading.control as HTMLInputElement).checked,
     };
   }
 
@@ -149,6 +157,7 @@ export class OptionsForm {
     f.speedLimitKbps.control.value = values.speedLimitKbps;
     (f.notifyFailed.control as HTMLInputElement).checked = values.notifyFailed;
     (f.notifyCompleted.control as HTMLInputElement).checked = values.notifyCompleted;
+    (f.saveWhileDownloading.control as HTMLInputElement).checked = values.saveWhileDownloading;
     this.rules.write(values.rules);
     this.touched.clear();
     this.showErrors([]);
@@ -210,6 +219,7 @@ const SETTING_OF = {
   speedLimitKbps: 'speedLimitBytesPerSec',
   notifyFailed: 'notifyFailed',
   notifyCompleted: 'notifyCompleted',
+  saveWhileDownloading: 'saveWhileDownloading',
 } as const;
 
 function section(name: string, title: string, ...fields: (Field<Control> | HTMLElement)[]): HTMLElement {

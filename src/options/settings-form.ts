@@ -35,6 +35,7 @@ export interface FormValues {
   rules: RuleValues[];
   notifyFailed: boolean;
   notifyCompleted: boolean;
+  saveWhileDownloading: boolean;
 }
 
 export function settingsToForm(settings: Settings, sampleUrls: readonly string[] = []): FormValues {
@@ -60,6 +61,7 @@ export function settingsToForm(settings: Settings, sampleUrls: readonly string[]
     })),
     notifyFailed: settings.notifyFailed,
     notifyCompleted: settings.notifyCompleted,
+    saveWhileDownloading: settings.saveWhileDownloading,
   };
 }
 
@@ -80,6 +82,7 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
     mirrorRules: values.rules.map(ruleFromValues),
     notifyFailed: values.notifyFailed,
     notifyCompleted: values.notifyCompleted,
+    saveWhileDownloading: values.saveWhileDownloading,
   };
 
   const { thresholdBytes: threshold, blockBytes: block, speedLimitBytesPerSec: speed } = LIMITS;
@@ -173,6 +176,7 @@ const FIELD_ORDER = [
   'mirrorRules',
   'notifyFailed',
   'notifyCompleted',
+  'saveWhileDownloading',
 ];
 
 function sortByForm(errors: SettingsError[]): SettingsError[] {
@@ -215,6 +219,7 @@ const LABELS: Record<string, MessageKey> = {
   mirrorRules: 'labelMirrorRules',
   notifyFailed: 'labelNotifyFailed',
   notifyCompleted: 'labelNotifyCompleted',
+  saveWhileDownloading: 'labelSaveWhileDownloading',
 };
 
 /** `Size threshold: Enter a number…`, `Mirror rule 2: …` for the error summary. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import { CHROMIUM, chromiumArgs, makeProfile } from './support/chromium';
-import { fileSha256, waitForFile } from './support/files';
+import { fileSha256, until, waitForFile } from './support/files';
 import { MiB, mirror, onCleanup } from './support/setup';
 
 /**
@@ -12,7 +12,7 @@ import { MiB, mirror, onCleanup } from './support/setup';
  * so this test starts Chromium itself with no debugging at all and judges from outside: the
  * server's log must show one uninterrupted transfer lasting over 60 s, and the file must be exact.
  */
-test('a throttled download over 60 s completes with no debugger attached', { timeout: 150_000 }, async () => {
+test('a throttled download over 60 s completes with no debugger attached', { timeout: 180_000 }, async () => {
   const size = 21 * MiB; // over the 20 MB take-over threshold
   const seed = 60;
   const seconds = 66;
@@ -31,14 +31,27 @@ test('a throttled download over 60 s completes with no debugger attached', { tim
 
   const profile = makeProfile();
   onCleanup(() => profile.remove());
-  const chrome = spawn(CHROMIUM, ['--headless', `--user-data-dir=${profile.dir}`, ...chromiumArgs(), pageUrl], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
   let browserLog = '';
-  chrome.stderr.on('data', (d: Buffer) => (browserLog = (browserLog + d.toString()).slice(-4000)));
-  onCleanup(
-    () => new Promise((done) => (chrome.exitCode !== null ? done(undefined) : (chrome.once('exit', done), chrome.kill('SIGTERM')))),
-  );
+  const launch = () => {
+    const browser = spawn(CHROMIUM, ['--headless', `--user-data-dir=${profile.dir}`, ...chromiumArgs(), pageUrl], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    browser.stderr.on('data', (d: Buffer) => (browserLog = (browserLog + d.toString()).slice(-4000)));
+    const stop = () =>
+      new Promise((done) => (browser.exitCode !== null ? done(undefined) : (browser.once('exit', done), browser.kill('SIGTERM'))));
+    onCleanup(stop);
+    return { browser, stop };
+  };
+  const first = launch();
+  let chrome = first.browser;
+  // What is tested is the worker's life, not Chromium's start: once in a full CI run it never opened the
+  // page given on its command line (no request in 130 s). Such a start is tried once more.
+  const opened = await until('the page to be opened', () => pageHits > 0, 20_000).catch(() => false);
+  if (!opened) {
+    console.log('Chromium did not open the page within 20 s; starting it again');
+    await first.stop();
+    chrome = launch().browser;
+  }
 
   const saved = await waitForFile(profile.downloads, 'slow.bin', size, 130_000).catch((error: unknown) => {
     const log = server.stats.requests.map(

@@ -53,6 +53,17 @@ describe('stitch get', () => {
     expect(await fileSha256(join(dir, 'data set.bin'))).toBe(await contentSha256(21, size));
   });
 
+  it('loads neither fetch (undici) nor tls nor zlib for a plain http download: together they cost ~17 MiB of memory', async () => {
+    const size = 2 * MiB;
+    const m = await mirror({ size, seed: 22 });
+    const result = await runStitch(['get', m.url, '-o', 'out.bin'], dir);
+    expect(result.code).toBe(0);
+    expect(await fileSha256(join(dir, 'out.bin'))).toBe(await contentSha256(22, size));
+    const loaded = result.loadedModules ?? [];
+    expect(loaded).toContain('net');
+    expect(loaded.filter((m) => /undici|^tls$|^zlib$/.test(m))).toEqual([]);
+  });
+
   it('survives a server that resets every second', async () => {
     const size = 12 * MiB;
     const m = await mirror({ size, seed: 22, rate: 8 * MiB, latencyMs: 20, faults: { resetAfterMs: 1000 } });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { contentSha256 } from '../support/content';
+import { TokenBucket } from '../support/token-bucket';
 import { MiB, useTestBed } from '../support/test-bed';
 
 const MB = 1_000_000;
@@ -42,6 +43,22 @@ describe('connections that adapt', () => {
     console.log(`(c) ${refused} × 503; ${run.result.mirrors[0]?.connectionsWhy}`);
     expect(refused).toBeLessThanOrEqual(3);
     expect(run.result.mirrors[0]?.phase).toBe('active');
+  });
+
+  it("does not grow at fast mirrors that share the user's line: their gains are each other's losses", async () => {
+    const size = 32 * MiB;
+    const line = new TokenBucket(16 * MB);
+    const mirrors = await bed.mirrors([1, 2, 3, 4].map(() => ({ size, seed: 124, link: line, latencyMs: 20, slowStart: true })));
+    const [first, ...others] = mirrors.map((m) => m.url);
+    const run = await bed.download(first!, { maxConnectionsPerServer: 16 }, undefined, others);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(124, size));
+    const peaks = mirrors.map((m) => m.stats.peakConnections);
+    console.log(`shared line: most open ${peaks.join('/')}; ${run.result.mirrors.map((m) => m.connectionsWhy).join(' | ')}`);
+    // Two each already fill the line; 16 each would be 64 connections for nothing. The first may grow while
+    // it is alone (the others are still being probed), then gives them back.
+    expect(peaks.slice(1).every((peak) => peak <= 5)).toBe(true);
+    expect(peaks.reduce((a, b) => a + b)).toBeLessThanOrEqual(32);
   });
 
   it('takes a server that resets every connection at once for a reset, not for one that refuses connections', async () => {

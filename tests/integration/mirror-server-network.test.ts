@@ -50,7 +50,7 @@ describe('slow start', () => {
   // 14 600 + 29 200 + 58 400 + 116 800: exactly four round trips from a cold window.
   const fourRounds = 15 * INITIAL_WINDOW_BYTES;
 
-  it('starts each connection at 10 segments, doubles per round trip, and restarts only after 200 ms idle', async () => {
+  it('starts each connection at 10 segments, doubles per round trip, and restarts only after the RTO (RTT + 200 ms) idle', async () => {
     const m = await mirror({ size: fourRounds, slowStart: true, rttMs: 100 });
     const agent = keepAliveAgent();
 
@@ -62,13 +62,22 @@ describe('slow start', () => {
     const warm = await get(m.url, agent);
     expect(warm.bytes).toBe(fourRounds);
 
+    // 250 ms is past the old fixed 200 ms but within the RTO of a 100 ms round trip (300 ms): still warm.
     await idle(250);
+    const stillWarm = await get(m.url, agent);
+    expect(stillWarm.ms).toBeLessThan(250);
+
+    await idle(350);
     const restarted = await get(m.url, agent);
     expect(restarted.ms).toBeGreaterThanOrEqual(290);
 
-    // One kept-alive connection carried all three; its window was warm only for the second.
+    // One kept-alive connection carried all four; its window was cold for the first and the last.
     expect(m.stats.connections).toBe(1);
-    expect(m.stats.requests.map((r) => r.windowBytes)).toEqual([INITIAL_WINDOW_BYTES, 8 * INITIAL_WINDOW_BYTES, INITIAL_WINDOW_BYTES]);
+    const windows = m.stats.requests.map((r) => r.windowBytes);
+    expect(windows[0]).toBe(INITIAL_WINDOW_BYTES);
+    expect(windows[1]).toBe(8 * INITIAL_WINDOW_BYTES);
+    expect(windows[2]).toBeGreaterThanOrEqual(8 * INITIAL_WINDOW_BYTES);
+    expect(windows[3]).toBe(INITIAL_WINDOW_BYTES);
   });
 
   it('gives every new connection its own cold window', async () => {

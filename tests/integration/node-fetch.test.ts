@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../src/cli/node-fetch';
+import type { HttpRequest, HttpResponse } from '../../src/engine';
 import { contentSha256 } from '../support/content';
 import type { MirrorOptions } from '../support/mirror-server';
 import { MiB, useTestBed } from '../support/test-bed';
@@ -10,7 +11,7 @@ import { MiB, useTestBed } from '../support/test-bed';
 const bed = useTestBed();
 
 /** What a caller of fetch sees of a response: the facts the engine reads and the body's digest. */
-async function seen(response: Response) {
+async function seen(response: HttpResponse) {
   const hash = createHash('sha256');
   let bytes = 0;
   if (response.body) {
@@ -42,7 +43,7 @@ async function redirector(target: string, hops: number): Promise<string> {
 }
 
 describe('nodeFetch answers like fetch', () => {
-  const cases: Array<{ name: string; mirror: Partial<MirrorOptions>; init: RequestInit }> = [
+  const cases: Array<{ name: string; mirror: Partial<MirrorOptions>; init: HttpRequest }> = [
     { name: 'a whole file', mirror: { filename: 'a b.bin' }, init: {} },
     { name: 'a range, with If-Range', mirror: {}, init: { headers: { Range: 'bytes=1000-299999', 'If-Range': '"never"' } } },
     { name: 'a range', mirror: {}, init: { headers: { Range: 'bytes=70000-' } } },
@@ -183,8 +184,8 @@ describe('nodeFetch connections', () => {
       if (request === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst');
       else socket.destroy();
     });
-    expect(await (await nodeFetch(server.url)).text()).toBe('first');
-    expect(await (await nodeFetch(server.url)).text()).toBe('first');
+    expect(await new Response((await nodeFetch(server.url)).body).text()).toBe('first');
+    expect(await new Response((await nodeFetch(server.url)).body).text()).toBe('first');
     expect(server.connections()).toBe(2);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../src/cli/node-fetch';
+import type { HttpFetch } from '../../src/engine';
 import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
 import { MiB, useTestBed } from '../support/test-bed';
@@ -16,10 +17,9 @@ const publicUrl = (m: Mirror) => m.url.replace('127.0.0.1', PUBLIC_NAME);
  * Real fetch that records what each request was sent with. It stands in for DNS, too: the public
  * name is the mirror's loopback address (no test may leave the machine).
  */
-function recordingFetch(base: typeof fetch = fetch) {
+function recordingFetch(base: HttpFetch = fetch) {
   const sent: { url: string; credentials?: RequestCredentials; referrer?: string; redirect?: RequestRedirect }[] = [];
-  const fetcher: typeof fetch = (input, init) => {
-    const url = input instanceof Request ? input.url : input.toString();
+  const fetcher: HttpFetch = (url, init) => {
     sent.push({ url, credentials: init?.credentials, referrer: init?.referrer, redirect: init?.redirect });
     return base(url.replace(`//${PUBLIC_NAME}:`, '//127.0.0.1:'), init);
   };

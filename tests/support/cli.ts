@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The built `stitch` command (npm run build:cli), as users run it. */
 export const STITCH_BIN = fileURLToPath(new URL('../../bin/stitch.js', import.meta.url));
-const PEAK_RSS = fileURLToPath(new URL('./peak-rss.mjs', import.meta.url));
+const EXIT_REPORT = fileURLToPath(new URL('./exit-report.mjs', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -15,6 +15,8 @@ export interface CliResult {
   stderr: string;
   /** The child's peak resident memory, when it exited on its own. */
   peakRssBytes?: number;
+  /** The built-in modules it loaded (e.g. 'internal/deps/undici/undici'), when it exited on its own. */
+  loadedModules?: string[];
   /** Killed after `timeoutMs`. */
   timedOut: boolean;
 }
@@ -29,11 +31,11 @@ let runs = 0;
 /** Starts `stitch ARGS` in `cwd`; `done` resolves when it exits. */
 export function startStitch(args: string[], cwd: string, options: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
   // Outside `cwd`, so tests can assert that the folder holds exactly what the CLI made.
-  const rssFile = join(tmpdir(), `stitch-peak-rss-${process.pid}-${++runs}`);
-  const child = spawn(process.execPath, ['--import', PEAK_RSS, STITCH_BIN, ...args], {
+  const reportFile = join(tmpdir(), `stitch-exit-report-${process.pid}-${++runs}`);
+  const child = spawn(process.execPath, ['--import', EXIT_REPORT, STITCH_BIN, ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, STITCH_PEAK_RSS_FILE: rssFile },
+    env: { ...process.env, STITCH_EXIT_REPORT_FILE: reportFile },
   });
   let stdout = '';
   let stderr = '';
@@ -45,14 +47,14 @@ export function startStitch(args: string[], cwd: string, options: CliOptions = {
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      let peakRssBytes: number | undefined;
+      let report: { peakRssBytes?: number; modules?: string[] } = {};
       try {
-        peakRssBytes = Number(readFileSync(rssFile, 'utf8'));
-        rmSync(rssFile);
+        report = JSON.parse(readFileSync(reportFile, 'utf8')) as typeof report;
+        rmSync(reportFile);
       } catch {
         // Killed before it could write it.
       }
-      resolve({ code, signal, stdout, stderr, peakRssBytes, timedOut });
+      resolve({ code, signal, stdout, stderr, peakRssBytes: report.peakRssBytes, loadedModules: report.modules, timedOut });
     }),
   );
   return { child, done };

@@ -3,19 +3,26 @@
  * nor a real round trip): time is cut into rounds of `rttMs`; a round carries at most `window` bytes.
  * With slow start the window starts at 10 segments of 1460 B and doubles after every round that filled
  * it (a round held back by a rate cap does not grow it, as Linux does not grow an unused window), up to
- * `maxWindow`; a connection that sent nothing for `idleRestartMs` starts again from 10 segments (RFC 5681
- * §4.1, Linux's tcp_slow_start_after_idle). Without slow start the window is `maxWindow` from the start:
+ * `maxWindow`; a connection that sent nothing for longer than its retransmission timeout starts again from 10
+ * segments (RFC 5681 §4.1, Linux's tcp_slow_start_after_idle). Without slow start the window is `maxWindow` from the start:
  * a far server whose connections are limited by their receive window.
  */
 export const SEGMENT_BYTES = 1460;
 export const INITIAL_WINDOW_BYTES = 10 * SEGMENT_BYTES;
+
+/**
+ * Linux's retransmission timeout on a steady path: srtt + max(4·rttvar, 200 ms), with rttvar ≈ 0 on a
+ * steady emulated round trip: the round trip plus 200 ms. An idle connection restarts slow start past it.
+ */
+export const retransmissionTimeoutMs = (rttMs: number): number => rttMs + 200;
 
 export interface CongestionWindowOptions {
   rttMs: number;
   slowStart: boolean;
   /** Bytes per round trip at most; Infinity: only slow start (and the rate caps) limit it. */
   maxWindow: number;
-  idleRestartMs: number;
+  /** Silence that restarts slow start; by default the retransmission timeout of `rttMs`. */
+  idleRestartMs?: number;
 }
 
 export class CongestionWindow {
@@ -23,11 +30,13 @@ export class CongestionWindow {
   private roundStart: number | undefined;
   private roundSent = 0;
   private lastSentAt: number | undefined;
+  private readonly idleRestartMs: number;
 
   constructor(private readonly options: CongestionWindowOptions) {
     if (!(options.rttMs > 0)) throw new RangeError(`a congestion window needs a round trip > 0 ms, not ${options.rttMs}`);
     if (!(options.maxWindow > 0)) throw new RangeError(`bad window ${options.maxWindow}`);
     this.window = this.initial();
+    this.idleRestartMs = options.idleRestartMs ?? retransmissionTimeoutMs(options.rttMs);
   }
 
   /** The window of the current round, in bytes. */
@@ -37,7 +46,7 @@ export class CongestionWindow {
 
   /** A response's body starts: after a long enough silence the window is back to its initial size. */
   restartIfIdle(now: number): void {
-    if (this.lastSentAt !== undefined && now - this.lastSentAt >= this.options.idleRestartMs) {
+    if (this.lastSentAt !== undefined && now - this.lastSentAt > this.idleRestartMs) {
       this.window = this.initial();
       this.roundStart = undefined;
       this.roundSent = 0;

@@ -69,6 +69,11 @@ export interface MirrorOptions {
   rate?: number;
   /** Bytes/s of each connection. */
   connectionRate?: number;
+  /**
+   * The client's access link: mirrors given the same bucket share its rate (the bottleneck of a
+   * download from several fast mirrors is usually the user's own line, not any one server).
+   */
+  link?: TokenBucket;
   /** Delay before a response's headers. */
   latencyMs?: number;
   /** The round trip of slowStart and windowBytes; default latencyMs. */
@@ -216,9 +221,6 @@ function refererAllowed(referer: string | undefined, required: string | RegExp):
 }
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-
-/** A connection that sent nothing this long starts slow start again (Linux: the minimum RTO). */
-const IDLE_RESTART_MS = 200;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -426,10 +428,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
       window = windows.get(socket);
       if (!window) {
         const maxWindow = options.windowBytes ?? Infinity;
-        windows.set(
-          socket,
-          (window = new CongestionWindow({ rttMs, slowStart: options.slowStart === true, maxWindow, idleRestartMs: IDLE_RESTART_MS })),
-        );
+        windows.set(socket, (window = new CongestionWindow({ rttMs, slowStart: options.slowStart === true, maxWindow })));
       }
       window.restartIfIdle(performance.now());
       record.windowBytes = window.bytes;
@@ -454,7 +453,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
           else if (cutAt === fx.truncateAfterBytes) res.end();
           return; // stall: leave the response open
         }
-        const rates = [serverBucket.rate, connectionBucket?.rate].filter((r) => r !== undefined);
+        const rates = [serverBucket.rate, connectionBucket?.rate, options.link?.rate].filter((r) => r !== undefined);
         const maxPiece = rates.length === 0 ? CONTENT_CHUNK : Math.max(1, Math.min(CONTENT_CHUNK, Math.floor(Math.min(...rates) / 100)));
         const room = window?.room(performance.now());
         if (room?.bytes === 0) {
@@ -462,7 +461,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
           continue;
         }
         const n = Math.min(maxPiece, chunk.length - offset, cutAt - sent, room?.bytes ?? Infinity);
-        const wait = Math.max(serverBucket.reserve(n), connectionBucket?.reserve(n) ?? 0);
+        const wait = Math.max(serverBucket.reserve(n), connectionBucket?.reserve(n) ?? 0, options.link?.reserve(n) ?? 0);
         if (wait > 0) {
           await sleep(wait);
           if (closed) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CongestionWindow, INITIAL_WINDOW_BYTES } from '../support/congestion-window';
+import { CongestionWindow, INITIAL_WINDOW_BYTES, retransmissionTimeoutMs } from '../support/congestion-window';
 
 /** Sends as fast as the window lets from `from` for `ms`, in 1 ms steps; returns the bytes per round trip. */
 function sendFlat(window: CongestionWindow, from: number, ms: number, rttMs: number, cap = Infinity): number[] {
@@ -13,6 +13,23 @@ function sendFlat(window: CongestionWindow, from: number, ms: number, rttMs: num
     rounds[round] = (rounds[round] ?? 0) + n;
   }
   return rounds;
+}
+
+/**
+ * Warms a window over four round trips, then checks that it keeps its window after `keptMs` without
+ * sending and starts again from 10 segments 1 ms later.
+ */
+function expectRestartAfter(rttMs: number, keptMs: number, idleRestartMs?: number) {
+  const window = new CongestionWindow({ rttMs, slowStart: true, maxWindow: Infinity, idleRestartMs });
+  sendFlat(window, 0, 4 * rttMs, rttMs);
+  // The last bytes went when the fourth round trip opened.
+  const lastSentAt = 3 * rttMs;
+  expect(window.bytes).toBe(8 * INITIAL_WINDOW_BYTES);
+  window.restartIfIdle(lastSentAt + keptMs);
+  expect(window.bytes).toBe(8 * INITIAL_WINDOW_BYTES);
+  window.restartIfIdle(lastSentAt + keptMs + 1);
+  expect(window.bytes).toBe(INITIAL_WINDOW_BYTES);
+  return { window, restartedAt: lastSentAt + keptMs + 1 };
 }
 
 describe('CongestionWindow', () => {
@@ -36,15 +53,16 @@ describe('CongestionWindow', () => {
   });
 
   it('starts again from 10 segments only after idleRestartMs without sending', () => {
-    const window = new CongestionWindow({ rttMs: 10, slowStart: true, maxWindow: Infinity, idleRestartMs: 200 });
-    sendFlat(window, 0, 40, 10);
-    // The last bytes went at 30 ms, when the fourth round trip opened.
-    expect(window.bytes).toBe(8 * INITIAL_WINDOW_BYTES);
-    window.restartIfIdle(30 + 199);
-    expect(window.bytes).toBe(8 * INITIAL_WINDOW_BYTES);
-    window.restartIfIdle(30 + 200);
-    expect(window.bytes).toBe(INITIAL_WINDOW_BYTES);
-    expect(window.room(230)).toEqual({ bytes: INITIAL_WINDOW_BYTES, waitMs: 0 });
+    const { window, restartedAt } = expectRestartAfter(10, 200, 200);
+    expect(window.room(restartedAt)).toEqual({ bytes: INITIAL_WINDOW_BYTES, waitMs: 0 });
+  });
+
+  it('by default restarts after the retransmission timeout, about the round trip plus 200 ms, as Linux does', () => {
+    expect(retransmissionTimeoutMs(10)).toBe(210);
+    expect(retransmissionTimeoutMs(300)).toBe(500);
+    // A 300 ms connection asked for its next block a round trip after its last bytes keeps its window.
+    expectRestartAfter(300, 500);
+    expectRestartAfter(10, 210);
   });
 
   it('needs a round trip', () => {

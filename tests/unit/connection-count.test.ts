@@ -21,6 +21,45 @@ describe('ConnectionCount', () => {
     expect(policy.reason).toBe('at the maximum of 16 connections');
   });
 
+  it('judges each step within a few round trips once the connections are warm: 16 within 400 ms at 20 ms', () => {
+    // Every 100 ms before the 16 costs 12 MB/s here: the rate window is 100 ms (it was 150 ms: 460 ms to 16).
+    const policy = new ConnectionCount();
+    const trace = run(policy, { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 20 }, 2_000);
+    expect(firstTime(trace, (l) => l === 4)).toBeLessThanOrEqual(260);
+    expect(firstTime(trace, (l) => l === 16)).toBeLessThan(400);
+  });
+
+  it("does not keep a step whose gain the download's other servers lost (they share the user's line)", () => {
+    /** Observes every 25 ms for `ms`: this server at `rate` with the policy's count, the download at `download`. */
+    const feed = (policy: ConnectionCount, from: number, ms: number, rate: (n: number) => number, download: (n: number) => number) => {
+      for (let now = from; now <= from + ms; now += 25) {
+        const n = policy.limit(now);
+        policy.observe(now, { totalRate: rate(n), downloadRate: download(n), connections: n, rttMs: 20 });
+      }
+    };
+    // Four servers share a 16 MB/s line; this one's share grows with its count, the download's does not.
+    const shared = new ConnectionCount();
+    feed(
+      shared,
+      0,
+      3_000,
+      (n) => (16 * MB * n) / (n + 6),
+      () => 16 * MB,
+    );
+    expect(shared.limit(3_000)).toBeLessThanOrEqual(3);
+    expect(shared.reason).toMatch(/but the whole download only 0 % \(the servers share one line\)/);
+    // A server that caps each connection at 1 MB/s, its gains lost nowhere else: it grows.
+    const own = new ConnectionCount();
+    feed(
+      own,
+      0,
+      3_000,
+      (n) => n * MB,
+      (n) => 12 * MB + n * MB,
+    );
+    expect(own.limit(3_000)).toBeGreaterThanOrEqual(8);
+  });
+
   it('stays at the option or per-site maximum', () => {
     const policy = new ConnectionCount({ max: 6 });
     const trace = run(policy, { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 20 }, 10_000);
@@ -172,6 +211,31 @@ describe('ConnectionCount', () => {
     feed(1_000, 2_000, 11, 10.6 * MB);
     expect(policy.limit(2_000)).toBe(10);
     expect(policy.reason).toBe('steady at 10 connections: one more raised the rate only 6 %');
+  });
+
+  it('after a reset opens twice the count while the new connections warm up, then returns to it', () => {
+    const policy = new ConnectionCount();
+    // A server at 8 MB/s in all, 50 ms away: steady at two connections (4 MB/s each).
+    for (let now = 0; now <= 3_000; now += 25) policy.observe(now, { totalRate: 8 * MB, connections: policy.limit(now), rttMs: 50 });
+    expect(policy.limit(3_000)).toBe(2);
+    policy.reset(3_000);
+    // Slow start reaches 4 MB/s (200 kB per 50 ms round trip) in four round trips, and one more.
+    expect(policy.limit(3_000)).toBe(4);
+    expect(policy.limit(3_249)).toBe(4);
+    // Nothing is judged meanwhile: the doubled count is not a step.
+    for (let now = 3_025; now < 3_250; now += 25) policy.observe(now, { totalRate: 8 * MB, connections: 4, rttMs: 50 });
+    expect(policy.limit(3_250)).toBe(2);
+    expect(policy.reason).toBe('steady at 2 connections: one more raised the rate only 0 %');
+  });
+
+  it('after a reset stays within a known limit and the maximum', () => {
+    const limited = new ConnectionCount();
+    limited.refused(0, { status: 503, connections: 2 });
+    limited.reset(5_000);
+    expect(limited.limit(5_000)).toBe(2);
+    const capped = new ConnectionCount({ max: 3 });
+    capped.reset(0);
+    expect(capped.limit(0)).toBe(3);
   });
 
   it('rejects a maximum that is not a whole number ≥ 1', () => {

@@ -1,3 +1,4 @@
+import type { HttpFetch } from './fetch-port';
 import { formatBytes } from '../format-bytes';
 
 /** How much of a small document (a Metalink file) is read, and for how long. */
@@ -15,7 +16,7 @@ export interface TextLimits {
 export async function fetchBoundedText(
   url: string,
   what: string,
-  fetcher: typeof fetch,
+  fetcher: HttpFetch,
   limits: TextLimits,
   signal?: AbortSignal,
 ): Promise<{ text: string; url: string }> {

@@ -1,3 +1,4 @@
+import type { HttpResponse } from './fetch-port';
 import type { BlockWriter } from '../block-writer';
 import { DownloadError } from '../errors';
 import { formatBytes } from '../format-bytes';
@@ -21,7 +22,7 @@ const CLOSED = Symbol('closed');
 
 /** One request and its response, with a watchdog that aborts it when it goes silent. */
 export interface Exchange {
-  readonly response: Response;
+  readonly response: HttpResponse;
   readonly facts: ResponseFacts;
   /** Milliseconds from sending the request to its response headers. */
   readonly headersMs: number;
@@ -56,7 +57,7 @@ export async function openExchange(
   signal.addEventListener('abort', onAbort, { once: true });
   let answered = false;
   const watchdog = new Watchdog(controller, options.stallTimeoutMs, () => new StallError(options.stallTimeoutMs, answered));
-  const close = async (response?: Response) => {
+  const close = async (response?: HttpResponse) => {
     watchdog.stop();
     signal.removeEventListener('abort', onAbort);
     // Cancelling says the bytes read are no longer needed: a body its reader left at its last

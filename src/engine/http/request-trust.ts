@@ -1,3 +1,4 @@
+import type { HttpFetch, HttpRequest, HttpResponse } from './fetch-port';
 import { MirrorProblem } from '../scheduler/outcomes';
 
 /**
@@ -64,10 +65,10 @@ export function advertisedRefusal(url: string, primaryUrl: string): string | und
  * it ended is checked before a byte of the body is read. A redirect into a local network from a
  * public address is refused either way (MirrorProblem: that mirror is dropped).
  */
-export function trustedFetch(fetcher: typeof fetch, scope: TrustScope): typeof fetch {
+export function trustedFetch(fetcher: HttpFetch, scope: TrustScope): HttpFetch {
   const opaque = new Set<string>();
   return async (input, init) => {
-    let url = input instanceof Request ? input.url : String(input);
+    let url = input;
     for (let hop = 0; ; hop++) {
       // Known to redirect out of sight: skip the request whose answer cannot be used.
       if (opaque.has(url)) return followBlind(fetcher, url, init, scope);
@@ -90,7 +91,7 @@ export function trustedFetch(fetcher: typeof fetch, scope: TrustScope): typeof f
 }
 
 /** Follows redirects fetch does not show, with nothing to leak, and checks where they ended. */
-async function followBlind(fetcher: typeof fetch, url: string, init: RequestInit | undefined, scope: TrustScope): Promise<Response> {
+async function followBlind(fetcher: HttpFetch, url: string, init: HttpRequest | undefined, scope: TrustScope): Promise<HttpResponse> {
   const response = await fetcher(url, { ...init, credentials: 'omit', referrer: '', redirect: 'follow' });
   try {
     if (response.url && response.url !== url) refuseRedirect(url, response.url, scope);

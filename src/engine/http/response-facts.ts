@@ -1,3 +1,4 @@
+import type { HttpResponse } from './fetch-port';
 import {
   type ContentRange,
   isIdentityEncoding,
@@ -34,7 +35,7 @@ export interface ResponseFacts {
   url: string;
 }
 
-export function readResponseFacts(response: Response, now = Date.now()): ResponseFacts {
+export function readResponseFacts(response: HttpResponse, now = Date.now()): ResponseFacts {
   const h = response.headers;
   const etag = parseETag(h.get('etag'));
   const identityEncoding = isIdentityEncoding(h.get('content-encoding'));

@@ -6,49 +6,33 @@
  *   round trips); once the count in use has had time to warm up (slow start: the round trips
  *   a new connection needs to reach the rate of the others) and carried enough bytes, judge the step that
  *   led to it, over the last window of observations; a step whose added connections already clearly pay is
- *   taken before they are warm (a far server's slow start takes a second). The added connections pay when
- *   together they raised the server's total rate by `minGain` (10 %: clear of the noise) and each brought
- *   at least `minShare` of an average connection's rate. While steps pay, the count doubles (quadruples
+ *   taken before they are warm (a far server's slow start takes a second). Whether a step paid is
+ *   step-verdict.ts (the server's gain, each added connection's share, and the whole download's gain).
+ *   While steps pay, the count doubles (quadruples
  *   after a step that scaled almost linearly), so a server that caps each connection gets its 16 within
  *   three steps; a step that does not pay is undone and half of it tried, down to one connection: the
  *   count settles where one more does not pay.
  * - Hold: at the plateau, every `reprobeMs` try one connection more (the server may have room again) or
  *   one fewer: if the rate holds without it, it is given back, and then twice as many, while it holds.
  * - Back off: a 429 or 503, or a connection refused or reset before the headers, means the server's limit
- *   is the number of connections that were working. It is remembered; nothing new is opened until
- *   Retry-After (or an exponential back-off) has passed; and the limit is tried again at most once per
- *   `limitReprobeMs`, doubling after each refusal, so a server that allows two never sees a storm.
+ *   is the number of connections that were working (server-limit.ts: remembered, with its back-off).
+ * Slow start's part in judging a step is slow-start.ts; the rate over the last window, rate-window.ts.
  */
+import { ServerLimit, type ServerLimitOptions } from './server-limit';
+import { RateWindow, type RateWindowOptions } from './rate-window';
+import { farStartCount, warmupMs, type WarmupOptions } from './slow-start';
+import { stepGain, stepPays, type Measured, type StepVerdictOptions } from './step-verdict';
 
-export interface ConnectionCountOptions {
+export interface ConnectionCountOptions extends WarmupOptions, RateWindowOptions, ServerLimitOptions, StepVerdictOptions {
   /** The cap (the user's maximum, or a per-site override): at most this many, ever. */
   max: number;
   initial: number;
-  /** A step's added connections must raise the total rate by this share of it… */
-  minGain: number;
-  /** …and each bring at least this share of the average connection's rate. */
-  minShare: number;
   /** After a doubling whose connections each brought this share, the next step quadruples. */
   linearShare: number;
-  /**
-   * Rates right after a change are not judged while slow start may still hold the connections back: at least
-   * warmupMs, and the round trips it needs to reach their rate, at most warmupRtts (6: a window 64 × the initial one).
-   */
-  warmupMs: number;
-  warmupRtts: number;
-  /** Then the rate is averaged over max(measureMs, measureRtts round trips) and at least minMeasureBytes. */
-  measureMs: number;
-  measureRtts: number;
-  minMeasureBytes: number;
   /** The round trip assumed until an observation gives one. */
   defaultRttMs: number;
   /** At the plateau, a probe one up or one down this often. */
   reprobeMs: number;
-  /** Without Retry-After: the first back-off, doubled for each refusal in a row, up to maxBackoffMs. */
-  backoffMs: number;
-  maxBackoffMs: number;
-  /** Past a server's remembered limit, one try this long after the refusal, doubled after each new one. */
-  limitReprobeMs: number;
   /**
    * A server this far (its shortest round trip) starts with twice `initial`: each step waits out a slow
    * start of many long round trips, and a server that caps the total loses nothing to a few more.
@@ -61,10 +45,11 @@ export const DEFAULT_CONNECTION_COUNT: ConnectionCountOptions = {
   initial: 2,
   minGain: 0.1,
   minShare: 0.5,
+  minNetShare: 0.5,
   linearShare: 0.8,
   warmupMs: 100,
   warmupRtts: 6,
-  measureMs: 150,
+  measureMs: 100,
   measureRtts: 2,
   minMeasureBytes: 256 * 1024,
   defaultRttMs: 100,
@@ -82,6 +67,8 @@ export interface RateObservation {
   connections: number;
   /** The server's round trip, if known (e.g. the shortest time to the response headers). */
   rttMs?: number;
+  /** Bytes/s the whole download receives right now, from every server; default `totalRate` (one server). */
+  downloadRate?: number;
 }
 
 export interface Refusal {
@@ -92,17 +79,6 @@ export interface Refusal {
   connections: number;
 }
 
-/** Bytes a connection in slow start may send in its first round trip (RFC 6928: 10 segments). */
-const INITIAL_WINDOW_BYTES = 10 * 1460;
-
-/** Since the count in use last changed: bytes received, and (time, bytes so far) at the observations of the last window. */
-interface Measurement {
-  connections: number;
-  startedAt: number;
-  bytes: number;
-  samples: { at: number; bytes: number }[];
-}
-
 const percent = (share: number) => `${Math.round(share * 100)} %`;
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -111,20 +87,18 @@ export class ConnectionCount {
   private readonly options: ConnectionCountOptions;
   private target: number;
   /** The count and rate a change is judged against. */
-  private base: { count: number; rate: number } | undefined;
+  private base: Measured | undefined;
   /** After a step that did not pay, steps no longer double. */
   private refining = false;
   private plateauSince: number | undefined;
   private nextProbeUp = true;
-  private measurement: Measurement | undefined;
+  private readonly window: RateWindow;
+  private readonly refusals: ServerLimit;
   private rttMs: number;
-  private knownLimit: number | undefined;
-  private blockedUntil = 0;
-  private refusalsInRow = 0;
-  private limitRefusals = 0;
-  private limitProbeAt = 0;
   private why: string;
-  /** Started with twice `initial` for a far server. */
+  /** After a reset: twice the count until then. */
+  private rewarmUntil = -Infinity;
+  /** Started with more than `initial` for a far server. */
   private farStart = false;
 
   constructor(options: Partial<ConnectionCountOptions> = {}) {
@@ -133,6 +107,8 @@ export class ConnectionCount {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`the most connections per server must be a whole number ≥ 1, not ${max}`);
     this.target = Math.min(Math.max(1, initial), max);
     this.rttMs = this.options.defaultRttMs;
+    this.window = new RateWindow(this.options);
+    this.refusals = new ServerLimit(this.options);
     this.why = `starting with ${plural(this.target, 'connection')}`;
   }
 
@@ -140,18 +116,24 @@ export class ConnectionCount {
   get reason(): string {
     return this.why;
   }
-
   /** The server's remembered limit (from a refusal), if any. */
   get serverLimit(): number | undefined {
-    return this.knownLimit;
+    return this.refusals.known;
+  }
+
+  /** How many connections may be open now; 0 only while backing off from a refusal that left none working. */
+  limit(now: number): number {
+    const count = this.refusals.blocked(now) ? this.target : Math.max(1, this.target);
+    return now < this.rewarmUntil ? Math.min(this.options.max, this.refusals.known ?? Infinity, 2 * count) : count;
   }
 
   /**
-   * How many connections may be open to this server now. 0 only while backing off from a refusal
-   * that left no connection working: wait, then try one.
+   * Its connections broke together (a reset): the new ones start in slow start, where twice as many reach the
+   * rate a round trip sooner. Until they are warm, twice the count (within the cap and a known limit), unjudged.
    */
-  limit(now: number): number {
-    return now < this.blockedUntil ? this.target : Math.max(1, this.target);
+  reset(now: number): void {
+    const perConnection = this.base ? this.base.rate / this.base.count : 0;
+    this.rewarmUntil = now + warmupMs(perConnection, this.rttMs, this.options);
   }
 
   /** The server's total rate with `connections` transferring; call it regularly (e.g. with each progress tick). */
@@ -160,71 +142,34 @@ export class ConnectionCount {
       this.rttMs = observation.rttMs;
       this.startFar();
     }
-    const m = this.measurement;
-    if (!m || m.connections !== observation.connections) {
-      this.measurement = { connections: observation.connections, startedAt: now, bytes: 0, samples: [{ at: now, bytes: 0 }] };
-      return;
-    }
-    const last = m.samples.at(-1)!;
-    m.bytes += (observation.totalRate * Math.max(0, now - last.at)) / 1000;
-    m.samples.push({ at: now, bytes: m.bytes });
+    const connections = observation.connections;
+    this.window.add(now, observation.totalRate, connections, observation.downloadRate);
+    if (now < this.rewarmUntil) return;
     // Judged only once the count asked for is the count in use (the caller may not have opened them all yet).
-    if (m.connections !== this.limit(now) || m.connections === 0) return;
-    const { measureMs, measureRtts, minMeasureBytes } = this.options;
-    const window = Math.max(measureMs, measureRtts * this.rttMs);
-    // The last window: the latest observations spanning `window` and holding `minMeasureBytes`. Bytes a busy
-    // event loop did not read arrive in a burst after it: a window spans 3 times its longest gap between observations.
-    const samples = m.samples;
-    const enough = (from: number) => {
-      let gap = 0;
-      for (let i = from + 1; i < samples.length; i++) gap = Math.max(gap, samples[i]!.at - samples[i - 1]!.at);
-      const span = now - samples[from]!.at;
-      return span >= window && span >= 3 * gap && m.bytes - samples[from]!.bytes >= minMeasureBytes;
-    };
-    while (samples.length > 2 && enough(1)) samples.shift();
-    if (!enough(0)) return;
-    const first = samples[0]!;
-    const rate = ((m.bytes - first.bytes) / (now - first.at)) * 1000;
+    if (connections !== this.limit(now) || connections === 0) return;
+    const measured = this.window.rate(now, this.rttMs);
+    if (!measured) return;
+    const { rate, downloadRate, firstAt, startedAt } = measured;
+    const step = { count: connections, rate, downloadRate };
     // The last window lies past the warm-up, or the step already pays while its connections still warm up,
     // each added one bringing almost an average connection's rate (a margin no busy moment of the client fakes).
     const base = this.base;
-    const stepping = base !== undefined && m.connections > base.count;
-    const perConnection = stepping ? base.rate / base.count : rate / m.connections;
-    const warm = first.at - m.startedAt >= this.warmupMs(perConnection);
-    if (!warm && !(stepping && this.pays(base, m.connections, rate, this.options.linearShare))) return;
-    m.samples = [{ at: now, bytes: m.bytes }];
-    this.judge(now, m.connections, rate);
-  }
-
-  /**
-   * How long after a change rates are not judged: connections start in slow start (10 segments, doubling
-   * each round trip): the round trips one needs to reach `perConnection` and one more (a step: what an average
-   * connection carried before; else what each carries now: past that, slow start is not what holds them
-   * back), at most `warmupRtts`.
-   */
-  private warmupMs(perConnection: number): number {
-    const { warmupMs, warmupRtts } = this.options;
-    const windows = (perConnection * this.rttMs) / 1000 / INITIAL_WINDOW_BYTES;
-    const rtts = Math.min(warmupRtts, 1 + Math.max(1, Math.ceil(Math.log2(windows))));
-    return Math.max(warmupMs, rtts * this.rttMs);
-  }
-
-  /** Whether `count` connections at `rate` pay for the ones added since `base`, each bringing `minShare` of an average one. */
-  private pays(base: { count: number; rate: number }, count: number, rate: number, minShare = this.options.minShare): boolean {
-    const added = count - base.count;
-    const gain = rate - base.rate;
-    // Each added connection's gain, as a share of what an average connection carried before.
-    const share = gain / added / (base.rate / base.count);
-    return gain >= this.options.minGain * base.rate && share >= minShare;
+    const stepping = base !== undefined && connections > base.count;
+    const perConnection = stepping ? base.rate / base.count : rate / connections;
+    const warm = firstAt - startedAt >= warmupMs(perConnection, this.rttMs, this.options);
+    if (!warm && !(stepping && stepPays(base, step, this.options, this.options.linearShare))) return;
+    this.window.restart(now);
+    this.judge(now, step);
   }
 
   /** Doubles the first count once the server's round trip shows it far (before anything was judged or refused). */
   private startFar(): void {
     const { initial, max, farRttMs } = this.options;
-    if (this.farStart || this.base || this.knownLimit !== undefined || this.rttMs < farRttMs || this.target !== Math.min(initial, max))
-      return;
+    if (this.farStart || this.base || this.refusals.known !== undefined || this.target !== Math.min(initial, max)) return;
+    const count = farStartCount(this.rttMs, this.target, max, farRttMs);
+    if (count === undefined) return;
     this.farStart = true;
-    this.target = Math.min(max, 2 * this.target);
+    this.target = count;
     this.why = `a far server (${Math.round(this.rttMs)} ms away): starting with ${plural(this.target, 'connection')}`;
   }
 
@@ -232,40 +177,31 @@ export class ConnectionCount {
   refused(now: number, refusal: Refusal): void {
     const working = Math.max(0, refusal.connections);
     const what = refusal.status === undefined ? 'closed a new connection before answering' : `answered ${refusal.status}`;
-    const limit = Math.max(1, working);
-    this.knownLimit = Math.min(limit, this.knownLimit ?? limit);
-    // Refusals while already backing off (a step opened more than one) count once and do not extend it.
-    const { backoffMs, maxBackoffMs, limitReprobeMs } = this.options;
-    const inBurst = now < this.blockedUntil;
-    if (!inBurst) {
-      this.refusalsInRow++;
-      this.limitRefusals++;
-    }
-    const wait = refusal.retryAfterMs ?? Math.min(maxBackoffMs, backoffMs * 2 ** (this.refusalsInRow - 1));
-    if (!inBurst || refusal.retryAfterMs !== undefined) this.blockedUntil = Math.max(this.blockedUntil, now + wait);
-    if (!inBurst) this.limitProbeAt = now + Math.max(wait, limitReprobeMs * 2 ** (this.limitRefusals - 1));
-    this.target = working === 0 ? 0 : this.knownLimit;
+    const wait = this.refusals.refused(now, working, refusal.retryAfterMs);
+    const known = this.refusals.known!;
+    this.target = working === 0 ? 0 : known;
     this.base = undefined;
     this.refining = true;
     this.plateauSince = now;
     this.why =
       working === 0
         ? `the server ${what}; waiting ${seconds(wait)} before trying again`
-        : `the server allows ${plural(this.knownLimit, 'connection')}: it ${what} to one more`;
+        : `the server allows ${plural(known, 'connection')}: it ${what} to one more`;
   }
 
-  private judge(now: number, count: number, rate: number): void {
-    this.refusalsInRow = 0;
+  private judge(now: number, measured: Measured): void {
+    const { count, rate } = measured;
+    this.refusals.delivered();
     if (this.target === 0) this.target = 1;
     const base = this.base;
     if (!base && this.farStart && this.rttMs < this.options.farRttMs) {
       // Its first round trips were slow, not the server: no step from the doubled start until it is judged.
-      this.base = { count, rate };
+      this.base = measured;
       this.hold(now, `steady at ${plural(count, 'connection')}`);
       return;
     }
     if (!base || count === base.count) {
-      this.base = { count, rate };
+      this.base = measured;
       this.nextStep(now, count);
       return;
     }
@@ -273,12 +209,9 @@ export class ConnectionCount {
       const added = count - base.count;
       const gain = rate - base.rate;
       const share = gain / added / (base.rate / base.count);
-      if (this.pays(base, count, rate)) {
-        if (this.knownLimit !== undefined && count > this.knownLimit) {
-          this.knownLimit = undefined;
-          this.limitRefusals = 0;
-        }
-        this.base = { count, rate };
+      if (stepPays(base, measured, this.options)) {
+        this.refusals.surpassed(count);
+        this.base = measured;
         this.plateauSince = undefined;
         // Doubling, or quadrupling after a step that scaled almost linearly (not the first: it has no reference).
         this.grow(now, count, this.refining ? added : share >= this.options.linearShare ? 3 * count : count);
@@ -290,14 +223,11 @@ export class ConnectionCount {
         // Undo the step and try half of it.
         this.refining = true;
         this.target = base.count + Math.floor(added / 2);
-        this.why = `${base.count} → ${count} connections raised the rate only ${percent(Math.max(0, gain) / base.rate)}; trying ${this.target}`;
+        this.why = `${base.count} → ${count} connections raised the rate ${stepGain(base, measured, this.options)}; trying ${this.target}`;
         return;
       }
       this.target = base.count;
-      this.hold(
-        now,
-        `steady at ${plural(base.count, 'connection')}: one more raised the rate only ${percent(Math.max(0, gain) / base.rate)}`,
-      );
+      this.hold(now, `steady at ${plural(base.count, 'connection')}: one more raised the rate ${stepGain(base, measured, this.options)}`);
       return;
     }
     // A probe down from the plateau: keep the lower count if the rate held without the ones removed.
@@ -309,7 +239,7 @@ export class ConnectionCount {
       return;
     }
     // Given back; while that holds, give back twice as many, at most half of those left.
-    this.base = { count, rate };
+    this.base = measured;
     this.hold(now, `gave back ${plural(removed, 'connection')} that no longer raised the rate`);
     this.target = Math.max(Math.ceil(count / 2), count - 2 * removed);
   }
@@ -354,8 +284,6 @@ export class ConnectionCount {
 
   /** The most the count may try now: the cap, and the server's limit until it is due for another try. */
   private ceiling(now: number): number {
-    const { max } = this.options;
-    if (this.knownLimit === undefined) return max;
-    return Math.min(max, now >= this.limitProbeAt ? this.knownLimit + 1 : this.knownLimit);
+    return this.refusals.ceiling(now, this.options.max);
   }
 }

@@ -60,6 +60,11 @@ export class MirrorSet {
     return mirror;
   }
 
+  /** Body bytes received from every mirror so far. */
+  get bytesReceived(): number {
+    return this.mirrors.reduce((sum, m) => sum + m.bytes, 0);
+  }
+
   get primary(): MirrorState {
     return this.mirrors[0]!;
   }

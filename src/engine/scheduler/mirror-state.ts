@@ -2,9 +2,7 @@ import { RateMeter } from '../rate-meter';
 import { backoffDelay } from '../retry';
 import type { SourceHint } from '../sources/hrw';
 import { ConnectionCount, type ConnectionCountOptions } from './connection-count';
-
-/** Requests of one mirror that break within this much of each other broke together (a reset, an outage). */
-const TOGETHER_MS = 100;
+import { RefusalOrReset } from './refusal-or-reset';
 
 /**
  * probing: its first bytes are being fetched; tentative: working before the primary answered,
@@ -67,11 +65,9 @@ export class MirrorState {
   readonly connectionCount: ConnectionCount;
   private readonly meter: RateMeter;
   /** Bytes and time at the last observation fed to the connection count. */
-  private observed = { bytes: 0, at: 0 };
-  /** When its requests last broke (before or during a body), newest last. */
-  private breaks: number[] = [];
-  /** When a new connection was closed before answering while others were open: maybe a refusal. */
-  private closedBeforeAnswer: { at: number; working: number } | undefined;
+  private observed = { bytes: 0, downloadBytes: 0, at: 0 };
+  /** Whether a connection closed before answering was a refusal (for the connection count) or a reset. */
+  private readonly refusalOrReset = new RefusalOrReset();
 
   constructor(
     readonly id: number,
@@ -92,31 +88,31 @@ export class MirrorState {
 
   /** A request of it broke: before its headers or mid-body. */
   broke(now: number): void {
-    this.breaks.push(now);
-    if (this.breaks.length > 16) this.breaks.shift();
+    if (this.refusalOrReset.broke(now)) this.connectionCount.reset(now);
+  }
+
+  /** A new connection was closed before any header while `working` others to it were open. */
+  closedBeforeAnswering(now: number, working: number): void {
+    this.refusalOrReset.closedBeforeAnswering(now, working);
   }
 
   /**
-   * A new connection was closed before any header while others to it were open. Alone, that is the server
-   * refusing one more; with others breaking at the same moment, a reset. Decided once that moment is past.
+   * Feeds the connection count with the rate since the last call, its own and the whole download's (`downloadBytes`:
+   * received from every mirror so far), and refusals once known (called every tick).
    */
-  closedBeforeAnswering(now: number, working: number): void {
-    this.closedBeforeAnswer ??= { at: now, working };
-  }
-
-  /** Feeds the connection count with the rate since the last call, and refusals once known (called every tick). */
-  observeConnections(now: number): void {
-    const closed = this.closedBeforeAnswer;
-    if (closed && now - closed.at > TOGETHER_MS) {
-      this.closedBeforeAnswer = undefined;
-      const together = this.breaks.filter((at) => Math.abs(at - closed.at) <= TOGETHER_MS).length;
-      if (together <= 1) this.connectionCount.refused(now, { connections: closed.working });
-    }
-    const { bytes, at } = this.observed;
-    this.observed = { bytes: this.bytes, at: now };
-    if (at === 0 || now <= at) return;
-    const totalRate = ((this.bytes - bytes) * 1000) / (now - at);
-    this.connectionCount.observe(now, { totalRate, connections: this.inFlight, rttMs: this.minRttMs });
+  observeConnections(now: number, downloadBytes: number): void {
+    const working = this.refusalOrReset.refusal(now);
+    if (working !== undefined) this.connectionCount.refused(now, { connections: working });
+    const before = this.observed;
+    this.observed = { bytes: this.bytes, downloadBytes, at: now };
+    if (before.at === 0 || now <= before.at) return;
+    const perSecond = (bytes: number) => (bytes * 1000) / (now - before.at);
+    this.connectionCount.observe(now, {
+      totalRate: perSecond(this.bytes - before.bytes),
+      downloadRate: perSecond(downloadBytes - before.downloadBytes),
+      connections: this.inFlight,
+      rttMs: this.minRttMs,
+    });
   }
 
   received(bytes: number, now = Date.now()): void {

@@ -18,7 +18,8 @@ import { discoveryRequest, mirrorsToProbe } from './probing';
 import { Reference } from './reference';
 import { streamingDecisions } from './streaming-priority';
 
-const TICK_MS = 50;
+/** The connection count judges rates over at least three gaps between ticks: at 50 ms a window took 150 ms. */
+const TICK_MS = 25;
 
 /**
  * The loop of dynamic parallel access (Rodriguez & Biersack) with CoBlitz's deadlines and
@@ -168,7 +169,7 @@ export class MirrorScheduler {
       if (request.group.attempts === 1) this.window.deadlineMissed();
       lateDecisions(request, this.lateContext(now)).forEach((d) => this.carryOut(d));
     }
-    for (const mirror of this.sources.mirrors) if (mirror.phase === 'active') mirror.observeConnections(now);
+    for (const mirror of this.sources.mirrors) if (mirror.phase === 'active') mirror.observeConnections(now, this.sources.bytesReceived);
     this.sources.report(false);
     this.pump();
   }

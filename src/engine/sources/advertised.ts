@@ -1,3 +1,4 @@
+import type { HttpFetch } from '../http/fetch-port';
 import type { ExpectedIntegrity } from '../job-state';
 import { toHexDigests } from '../integrity/expected';
 import { bytesToHex } from '../integrity/digests';
@@ -69,7 +70,7 @@ export const METALINK_LIMITS: TextLimits = { maxBytes: 4 * 1024 * 1024, timeoutM
 /** Fetches and parses a Metalink description; throws with a readable reason. */
 export async function fetchMetalink(
   url: string,
-  fetcher: typeof fetch,
+  fetcher: HttpFetch,
   signal?: AbortSignal,
   limits = METALINK_LIMITS,
 ): Promise<MetalinkFile[]> {

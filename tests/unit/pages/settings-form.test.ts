@@ -20,6 +20,7 @@ describe('settingsToForm / formToSettings', () => {
       rules: [],
       notifyFailed: true,
       notifyCompleted: false,
+      saveWhileDownloading: false,
     });
   });
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { UiPort } from '../../../src/background/browser-api';
-import { aheadBytes, PlaybackHub, type BytesChange, type PlaybackJobs } from '../../../src/background/playback';
-import { normalizeRanges, removeRange, type Playback } from '../../../src/engine';
-import { PLAYER_PORT, type JobView, type PlayerPortMessage } from '../../../src/messages';
-import type { ByteRange } from '../../../src/engine/ranges';
+import { aheadBytes, PlaybackHub } from '../../../src/background/playback';
+import type { Playback } from '../../../src/engine';
+import { PLAYER_PORT, type PlayerPortMessage } from '../../../src/messages';
 import { jobView } from '../pages/fixtures';
+import { fakePlaybackJob } from './fake-playback-job';
 
 /** A player port the test drives: it posts as the page would and reads what the hub posts. */
 function playerPort() {
@@ -25,38 +25,9 @@ function playerPort() {
 }
 
 function setup() {
-  let stored: ByteRange[] = [{ start: 0, end: 100 }];
-  let reads = 0;
-  const calls: string[] = [];
-  const playbacks: (readonly Playback[])[] = [];
-  const watchers = new Set<(change: BytesChange) => void>();
-  let view: JobView = jobView({ id: 'j', size: 40_000_000 });
-  const jobs: PlaybackJobs = {
-    get: (id) => (id === 'j' ? view : undefined),
-    setPlayback: (_id, cursors) => void playbacks.push(cursors),
-    holdBytes: (id) => {
-      calls.push(`hold ${id}`);
-      return () => void calls.push(`release ${id}`);
-    },
-    bytesFreed: () => false,
-    watchBytes: (_id, listener) => {
-      watchers.add(listener);
-      return () => void watchers.delete(listener);
-    },
-  };
-  const store = {
-    storedRanges: async () => {
-      reads++;
-      return stored;
-    },
-  };
-  const hub = new PlaybackHub({ jobs: async () => jobs, store: async () => store, idleMs: 50 });
-  /** The job's bytes change as the engine announces it: the store, then the event. */
-  const change = (kind: BytesChange['kind'], start: number, end: number) => {
-    stored = kind === 'stored' ? normalizeRanges([...stored, { start, end }]) : removeRange(stored, { start, end });
-    for (const watcher of watchers) watcher({ kind, range: { start, end } });
-  };
-  return { hub, calls, playbacks, watchers, change, reads: () => reads, setView: (v: JobView) => (view = v) };
+  const job = fakePlaybackJob(jobView({ id: 'j', size: 40_000_000 }), [{ start: 0, end: 100 }]);
+  const hub = new PlaybackHub({ jobs: async () => job.jobs, store: async () => job.store, idleMs: 50 });
+  return { hub, ...job };
 }
 
 const settle = (ms = 20) => new Promise((r) => setTimeout(r, ms));

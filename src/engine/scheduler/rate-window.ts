@@ -1,0 +1,84 @@
+/**
+ * A server's total rate since its connection count last changed, over the last window of observations.
+ * Pure: the caller passes the time.
+ */
+
+export interface RateWindowOptions {
+  /** The window spans at least max(measureMs, measureRtts round trips)… */
+  measureMs: number;
+  measureRtts: number;
+  /** …and holds at least this many bytes. */
+  minMeasureBytes: number;
+}
+
+/**
+ * Rates over the last window, the server's and the whole download's: `firstAt` is where the window starts,
+ * `startedAt` when the count last changed.
+ */
+export interface WindowRate {
+  rate: number;
+  downloadRate: number;
+  firstAt: number;
+  startedAt: number;
+}
+
+export class RateWindow {
+  private connections: number | undefined;
+  private startedAt = 0;
+  private bytes = 0;
+  private downloadBytes = 0;
+  /** (time, bytes so far) at the observations of the last window. */
+  private samples: { at: number; bytes: number; downloadBytes: number }[] = [];
+
+  constructor(private readonly options: RateWindowOptions) {}
+
+  /**
+   * Adds an observation: the server's `totalRate` since the previous one, with `connections` transferring, and
+   * the whole download's rate (one server: the same); starts again when the count changes.
+   */
+  add(now: number, totalRate: number, connections: number, downloadRate = totalRate): void {
+    if (this.connections !== connections) {
+      this.connections = connections;
+      this.startedAt = now;
+      this.bytes = 0;
+      this.downloadBytes = 0;
+      this.samples = [{ at: now, bytes: 0, downloadBytes: 0 }];
+      return;
+    }
+    const seconds = Math.max(0, now - this.samples.at(-1)!.at) / 1000;
+    this.bytes += totalRate * seconds;
+    this.downloadBytes += downloadRate * seconds;
+    this.samples.push({ at: now, bytes: this.bytes, downloadBytes: this.downloadBytes });
+  }
+
+  /** The rate over the last window, once the observations since the count changed span enough. */
+  rate(now: number, rttMs: number): WindowRate | undefined {
+    const samples = this.samples;
+    if (samples.length < 2) return undefined;
+    const { measureMs, measureRtts, minMeasureBytes } = this.options;
+    const window = Math.max(measureMs, measureRtts * rttMs);
+    // Bytes a busy event loop did not read arrive in a burst after it: a window spans 3 times its longest
+    // gap between observations.
+    const enough = (from: number) => {
+      let gap = 0;
+      for (let i = from + 1; i < samples.length; i++) gap = Math.max(gap, samples[i]!.at - samples[i - 1]!.at);
+      const span = now - samples[from]!.at;
+      return span >= window && span >= 3 * gap && this.bytes - samples[from]!.bytes >= minMeasureBytes;
+    };
+    while (samples.length > 2 && enough(1)) samples.shift();
+    if (!enough(0)) return undefined;
+    const first = samples[0]!;
+    const ms = now - first.at;
+    return {
+      rate: ((this.bytes - first.bytes) / ms) * 1000,
+      downloadRate: ((this.downloadBytes - first.downloadBytes) / ms) * 1000,
+      firstAt: first.at,
+      startedAt: this.startedAt,
+    };
+  }
+
+  /** The rate was used: the next one is measured from now, on fresh observations. */
+  restart(now: number): void {
+    this.samples = [{ at: now, bytes: this.bytes, downloadBytes: this.downloadBytes }];
+  }
+}

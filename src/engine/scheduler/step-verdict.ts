@@ -1,0 +1,45 @@
+/**
+ * Whether a step of a server's connection count paid for the connections it added. Pure.
+ *
+ * The added connections pay when together they raised the server's rate by `minGain` of it (clear of the
+ * noise), each brought at least `minShare` of what an average connection carried before, and the whole
+ * download gained at least `minNetShare` of what the server gained: where fast servers share the user's
+ * line (or a busy client), one server's gain is the others' loss, and every server would otherwise grow to the cap.
+ */
+
+export interface StepVerdictOptions {
+  /** The added connections must raise the server's rate by this share of it… */
+  minGain: number;
+  /** …each bring at least this share of the average connection's rate… */
+  minShare: number;
+  /** …and the whole download gain at least this share of what the server gained. */
+  minNetShare: number;
+}
+
+/** A count and the rates it brought: the server's, and the whole download's (all its servers). */
+export interface Measured {
+  count: number;
+  rate: number;
+  downloadRate: number;
+}
+
+const percent = (share: number) => `${Math.round(share * 100)} %`;
+
+export function stepPays(base: Measured, step: Measured, options: StepVerdictOptions, minShare = options.minShare): boolean {
+  const added = step.count - base.count;
+  const gain = step.rate - base.rate;
+  const share = gain / added / (base.rate / base.count);
+  const netGain = step.downloadRate - base.downloadRate;
+  return gain >= options.minGain * base.rate && share >= minShare && netGain >= options.minNetShare * gain;
+}
+
+/** How much a step raised the rate, in plain words: "83 %", "only 7 %", or what the rest of the download lost. */
+export function stepGain(base: Measured, step: Measured, options: StepVerdictOptions): string {
+  const gain = step.rate - base.rate;
+  if (gain < options.minGain * base.rate) return `only ${percent(Math.max(0, gain) / base.rate)}`;
+  const net = step.downloadRate - base.downloadRate;
+  if (net < options.minNetShare * gain) {
+    return `${percent(gain / base.rate)}, but the whole download only ${percent(Math.max(0, net) / base.downloadRate)} (the servers share one line)`;
+  }
+  return percent(gain / base.rate);
+}

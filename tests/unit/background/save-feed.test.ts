@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { SaveFeed } from '../../../src/background/save-feed';
+import type { DownloadStore } from '../../../src/engine';
+
+const bytes = (length: number, fill: number) => new Uint8Array(length).fill(fill);
+
+describe('SaveFeed', () => {
+  it('hands a save the blocks just stored at its position, as copies, once each', () => {
+    const feed = new SaveFeed(100);
+    feed.open('j', 0);
+    const lent = bytes(10, 1);
+    feed.stored('j', 0, lent);
+    lent.fill(9); // the engine reuses its buffer
+    expect(feed.take('j', 0, 100)).toEqual(bytes(10, 1));
+    expect(feed.take('j', 0, 100)).toBeUndefined();
+  });
+
+  it('keeps nothing for a job without a save, behind the save, or past its window', () => {
+    const feed = new SaveFeed(20);
+    feed.stored('j', 0, bytes(10, 1));
+    feed.open('j', 10);
+    feed.stored('j', 0, bytes(10, 1)); // behind
+    feed.stored('j', 25, bytes(10, 1)); // past 10 + 20
+    feed.stored('j', 10, bytes(10, 2));
+    feed.stored('j', 20, bytes(10, 3));
+    feed.stored('j', 30, bytes(1, 4)); // the window is full
+    expect(feed.take('j', 0, 100)).toBeUndefined();
+    expect(feed.take('j', 25, 100)).toBeUndefined();
+    expect(feed.take('j', 10, 100)).toEqual(bytes(10, 2));
+    expect(feed.take('j', 20, 100)).toEqual(bytes(10, 3));
+    expect(feed.take('j', 30, 100)).toBeUndefined();
+  });
+
+  it('splits a block at what the save may send now, and never returns an empty piece', () => {
+    const feed = new SaveFeed(100);
+    feed.open('j', 0);
+    feed.stored(
+      'j',
+      0,
+      Uint8Array.from({ length: 10 }, (_, i) => i),
+    );
+    expect(feed.take('j', 0, 4)).toEqual(Uint8Array.from([0, 1, 2, 3]));
+    expect(feed.take('j', 4, 0)).toBeUndefined();
+    expect(feed.take('j', 4, 100)).toEqual(Uint8Array.from([4, 5, 6, 7, 8, 9]));
+  });
+
+  it('drops kept blocks that are discarded, that the save went past, or when the save ends', async () => {
+    const feed = new SaveFeed(100);
+    const close = feed.open('j', 0);
+    for (const offset of [0, 10, 20, 30]) feed.stored('j', offset, bytes(10, offset));
+    feed.advance('j', 20);
+    expect(feed.take('j', 0, 100)).toBeUndefined();
+    expect(feed.take('j', 10, 100)).toBeUndefined();
+    const store = feed.feeding({
+      discardRange: async () => {},
+      writeBlock: async () => {},
+    } as unknown as DownloadStore);
+    await store.discardRange('j', 25, 26);
+    expect(feed.take('j', 20, 100)).toBeUndefined();
+    close();
+    expect(feed.take('j', 30, 100)).toBeUndefined();
+    // A tapped store's writes reach a save that is open.
+    feed.open('j', 0);
+    await store.writeBlock('j', 0, bytes(5, 7));
+    expect(feed.take('j', 0, 100)).toEqual(bytes(5, 7));
+  });
+});

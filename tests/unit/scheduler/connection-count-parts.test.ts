@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { RateWindow } from '../../../src/engine/scheduler/rate-window';
+import { RefusalOrReset, TOGETHER_MS } from '../../../src/engine/scheduler/refusal-or-reset';
+import { ServerLimit } from '../../../src/engine/scheduler/server-limit';
+import { farStartCount, INITIAL_WINDOW_BYTES, warmupMs } from '../../../src/engine/scheduler/slow-start';
+
+const MB = 1_000_000;
+
+describe('warmupMs', () => {
+  const options = { warmupMs: 100, warmupRtts: 6 };
+  it('waits the round trips slow start needs to reach what a connection carries, and one more', () => {
+    // 1 MB/s at 50 ms: 50 kB per round trip, under 4 initial windows: two doublings, then one more round trip.
+    expect(warmupMs(1 * MB, 50, options)).toBe(3 * 50);
+    // 16 initial windows: four doublings and one.
+    expect(warmupMs((16 * INITIAL_WINDOW_BYTES * 1000) / 100, 100, options)).toBe(5 * 100);
+  });
+  it('is at least warmupMs and at most warmupRtts round trips', () => {
+    expect(warmupMs(1, 10, options)).toBe(100);
+    expect(warmupMs(1_000 * MB, 150, options)).toBe(6 * 150);
+  });
+});
+
+describe('farStartCount', () => {
+  it('doubles the first count for a server at least farRttMs away, within the maximum', () => {
+    expect(farStartCount(150, 2, 16, 120)).toBe(4);
+    expect(farStartCount(150, 2, 3, 120)).toBe(3);
+    expect(farStartCount(119, 2, 16, 120)).toBeUndefined();
+  });
+});
+
+describe('RateWindow', () => {
+  const options = { measureMs: 150, measureRtts: 2, minMeasureBytes: 256 * 1024 };
+  it('gives the rate once the window spans enough time and bytes, over the last window only', () => {
+    const window = new RateWindow(options);
+    window.add(0, 0, 4);
+    for (let now = 20; now <= 100; now += 20) window.add(now, 4 * MB, 4);
+    expect(window.rate(100, 20)).toBeUndefined(); // 100 ms: shorter than 150 ms
+    for (let now = 120; now <= 400; now += 20) window.add(now, now <= 200 ? 4 * MB : 8 * MB, 4);
+    const measured = window.rate(400, 20)!;
+    expect(measured.startedAt).toBe(0);
+    // The window keeps the latest observations spanning 150 ms: the 8 MB/s since 200 ms.
+    expect(measured.firstAt).toBeGreaterThanOrEqual(200);
+    expect(measured.rate).toBeCloseTo(8 * MB, -3);
+  });
+  it('starts again when the count changes, and after a rate was used', () => {
+    const window = new RateWindow(options);
+    for (let now = 0; now <= 400; now += 20) window.add(now, 4 * MB, 4);
+    expect(window.rate(400, 20)).toBeDefined();
+    window.restart(400);
+    expect(window.rate(400, 20)).toBeUndefined();
+    window.add(420, 4 * MB, 8);
+    window.add(440, 4 * MB, 8);
+    expect(window.rate(440, 20)).toBeUndefined();
+  });
+  it('spans three times its longest gap between observations', () => {
+    const window = new RateWindow(options);
+    window.add(0, 0, 4);
+    window.add(300, 16 * MB, 4); // one observation after a 300 ms pause
+    window.add(350, 16 * MB, 4);
+    expect(window.rate(350, 20)).toBeUndefined(); // 350 ms < 3 × 300 ms
+    for (let now = 400; now <= 900; now += 50) window.add(now, 16 * MB, 4);
+    expect(window.rate(900, 20)).toBeDefined();
+  });
+});
+
+describe('ServerLimit', () => {
+  const options = { backoffMs: 1_000, maxBackoffMs: 60_000, limitReprobeMs: 30_000 };
+  it('remembers the fewest working connections and tries one more only after limitReprobeMs, doubling', () => {
+    const limit = new ServerLimit(options);
+    expect(limit.ceiling(0, 16)).toBe(16);
+    expect(limit.refused(0, 2, undefined)).toBe(1_000);
+    expect(limit.known).toBe(2);
+    expect(limit.ceiling(29_999, 16)).toBe(2);
+    expect(limit.ceiling(30_000, 16)).toBe(3);
+    limit.delivered();
+    limit.refused(30_000, 3, undefined);
+    expect(limit.known).toBe(2);
+    expect(limit.ceiling(89_999, 16)).toBe(2);
+    expect(limit.ceiling(90_000, 16)).toBe(3);
+  });
+  it('blocks until Retry-After, else backs off exponentially; a burst counts once', () => {
+    const limit = new ServerLimit(options);
+    expect(limit.refused(0, 0, 3_000)).toBe(3_000);
+    expect(limit.blocked(2_999)).toBe(true);
+    expect(limit.blocked(3_000)).toBe(false);
+    limit.refused(3_000, 0, undefined);
+    limit.refused(3_010, 0, undefined); // the same burst: no longer back-off
+    expect(limit.blocked(4_999)).toBe(true);
+    expect(limit.blocked(5_000)).toBe(false);
+    expect(limit.refused(5_000, 0, undefined)).toBe(4_000);
+    limit.delivered();
+    expect(limit.refused(20_000, 0, undefined)).toBe(1_000);
+  });
+  it('forgets the limit once more connections paid', () => {
+    const limit = new ServerLimit(options);
+    limit.refused(0, 2, undefined);
+    limit.surpassed(2);
+    expect(limit.known).toBe(2);
+    limit.surpassed(3);
+    expect(limit.known).toBeUndefined();
+  });
+});
+
+describe('RefusalOrReset', () => {
+  it('takes a lone close before answering for a refusal, once the moment is past', () => {
+    const judge = new RefusalOrReset();
+    judge.broke(1_000);
+    judge.closedBeforeAnswering(1_000, 3);
+    expect(judge.refusal(1_000 + TOGETHER_MS)).toBeUndefined();
+    expect(judge.refusal(1_001 + TOGETHER_MS)).toBe(3);
+    expect(judge.refusal(2_000)).toBeUndefined(); // decided once
+  });
+  it('takes it for a reset when other requests broke at the same moment', () => {
+    const judge = new RefusalOrReset();
+    judge.broke(990);
+    judge.broke(1_000);
+    judge.closedBeforeAnswering(1_000, 3);
+    judge.broke(1_050);
+    expect(judge.refusal(1_200)).toBeUndefined();
+  });
+  it('reports a reset once, at the second request that broke with another', () => {
+    const judge = new RefusalOrReset();
+    expect(judge.broke(1_000)).toBe(false);
+    expect(judge.broke(1_010)).toBe(true);
+    expect(judge.broke(1_020)).toBe(false);
+    expect(judge.broke(1_500)).toBe(false); // alone: not a reset
+    expect(judge.broke(2_000)).toBe(false);
+    expect(judge.broke(2_005)).toBe(true);
+  });
+  it('ignores breaks long before or after', () => {
+    const judge = new RefusalOrReset();
+    judge.broke(500);
+    judge.broke(1_000);
+    judge.closedBeforeAnswering(1_000, 1);
+    expect(judge.refusal(1_200)).toBe(1);
+  });
+});

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONNECTION_COUNT } from '../../../src/engine/scheduler/connection-count';
+import { stepGain, stepPays } from '../../../src/engine/scheduler/step-verdict';
+
+const MB = 1_000_000;
+const options = DEFAULT_CONNECTION_COUNT;
+
+describe('stepPays: whether added connections paid', () => {
+  const base = { count: 2, rate: 4 * MB, downloadRate: 16 * MB };
+
+  it('takes a step that raised the server and the download alike', () => {
+    const step = { count: 4, rate: 8 * MB, downloadRate: 20 * MB };
+    expect(stepPays(base, step, options)).toBe(true);
+    expect(stepGain(base, step, options)).toBe('100 %');
+  });
+
+  it('refuses a step within the noise, or whose connections each brought too little', () => {
+    expect(stepPays(base, { count: 4, rate: 4.3 * MB, downloadRate: 16.3 * MB }, options)).toBe(false);
+    expect(stepGain(base, { count: 4, rate: 4.3 * MB, downloadRate: 16.3 * MB }, options)).toBe('only 8 %');
+    // +25 %, but over six more connections: each brought a sixth of an average one.
+    expect(stepPays(base, { count: 8, rate: 5 * MB, downloadRate: 17 * MB }, options)).toBe(false);
+  });
+
+  it("refuses a step whose gain the download's other servers lost", () => {
+    const step = { count: 4, rate: 6.4 * MB, downloadRate: 16.2 * MB };
+    expect(stepPays(base, step, options)).toBe(false);
+    expect(stepGain(base, step, options)).toBe('60 %, but the whole download only 1 % (the servers share one line)');
+    // Half of the gain is the download's own: it pays.
+    expect(stepPays(base, { ...step, downloadRate: 17.2 * MB }, options)).toBe(true);
+  });
+
+  it('asks a step judged before its connections are warm for a larger share of each', () => {
+    const step = { count: 4, rate: 7 * MB, downloadRate: 19 * MB };
+    expect(stepPays(base, step, options)).toBe(true);
+    expect(stepPays(base, step, options, options.linearShare)).toBe(false);
+  });
+});
