@@ -232,7 +232,15 @@ test('a server answering 503 shows Retrying within 2 s, not a healthy download',
   const started = Date.now();
   const { job } = (await request(popup, { type: 'add-url', url: server.url })).value!;
   const row = popup.locator(`[data-job-id="${job.id}"]`);
-  await expect.poll(() => row.getByTestId('job-state').textContent(), { timeout: 2_000, interval: 50 }).toBe('Retrying');
+  await expect
+    .poll(() => row.getByTestId('job-state').textContent(), { timeout: 2_000, interval: 50 })
+    .toBe('Retrying')
+    .catch(async (error: unknown) => {
+      // Whether the browser was late to ask or the popup late to say it: the requests' times and the job as the worker sees it.
+      const asked = server.stats.requests.map((r) => `${r.status} at ${r.startedAt - started} ms`).join(', ');
+      const jobs = (await request(popup, { type: 'list-jobs' })).value!.jobs;
+      throw new Error(`${String(error)}; requests: ${asked || 'none'}; job: ${JSON.stringify(jobs)}`);
+    });
   const shownAfter = Date.now() - started;
   console.log(`503: Retrying shown ${shownAfter} ms after the download was added`);
   expect(shownAfter).toBeLessThan(2_000);
