@@ -7,8 +7,9 @@ import { createJob, openJob, type JobCredentials, type JobSource } from './creat
 import type { JobMeta, JobMetaStore } from './job-meta';
 import type { JobSaver } from './job-saver';
 import type { ReferrerRules } from './referrer-rules';
-import { filenameOf, toJobView } from './job-view';
-import { freeBytes, runningProblem, startProblem, type EstimateStorage } from './storage-space';
+import { toJobView } from './job-view';
+import { JobSaving, type JobEntry } from './job-saving';
+import { freeBytes, SpaceWatch, startProblem, type EstimateStorage } from './storage-space';
 import type { BytesChange } from './playback';
 
 export interface JobManagerDeps {
@@ -42,18 +43,6 @@ export interface NewDownload {
   takenOver?: boolean;
 }
 
-interface Entry {
-  job: DownloadJob;
-  meta: JobMeta;
-  storedBytes: number;
-  running?: Promise<void>;
-  saving?: Promise<void>;
-  /** Players playing the stored bytes: they are kept after saving until the last one leaves. */
-  holds: number;
-  /** Saved, and the stored copy deleted. */
-  bytesFreed: boolean;
-}
-
 const FINISHED_VIEW_STATES = new Set(['saved', 'failed', 'cancelled']);
 
 /**
@@ -62,14 +51,36 @@ const FINISHED_VIEW_STATES = new Set(['saved', 'failed', 'cancelled']);
  * store (engine state and bytes) and JobMetaStore are the truth; this map is a cache of them.
  */
 export class JobManager {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, JobEntry>();
   private readonly queue: string[] = [];
   private restoring: Promise<void> | undefined;
-  private spaceTimer: ReturnType<typeof setInterval> | undefined;
   /** Cancelled jobs waiting for their undo to expire. */
   private readonly removals = new Map<string, ReturnType<typeof setTimeout>>();
 
-  constructor(private readonly deps: JobManagerDeps) {}
+  private readonly saves: JobSaving;
+  /** While jobs run: all paused when storage is nearly full (the store would fail next). */
+  private readonly space: SpaceWatch;
+
+  constructor(private readonly deps: JobManagerDeps) {
+    this.saves = new JobSaving({
+      saver: deps.saver,
+      settings: deps.settings,
+      updateMeta: (entry, change) => this.updateMeta(entry, change),
+      freeBytes: (entry) => this.freeBytes(entry),
+      tracks: (entry) => this.entries.get(entry.job.id) === entry,
+      savingChanged: () => this.reportActivity(),
+    });
+    const running = () => [...this.entries.values()].filter((e) => e.running !== undefined && e.job.state.status === 'running');
+    this.space = new SpaceWatch(deps.estimate, deps.spaceCheckMs ?? 10_000, {
+      any: () => running().length > 0,
+      holdAll: async (problem) => {
+        for (const entry of running()) {
+          await this.hold(entry, problem);
+          entry.job.pause();
+        }
+      },
+    });
+  }
 
   /**
    * Loads jobs not yet known from the store and resumes whatever should be running: unfinished
@@ -206,7 +217,7 @@ export class JobManager {
       throw new Error('only a finished download whose saving failed can be saved again; this one is not in that state');
     }
     await this.updateMeta(entry, { saveAs: true, save: undefined });
-    void this.save(entry);
+    void this.saves.save(entry);
     return this.view(entry);
   }
 
@@ -314,34 +325,34 @@ export class JobManager {
       // Bytes a player kept after saving when the worker died: nobody plays them now.
       if (meta.save?.phase === 'saved') await this.freeBytes(entry);
       // A streamed save's body died with the worker: its partial file goes, a new save starts from the store.
-      if (meta.save?.phase === 'saving' && meta.save.streamed) await this.dropStreamedSave(entry, 'the save broke off');
+      if (meta.save?.phase === 'saving' && meta.save.streamed) await this.saves.dropStreamed(entry, 'the save broke off');
     }
     for (const entry of [...this.entries.values()]) {
       // Cancelled before the worker stopped: gone once the undo expired, else still undoable.
       if (entry.meta.removing && !this.removals.has(entry.job.id)) this.scheduleRemoval(entry);
       if (entry.meta.removing) continue;
       if (this.shouldRun(entry) && !entry.running) this.enqueue(entry);
-      else if (this.shouldSave(entry)) void this.save(entry);
+      else if (this.shouldSave(entry)) void this.saves.save(entry);
     }
     this.pump();
   }
 
-  private shouldRun(entry: Entry): boolean {
+  private shouldRun(entry: JobEntry): boolean {
     const status = entry.job.state.status;
     if (status === 'queued' || status === 'running' || status === 'verifying') return !entry.meta.pausedByUser;
     return status === 'paused' && !entry.meta.pausedByUser;
   }
 
-  private shouldSave(entry: Entry): boolean {
+  private shouldSave(entry: JobEntry): boolean {
     return entry.job.state.status === 'complete' && entry.meta.save?.phase !== 'saved' && entry.meta.save?.phase !== 'failed';
   }
 
-  private track(job: DownloadJob, meta: JobMeta, storedBytes: number): Entry {
-    const entry: Entry = { job, meta, storedBytes, holds: 0, bytesFreed: false };
+  private track(job: DownloadJob, meta: JobMeta, storedBytes: number): JobEntry {
+    const entry: JobEntry = { job, meta, storedBytes, holds: 0, bytesFreed: false };
     this.entries.set(job.id, entry);
     const changed = () => {
       this.deps.onView(this.view(entry));
-      this.streamSaveEarly(entry);
+      this.saves.streamEarly(entry);
     };
     job.on('progress', changed);
     job.on('status', changed);
@@ -349,7 +360,7 @@ export class JobManager {
     return entry;
   }
 
-  private view(entry: Entry): JobView {
+  private view(entry: JobEntry): JobView {
     const view = toJobView(entry.job.snapshot(), entry.meta, { storedBytes: entry.storedBytes, queued: this.queue.includes(entry.job.id) });
     const playable =
       !entry.bytesFreed &&
@@ -359,7 +370,7 @@ export class JobManager {
     return playable ? { ...view, canPlay: true } : view;
   }
 
-  private enqueue(entry: Entry): void {
+  private enqueue(entry: JobEntry): void {
     if (!this.queue.includes(entry.job.id) && !entry.running) this.queue.push(entry.job.id);
     this.deps.onView(this.view(entry));
   }
@@ -377,7 +388,7 @@ export class JobManager {
     this.reportActivity();
   }
 
-  private start(entry: Entry): void {
+  private start(entry: JobEntry): void {
     const id = entry.job.id;
     entry.running = (async () => {
       // Before any other await: a take-over hands its rule over to the job without a gap.
@@ -387,11 +398,11 @@ export class JobManager {
       const problem = startProblem(await freeBytes(this.deps.estimate), needed);
       if (problem) return this.hold(entry, problem);
       if (entry.meta.heldFor) await this.updateMeta(entry, { heldFor: undefined });
-      this.watchSpace();
+      this.space.watch();
       const final = await entry.job.run();
       entry.storedBytes = final.received;
       // Not again when the user cancelled the browser's streamed save meanwhile: Retry saves it.
-      if (final.status === 'complete' && entry.meta.save?.phase !== 'failed') void this.save(entry);
+      if (final.status === 'complete' && entry.meta.save?.phase !== 'failed') void this.saves.save(entry);
       // The store filled up: hold the job (the engine kept every byte) rather than retry at once.
       if (final.status === 'paused' && final.error?.code === 'storage-full') await this.hold(entry, final.error.message);
     })()
@@ -399,7 +410,7 @@ export class JobManager {
       .finally(() => {
         entry.running = undefined;
         // A streamed save waits for bytes that will not come now: it is opened again when the job runs.
-        if (entry.job.state.status !== 'complete') void this.dropStreamedSave(entry, 'the download stopped');
+        if (entry.job.state.status !== 'complete') void this.saves.dropStreamed(entry, 'the download stopped');
         // Kept only while the job runs: a restored or resumed job holds it again when it starts.
         void this.deps.referrers?.release(id);
         // Resumed by the user while it was still stopping: run it again.
@@ -411,11 +422,11 @@ export class JobManager {
   }
 
   /** Stitch itself keeps the job back (storage); shown as paused with the reason. */
-  private async hold(entry: Entry, reason: string): Promise<void> {
+  private async hold(entry: JobEntry, reason: string): Promise<void> {
     await this.updateMeta(entry, { heldFor: reason });
   }
 
-  private async pause(entry: Entry): Promise<void> {
+  private async pause(entry: JobEntry): Promise<void> {
     await this.updateMeta(entry, { pausedByUser: true });
     const queued = this.queue.indexOf(entry.job.id);
     if (queued >= 0) this.queue.splice(queued, 1);
@@ -425,11 +436,11 @@ export class JobManager {
   }
 
   /** Resume and retry: run again what is unfinished, save again what failed to save. */
-  private async wake(entry: Entry): Promise<void> {
+  private async wake(entry: JobEntry): Promise<void> {
     await this.updateMeta(entry, { pausedByUser: false, heldFor: undefined });
     if (entry.job.state.status === 'complete') {
       if (entry.meta.save?.phase === 'failed') await this.updateMeta(entry, { save: undefined });
-      if (this.shouldSave(entry)) void this.save(entry);
+      if (this.shouldSave(entry)) void this.saves.save(entry);
       return;
     }
     if (entry.job.state.status === 'cancelled') return;
@@ -438,7 +449,7 @@ export class JobManager {
   }
 
   /** Stops the job but keeps it and its bytes until the undo expires; then it is removed. */
-  private async cancelUndoably(entry: Entry): Promise<void> {
+  private async cancelUndoably(entry: JobEntry): Promise<void> {
     if (entry.meta.removing) return;
     if (this.deps.undoMs === 0) return this.remove(entry);
     const pausedByUser = entry.meta.pausedByUser;
@@ -447,7 +458,7 @@ export class JobManager {
     this.scheduleRemoval(entry);
   }
 
-  private scheduleRemoval(entry: Entry): void {
+  private scheduleRemoval(entry: JobEntry): void {
     const id = entry.job.id;
     clearTimeout(this.removals.get(id));
     const delay = Math.max(0, (entry.meta.removing?.at ?? 0) - Date.now());
@@ -461,7 +472,7 @@ export class JobManager {
   }
 
   /** Brings a cancelled job back as it was: running again unless the user had paused it. */
-  private async undo(entry: Entry): Promise<void> {
+  private async undo(entry: JobEntry): Promise<void> {
     const removing = entry.meta.removing;
     if (!removing) return;
     clearTimeout(this.removals.get(entry.job.id));
@@ -473,7 +484,7 @@ export class JobManager {
     }
   }
 
-  private async remove(entry: Entry): Promise<void> {
+  private async remove(entry: JobEntry): Promise<void> {
     const queued = this.queue.indexOf(entry.job.id);
     if (queued >= 0) this.queue.splice(queued, 1);
     await entry.job.cancel();
@@ -484,114 +495,13 @@ export class JobManager {
     this.pump();
   }
 
-  /** Saves a complete job through the browser, then frees its stored bytes. */
-  private save(entry: Entry): Promise<void> {
-    entry.saving ??= this.saveOnce(entry).finally(() => {
-      entry.saving = undefined;
-      this.reportActivity();
-    });
-    this.reportActivity();
-    return entry.saving;
-  }
-
-  /** Chrome can, and the user asked for it (the setting is off by default: it measured slower on 2 cores). */
-  private get savesWhileDownloading(): boolean {
-    return this.deps.saver.streams && this.deps.settings().saveWhileDownloading;
-  }
-
-  /**
-   * Chrome: once a running job knows its size (and so its name), its save starts at once and
-   * streams while it downloads. Not with "ask where to save": a navigation's download follows
-   * the browser's own setting.
-   */
-  private streamSaveEarly(entry: Entry): void {
-    const snapshot = entry.job.snapshot();
-    if (!this.savesWhileDownloading || entry.saving || entry.meta.save || entry.meta.removing || entry.meta.saveAs) return;
-    if (snapshot.status !== 'running' || snapshot.size === undefined || !this.entries.has(entry.job.id)) return;
-    void this.save(entry);
-  }
-
-  private async saveOnce(entry: Entry, again = false): Promise<void> {
-    const snapshot = entry.job.snapshot();
-    try {
-      // A save started before the worker restarted is awaited, not started twice.
-      let downloadId = entry.meta.save?.phase === 'saving' ? entry.meta.save.downloadId : undefined;
-      let streamed = entry.meta.save?.streamed;
-      const resumed = downloadId !== undefined;
-      if (downloadId === undefined) {
-        await this.updateMeta(entry, { save: { phase: 'saving' } });
-        const target = {
-          jobId: entry.job.id,
-          filename: filenameOf(snapshot, entry.meta),
-          size: snapshot.size ?? 0,
-          contentType: snapshot.contentType,
-          saveAs: entry.meta.saveAs,
-        };
-        streamed = this.savesWhileDownloading && !entry.meta.saveAs && snapshot.size !== undefined ? true : undefined;
-        downloadId = streamed ? await this.deps.saver.startStreamed(target) : await this.deps.saver.start(target);
-        await this.updateMeta(entry, { save: { phase: 'saving', downloadId, streamed } });
-      }
-      const end = await this.deps.saver.finished(downloadId);
-      const complete = entry.job.state.status === 'complete';
-      if (end.ok && complete) {
-        // A player still playing keeps them; the last one to leave frees them.
-        if (entry.holds === 0) await this.freeBytes(entry);
-        await this.updateMeta(entry, { save: { phase: 'saved', downloadId, filename: end.filename } });
-      } else if (streamed && !end.ok && !end.byUser) {
-        // The stream ended early (the job stopped or failed, the worker died, bytes were replaced):
-        // its partial file goes; a job still on its way streams again, a complete one saves again.
-        await this.dropStreamedSave(entry, end.error);
-        if (complete && !again && this.entries.get(entry.job.id) === entry) await this.saveOnce(entry, true);
-      } else if (resumed && !end.ok && end.gone && !again) {
-        // The browser lost the save begun before a restart: start a new one, once.
-        await this.updateMeta(entry, { save: undefined });
-        await this.saveOnce(entry, true);
-      } else {
-        await this.updateMeta(entry, { save: { phase: 'failed', downloadId, error: end.ok ? 'the file was incomplete' : end.error } });
-      }
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      await this.updateMeta(entry, { save: { phase: 'failed', error: `could not save the file: ${message}` } });
-    }
-  }
-
-  /** Cancels the job's streamed save in the browser (its partial file is deleted) and forgets it. */
-  private async dropStreamedSave(entry: Entry, reason: string): Promise<void> {
-    const save = entry.meta.save;
-    if (save?.phase !== 'saving' || !save.streamed) return;
-    if (save.downloadId !== undefined) await this.deps.saver.cancel(save.downloadId, reason);
-    // A job removed meanwhile keeps no meta.
-    if (this.entries.get(entry.job.id) === entry) await this.updateMeta(entry, { save: undefined });
-  }
-
-  /** While jobs run, pause them all when storage is nearly full (the store would fail next). */
-  private watchSpace(): void {
-    if (this.spaceTimer) return;
-    this.spaceTimer = setInterval(() => void this.checkSpace(), this.deps.spaceCheckMs ?? 10_000);
-  }
-
-  private async checkSpace(): Promise<void> {
-    const running = [...this.entries.values()].filter((e) => e.running !== undefined && e.job.state.status === 'running');
-    if (running.length === 0) {
-      clearInterval(this.spaceTimer);
-      this.spaceTimer = undefined;
-      return;
-    }
-    const problem = runningProblem(await freeBytes(this.deps.estimate));
-    if (!problem) return;
-    for (const entry of running) {
-      await this.hold(entry, problem);
-      entry.job.pause();
-    }
-  }
-
-  private async freeBytes(entry: Entry): Promise<void> {
+  private async freeBytes(entry: JobEntry): Promise<void> {
     await this.deps.store.clearBytes(entry.job.id);
     entry.bytesFreed = true;
     this.deps.onView(this.view(entry));
   }
 
-  private async updateMeta(entry: Entry, change: Partial<JobMeta>): Promise<void> {
+  private async updateMeta(entry: JobEntry, change: Partial<JobMeta>): Promise<void> {
     entry.meta = { ...entry.meta, ...change };
     await this.deps.meta.save(entry.meta);
     this.deps.onView(this.view(entry));

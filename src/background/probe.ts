@@ -1,4 +1,4 @@
-import { parseContentLength, parseContentRange, trustedFetch } from '../engine';
+import { parseContentLength, parseContentRange, trustedFetch, type HttpFetch } from '../engine';
 
 export interface ProbeResult {
   /** HTTP status; 0 when the request failed before any answer. */
@@ -20,7 +20,7 @@ const PROBE_TIMEOUT_MS = 15_000;
  */
 export async function probeUrl(
   url: string,
-  init: { referrer?: string; credentials: RequestCredentials; fetch?: typeof fetch },
+  init: { referrer?: string; credentials: RequestCredentials; fetch?: HttpFetch },
 ): Promise<ProbeResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('no answer within 15 s')), PROBE_TIMEOUT_MS);

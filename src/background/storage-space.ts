@@ -31,3 +31,35 @@ export function runningProblem(free: number | undefined): string | undefined {
   if (free === undefined || free >= RESERVE_BYTES) return undefined;
   return `storage almost full (${formatBytes(free)} free); paused, keeping every byte already stored`;
 }
+
+/** The running jobs, as the space watch sees them. */
+export interface RunningJobs {
+  any(): boolean;
+  /** Holds every running job, saying why. */
+  holdAll(problem: string): Promise<void>;
+}
+
+/** While jobs run, checks the free storage every `everyMs` and holds them all when it is nearly full. */
+export class SpaceWatch {
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly estimate: EstimateStorage,
+    private readonly everyMs: number,
+    private readonly jobs: RunningJobs,
+  ) {}
+
+  watch(): void {
+    this.timer ??= setInterval(() => void this.check(), this.everyMs);
+  }
+
+  private async check(): Promise<void> {
+    if (!this.jobs.any()) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    const problem = runningProblem(await freeBytes(this.estimate));
+    if (problem) await this.jobs.holdAll(problem);
+  }
+}
