@@ -33,6 +33,8 @@ export default defineConfig({
     rollupOptions: {
       input: {
         background: resolve(src, 'background/main.ts'),
+        // Firefox: the worker that writes downloads into the origin private file system.
+        'opfs-worker': resolve(src, 'storage/opfs-worker.ts'),
         // Chrome only: makes blob URLs for saving (the worker cannot).
         offscreen: resolve(src, 'offscreen/offscreen.html'),
         // The toolbar popup and the options page (manifest: popup.html, options.html).

@@ -1,6 +1,6 @@
 import type { PortMessage } from '../messages';
 import { mirrorUrlsFor } from '../settings/mirror-rules';
-import type { IdbStore } from '../storage/idb-store';
+import type { BrowserStore } from '../storage/stored-blob-url';
 import type { BlobUrlMaker } from './blob-url';
 import type { BrowserApi } from './browser-api';
 import { browserFromClick, createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
@@ -28,7 +28,7 @@ import { UiPorts } from './ui-ports';
 export interface BackgroundDeps {
   api: BrowserApi;
   /** Opened lazily: listeners must be registered before the first await. */
-  store: () => Promise<IdbStore>;
+  store: () => Promise<BrowserStore>;
   blobUrls: BlobUrlMaker;
   estimate: EstimateStorage;
   /** Chrome's service worker scope (found by itself when omitted); absent in Firefox. */

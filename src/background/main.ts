@@ -1,12 +1,13 @@
-import { openIdbStore, type IdbStore } from '../storage/idb-store';
+import type { BrowserStore } from '../storage/stored-blob-url';
 import { startBackground } from './background';
 import { platformBlobUrls } from './blob-url';
 import { realBrowserApi } from './real-browser-api';
 import { browserEstimate } from './storage-space';
+import { openBrowserStore } from './open-store';
 
 // The extension's background: Chrome's service worker and Firefox's event page.
-let store: Promise<IdbStore> | undefined;
-const openStore = () => (store ??= openIdbStore());
+let store: Promise<BrowserStore> | undefined;
+const openStore = () => (store ??= openBrowserStore());
 
 startBackground({
   api: realBrowserApi(),

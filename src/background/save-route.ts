@@ -1,4 +1,4 @@
-import type { IdbStore } from '../storage/idb-store';
+import type { BrowserStore } from '../storage/stored-blob-url';
 import { attachmentDisposition } from './content-disposition';
 import type { SaveFeed } from './save-feed';
 import { SAVE_PATH } from './job-saver';
@@ -8,7 +8,7 @@ import { storedBody, type StoredBodyDeps } from './stored-body';
 import { plain, routeJobId, type StreamScope } from './stream-route';
 
 export interface SaveRouteDeps extends StoredBodyDeps {
-  store: () => Promise<Pick<IdbStore, 'read' | 'readBlobs'>>;
+  store: () => Promise<Pick<BrowserStore, 'read' | 'readBlobs'>>;
   jobs: () => Promise<Pick<PlaybackJobs, 'get' | 'bytesFreed' | 'watchBytes'>>;
   /** Largest piece read from the store at once. */
   maxChunk?: number;

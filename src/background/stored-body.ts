@@ -1,11 +1,11 @@
 import type { ByteRange } from '../engine';
-import type { IdbStore } from '../storage/idb-store';
+import type { BrowserStore } from '../storage/stored-blob-url';
 import type { PlaybackHub } from './playback';
 import { answerRange, firstMissing } from './stream-range';
 
 export interface StoredBodyDeps {
   hub: Pick<PlaybackHub, 'follow' | 'storedRanges' | 'nextChange'>;
-  store: () => Promise<Pick<IdbStore, 'read'>>;
+  store: () => Promise<Pick<BrowserStore, 'read'>>;
 }
 
 /** Reads stored bytes [start, end) of a job, in order. */

@@ -1,6 +1,6 @@
 import { STREAM_PATH } from '../messages';
 import { mediaTypeOf } from '../media-type';
-import type { IdbStore } from '../storage/idb-store';
+import type { BrowserStore } from '../storage/stored-blob-url';
 import { ElementReads, type ElementRead } from './element-reads';
 import type { PlaybackHub, PlaybackJobs } from './playback';
 import { storedBody } from './stored-body';
@@ -9,7 +9,7 @@ import { answerHeaders, answerRange, firstMissing, parseRangeHeader, storedRunAt
 export interface StreamRouteDeps {
   hub: PlaybackHub;
   jobs: () => Promise<PlaybackJobs>;
-  store: () => Promise<Pick<IdbStore, 'read'>>;
+  store: () => Promise<Pick<BrowserStore, 'read'>>;
   /** A response fails when no byte it waits for was stored for this long. */
   waitMs?: number;
   /** Largest piece read from the store at once (the body is pulled piece by piece). */

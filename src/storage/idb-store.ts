@@ -1,4 +1,5 @@
 import { normalizeRanges, type ByteRange, type DownloadStore, type JobStateRecord } from '../engine';
+import { checkOffset, checkRange, quiet } from './store-args';
 import { wrap, type DBSchema, type IDBPDatabase, type IDBPObjectStore, type IDBPTransaction } from 'idb';
 
 /** How block bytes are kept: Blobs (Chrome stores big ones as files) or in-record bytes. */
@@ -338,19 +339,4 @@ function jobKeys(jobId: string): IDBKeyRange {
 /** IDB clones a view's whole buffer; copy when the view is only part of it. */
 function exactBytes(data: Uint8Array): Uint8Array {
   return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : data.slice();
-}
-
-/** Marks a prefetch as handled so a consumer that stops early leaves no unhandled rejection. */
-function quiet<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => {});
-  return promise;
-}
-
-function checkOffset(offset: number): void {
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`Invalid offset ${offset}`);
-}
-
-function checkRange(start: number, end: number): void {
-  checkOffset(start);
-  if (!Number.isSafeInteger(end) || end < start) throw new RangeError(`Invalid range [${start}, ${end})`);
 }

@@ -1,5 +1,10 @@
+import type { DownloadStore } from '../engine';
+
 /** Reads a job's bytes as Blob slices of the stored records. */
 export type ReadBlobs = (jobId: string, start: number, end: number) => Promise<Blob[]>;
+
+/** A browser's store: the engine's store, and a job's bytes as Blobs to save them without copying. */
+export type BrowserStore = DownloadStore & { readBlobs: ReadBlobs };
 
 /**
  * A blob URL of a finished job's stored bytes, built from the stored records as Blob slices

@@ -1,4 +1,4 @@
-import { openIdbStore } from '../../storage/idb-store';
+import { openJobReader } from '../../storage/job-reader';
 import type { PlayerLink } from '../player-link';
 import type { StateFeed } from '../state-feed';
 import { MseFeeder } from './feeder';
@@ -30,7 +30,7 @@ export type MseStart = { started: true } | { started: false; reason: string };
  */
 export async function startMse(input: MseInput): Promise<MseStart> {
   if (typeof MediaSource === 'undefined') return { started: false, reason: 'this browser has no Media Source Extensions' };
-  const store = await openIdbStore();
+  const store = await openJobReader(input.jobId);
   const reader = new StoredBytes(store, input.jobId, input.size, input.feed, (position) => input.link.position(position));
   let segments: MediaSegments;
   try {

@@ -1,5 +1,5 @@
 import type { ByteRange } from '../../engine';
-import type { IdbStore } from '../../storage/idb-store';
+import type { JobReader } from '../../storage/job-reader';
 import { hopeless, type StateFeed } from '../state-feed';
 import type { StoredReader } from './segments';
 
@@ -20,7 +20,7 @@ export class StoredBytes implements StoredReader {
   private waits = new AbortController();
 
   constructor(
-    private readonly store: Pick<IdbStore, 'read'>,
+    private readonly store: Pick<JobReader, 'read'>,
     private readonly jobId: string,
     readonly size: number,
     private readonly feed: StateFeed,

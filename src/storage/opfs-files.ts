@@ -1,0 +1,61 @@
+import { jobFileName, type OpfsReply, type OpfsRequest } from './opfs-protocol';
+
+/** The OPFS worker, or a port to it. */
+export interface OpfsPort {
+  postMessage(message: OpfsRequest, transfer: Transferable[]): void;
+  addEventListener(type: 'message', listener: (event: MessageEvent<OpfsReply>) => void): void;
+  addEventListener(type: 'error', listener: (event: Event) => void): void;
+}
+
+type Ask = OpfsRequest extends infer R ? (R extends OpfsRequest ? Omit<R, 'id'> : never) : never;
+
+/** Writes each job's bytes into its OPFS file through the OPFS worker (reads need no worker: see readOpfsFile). */
+export class OpfsWriter {
+  private next = 1;
+  private readonly pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+
+  constructor(private readonly port: OpfsPort) {
+    port.addEventListener('message', ({ data: reply }) => {
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      this.pending.delete(reply.id);
+      if (reply.ok) waiting.resolve();
+      else waiting.reject(Object.assign(new Error(reply.message), { name: reply.name }));
+    });
+    port.addEventListener('error', () => {
+      for (const waiting of this.pending.values()) waiting.reject(new Error('the storage worker stopped'));
+      this.pending.clear();
+    });
+  }
+
+  /** Writes (and flushes) a copy of `data` at `offset`: the caller's buffer stays its own. */
+  async write(job: string, offset: number, data: Uint8Array): Promise<void> {
+    const copy = data.slice().buffer;
+    await this.ask({ op: 'write', job, offset, data: copy }, [copy]);
+  }
+
+  /** Flushes and closes the job's handle: its file is complete (to save it). */
+  async release(job: string): Promise<void> {
+    await this.ask({ op: 'release', job });
+  }
+
+  async remove(job: string): Promise<void> {
+    await this.ask({ op: 'remove', job });
+  }
+
+  private ask(request: Ask, transfer: Transferable[] = []): Promise<void> {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.port.postMessage({ ...request, id }, transfer);
+    });
+  }
+}
+
+/**
+ * The job's file as it is now: a snapshot that reads straight from disk. Any page of the
+ * extension may read it while the worker writes: Firefox allows it (checked 2026-11-23).
+ */
+export async function readOpfsFile(job: string): Promise<File> {
+  return (await (await navigator.storage.getDirectory()).getFileHandle(jobFileName(job))).getFile();
+}

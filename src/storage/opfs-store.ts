@@ -1,0 +1,144 @@
+import { normalizeRanges, removeRange, type ByteRange, type DownloadStore, type JobStateRecord } from '../engine';
+import { wrap, type DBSchema, type IDBPDatabase } from 'idb';
+import { readOpfsFile, type OpfsWriter } from './opfs-files';
+import { checkRange, quiet } from './store-args';
+
+interface FilesDb extends DBSchema {
+  /** Each job's stored ranges, sorted and merged: recorded once their bytes are flushed to its file. */
+  ranges: { key: string; value: ByteRange[] };
+  jobs: { key: string; value: JobStateRecord };
+}
+
+/** The database of the stored ranges and the jobs' state. */
+export const OPFS_STORE_DB = 'stitch-files';
+
+export interface OpfsStoreOptions {
+  /** Database name; default OPFS_STORE_DB. */
+  name?: string;
+  /** Defaults to the global indexedDB; tests pass a fresh fake factory. */
+  indexedDB?: IDBFactory;
+}
+
+/** The background's store (with the worker's writer), or a page's, which only reads (without). */
+export async function openOpfsStore(writer: OpfsWriter | undefined, options: OpfsStoreOptions = {}): Promise<OpfsStore> {
+  const factory = options.indexedDB ?? globalThis.indexedDB;
+  const request = factory.open(options.name ?? OPFS_STORE_DB, 1);
+  request.onupgradeneeded = () => {
+    request.result.createObjectStore('ranges');
+    request.result.createObjectStore('jobs');
+  };
+  const db = (await wrap(request)) as unknown as IDBPDatabase<FilesDb>;
+  // Let a future schema upgrade (another tab/worker) proceed instead of blocking on us.
+  db.addEventListener('versionchange', () => db.close());
+  return new OpfsStore(db, writer);
+}
+
+/**
+ * The browser's store where the origin private file system works: each job's bytes in one file
+ * at their offsets, written by the OPFS worker and read as File snapshots; its stored ranges and
+ * state in IndexedDB. A range is recorded
+ * only after its bytes were flushed, and forgotten before anything else happens to them, so a
+ * crash never leaves bytes claimed that the file does not hold.
+ */
+export class OpfsStore implements DownloadStore {
+  readonly blockSize = 4 * 1024 * 1024;
+  /** The worker writes one block at a time; the next ones wait in its queue, already copied. */
+  readonly writeConcurrency = 4;
+
+  constructor(
+    private readonly db: IDBPDatabase<FilesDb>,
+    private readonly writer: OpfsWriter | undefined,
+  ) {}
+
+  async writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void> {
+    checkRange(offset, offset + data.length);
+    if (data.length === 0) return;
+    await this.written().write(jobId, offset, data);
+    await this.changeRanges(jobId, (have) => normalizeRanges([...have, { start: offset, end: offset + data.length }]));
+  }
+
+  async discardRange(jobId: string, start: number, end: number): Promise<void> {
+    checkRange(start, end);
+    if (start < end) await this.changeRanges(jobId, (have) => removeRange(have, { start, end }));
+  }
+
+  async storedRanges(jobId: string): Promise<ByteRange[]> {
+    return (await this.db.get('ranges', jobId)) ?? [];
+  }
+
+  async *read(jobId: string, start: number, end: number): AsyncIterable<Uint8Array> {
+    checkRange(start, end);
+    const missing = await this.firstMissing(jobId, start, end);
+    if (missing !== undefined) throw new Error(`Job ${jobId}: byte ${missing} is not stored`);
+    // A snapshot taken once the range is stored holds every byte of it.
+    const file = start < end ? await readOpfsFile(jobId) : undefined;
+    const chunk = async (from: number) => new Uint8Array(await file!.slice(from, Math.min(end, from + this.blockSize)).arrayBuffer());
+    // One chunk is read ahead so the disk's reads overlap with the consumer's work.
+    let pending = start < end ? quiet(chunk(start)) : undefined;
+    for (let pos = start; pending;) {
+      const bytes = await pending;
+      if (bytes.length === 0) throw new Error(`Job ${jobId}: byte ${pos} is not in its file`);
+      pos += bytes.length;
+      pending = pos < end ? quiet(chunk(pos)) : undefined;
+      yield bytes;
+    }
+  }
+
+  /** [start, end) as a slice of the job's file on disk, for saving it without reading it into memory. */
+  async readBlobs(jobId: string, start: number, end: number): Promise<Blob[]> {
+    checkRange(start, end);
+    const missing = await this.firstMissing(jobId, start, end);
+    if (missing !== undefined) throw new Error(`Job ${jobId}: byte ${missing} is not stored`);
+    // Saving: the download is over, its file is flushed and closed first.
+    await this.writer?.release(jobId);
+    return [(await readOpfsFile(jobId)).slice(start, end)];
+  }
+
+  async saveState(jobId: string, state: JobStateRecord): Promise<void> {
+    await this.db.put('jobs', state, jobId);
+  }
+
+  async loadState(jobId: string): Promise<JobStateRecord | undefined> {
+    return this.db.get('jobs', jobId);
+  }
+
+  async listJobs(): Promise<string[]> {
+    return this.db.getAllKeys('jobs');
+  }
+
+  async clearBytes(jobId: string): Promise<void> {
+    await this.db.delete('ranges', jobId);
+    await this.written().remove(jobId);
+  }
+
+  async deleteJob(jobId: string): Promise<void> {
+    const tx = this.db.transaction(['ranges', 'jobs'], 'readwrite');
+    await Promise.all([tx.objectStore('ranges').delete(jobId), tx.objectStore('jobs').delete(jobId), tx.done]);
+    await this.written().remove(jobId);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private written(): OpfsWriter {
+    if (!this.writer) throw new Error('only the background writes downloads; a page only reads them');
+    return this.writer;
+  }
+
+  /** Read, change and write the job's ranges in one transaction: concurrent writes never lose each other's. */
+  private async changeRanges(jobId: string, change: (have: ByteRange[]) => ByteRange[]): Promise<void> {
+    const tx = this.db.transaction('ranges', 'readwrite', { durability: 'relaxed' });
+    const have = (await tx.store.get(jobId)) ?? [];
+    await Promise.all([tx.store.put(change(have), jobId), tx.done]);
+  }
+
+  private async firstMissing(jobId: string, start: number, end: number): Promise<number | undefined> {
+    let pos = start;
+    for (const r of await this.storedRanges(jobId)) {
+      if (r.start > pos) break;
+      pos = Math.max(pos, r.end);
+    }
+    return pos < end ? pos : undefined;
+  }
+}
