@@ -135,9 +135,11 @@ async function launchFirefox(downloads: string, extension: string | undefined): 
 }
 
 /**
- * Bytes in the files IndexedDB keeps large values in, under a profile: Chromium's
- * `IndexedDB/*.blob` and Firefox's `idb/*.files` folders. Stitch's records are Blobs of 4 MiB, so
- * these reach the file's size once its last block is stored.
+ * Bytes stored under a profile where Stitch keeps downloads: the files IndexedDB keeps large
+ * values in (Chromium's `IndexedDB/*.blob` and Firefox's `idb/*.files` folders; Stitch's records
+ * are Blobs of 4 MiB) and Firefox's origin private file system (`fs` folders), counted as the
+ * disk blocks they hold: a file written at offsets out of order has holes until its last block
+ * is stored.
  */
 function idbFileBytes(profileDir: string): number {
   let bytes = 0;
@@ -150,17 +152,17 @@ function idbFileBytes(profileDir: string): number {
     }
     for (const entry of entries) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path, inBlobs || entry.name.endsWith('.blob') || entry.name.endsWith('.files'));
-      else if (inBlobs) bytes += statSafe(path);
+      if (entry.isDirectory()) walk(path, inBlobs || entry.name.endsWith('.blob') || entry.name.endsWith('.files') || entry.name === 'fs');
+      else if (inBlobs) bytes += diskBytes(path);
     }
   };
   walk(profileDir, false);
   return bytes;
 }
 
-function statSafe(path: string): number {
+function diskBytes(path: string): number {
   try {
-    return statSync(path).size;
+    return statSync(path).blocks * 512;
   } catch {
     return 0;
   }

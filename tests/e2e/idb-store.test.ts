@@ -29,9 +29,19 @@ beforeAll(async () => {
     write: false,
   });
   const script = bundle.outputFiles[0]!.text;
+  const worker = await build({
+    entryPoints: [resolve(import.meta.dirname, '../../src/storage/opfs-worker.ts')],
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+  });
+  const workerScript = worker.outputFiles[0]!.text;
   const server = createServer((req, res) => {
     if (req.url === '/cuts.js') {
       res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
+    } else if (req.url === '/opfs-worker.js') {
+      res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(workerScript);
     } else {
       res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><script src="/cuts.js"></script>');
     }
@@ -93,6 +103,21 @@ describe('IdbStore keeps the exact bytes of records it cuts apart, in the real b
     const got = await page.evaluate<ReadBack>(RUN);
     const want = expected();
     expect(got.records).toBe('blob');
+    expect(got.ranges).toEqual(want.ranges);
+    expect(got.read).toEqual(want.read);
+    expect(got.blobs).toEqual(want.read);
+  });
+});
+
+describe('OpfsStore (Firefox) keeps the exact bytes of ranges it writes over and discards', () => {
+  test('Firefox, through the OPFS worker', async () => {
+    const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
+    onCleanup(() => browser.close());
+    const page = await browser.newPage();
+    await page.goto(pageUrl);
+    const got = (await page.evaluate('StitchCuts.runOpfsCuts()')) as ReadBack;
+    const want = expected();
+    expect(got.records).toBe('file');
     expect(got.ranges).toEqual(want.ranges);
     expect(got.read).toEqual(want.read);
     expect(got.blobs).toEqual(want.read);
