@@ -12,7 +12,7 @@ import { MiB, mirror, onCleanup } from './support/setup';
  * so this test starts Chromium itself with no debugging at all and judges from outside: the
  * server's log must show one uninterrupted transfer lasting over 60 s, and the file must be exact.
  */
-test('a throttled download over 60 s completes with no debugger attached', { timeout: 180_000 }, async () => {
+test('a throttled download over 60 s completes with no debugger attached', { timeout: 240_000 }, async () => {
   const size = 21 * MiB; // over the 20 MB take-over threshold
   const seed = 60;
   const seconds = 66;
@@ -33,31 +33,34 @@ test('a throttled download over 60 s completes with no debugger attached', { tim
   onCleanup(() => profile.remove());
   let browserLog = '';
   const launch = () => {
-    const browser = spawn(CHROMIUM, ['--headless', `--user-data-dir=${profile.dir}`, ...chromiumArgs(), pageUrl], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const browser = spawn(
+      CHROMIUM,
+      ['--headless', '--enable-logging=stderr', `--user-data-dir=${profile.dir}`, ...chromiumArgs(), pageUrl],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     browser.stderr.on('data', (d: Buffer) => (browserLog = (browserLog + d.toString()).slice(-4000)));
     const stop = () =>
       new Promise((done) => (browser.exitCode !== null ? done(undefined) : (browser.once('exit', done), browser.kill('SIGTERM'))));
     onCleanup(stop);
     return { browser, stop };
   };
-  const first = launch();
-  let chrome = first.browser;
-  // What is tested is the worker's life, not Chromium's start: once in a full CI run it never opened the
-  // page given on its command line (no request in 130 s). Such a start is tried once more.
-  const opened = await until('the page to be opened', () => pageHits > 0, 20_000).catch(() => false);
-  if (!opened) {
-    console.log('Chromium did not open the page within 20 s; starting it again');
-    await first.stop();
-    chrome = launch().browser;
+  // What is tested is the worker's life, not Chromium's start: this Chromium (156), started this way with a
+  // fresh profile, sometimes never opens the page given on its command line (0 requests in 130 s; seen in 1 of
+  // 3 starts and in 3 starts in a row, with and without Stitch). Such a start is tried again, up to 4 times.
+  let chrome = launch();
+  for (let attempt = 1; attempt < 4 && !(await until('the page to be opened', () => pageHits > 0, 15_000).catch(() => false)); attempt++) {
+    console.log(`Chromium did not open the page within 15 s (start ${attempt}); starting it again`);
+    await chrome.stop();
+    chrome = launch();
   }
 
   const saved = await waitForFile(profile.downloads, 'slow.bin', size, 130_000).catch((error: unknown) => {
     const log = server.stats.requests.map(
       (r) => `${r.range ?? 'whole'} ${r.status} sent=${r.bytesSent} aborted=${r.aborted} ${r.startedAt}-${r.endedAt ?? ''}`,
     );
-    const exit = chrome.exitCode === null ? 'still running' : `exited with ${chrome.exitCode}`;
+    const exit = chrome.browser.exitCode === null ? 'still running' : `exited with ${chrome.browser.exitCode}`;
     throw new Error(
       `${String(error)}\npage loaded ${pageHits} time(s); browser ${exit}\nserver log:\n${log.join('\n')}\nbrowser stderr:\n${browserLog}`,
     );
