@@ -1,0 +1,92 @@
+import { jobFileName } from '../../../src/storage/opfs-protocol';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { isQuotaError } from '../../../src/engine/store';
+import { OpfsWriter } from '../../../src/storage/opfs-files';
+import type { OpfsReply, OpfsRequest } from '../../../src/storage/opfs-protocol';
+
+/** The writer's side of a real MessageChannel; `answer` plays the worker on the other side. */
+function connected(answer: (request: OpfsRequest) => OpfsReply | undefined): {
+  writer: OpfsWriter;
+  seen: OpfsRequest[];
+  close: () => void;
+} {
+  const channel = new MessageChannel();
+  const seen: OpfsRequest[] = [];
+  channel.port2.onmessage = (event: MessageEvent<OpfsRequest>) => {
+    seen.push(event.data);
+    const reply = answer(event.data);
+    if (reply) channel.port2.postMessage(reply);
+  };
+  channel.port1.start();
+  return {
+    writer: new OpfsWriter(channel.port1),
+    seen,
+    close: () => {
+      channel.port1.close();
+      channel.port2.close();
+    },
+  };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('OpfsWriter', () => {
+  it('sends a copy of the bytes at their offset, so the engine may reuse its buffer at once', async () => {
+    const { writer, seen, close } = connected((r) => ({ id: r.id, ok: true }));
+    const block = new Uint8Array([1, 2, 3, 4, 5, 6]);
+    await writer.write('job-1', 4096, block.subarray(2, 5));
+    close();
+    expect(block).toEqual(new Uint8Array([1, 2, 3, 4, 5, 6]));
+    expect(seen).toHaveLength(1);
+    const sent = seen[0] as Extract<OpfsRequest, { op: 'write' }>;
+    expect(sent).toMatchObject({ op: 'write', job: 'job-1', offset: 4096 });
+    expect([...new Uint8Array(sent.data)]).toEqual([3, 4, 5]);
+  });
+
+  it("keeps a worker's QuotaExceededError recognisable: the job pauses with 'storage full', not a crash", async () => {
+    const { writer, close } = connected((r) => ({ id: r.id, ok: false, name: 'QuotaExceededError', message: 'the disk is full' }));
+    const error: unknown = await writer.write('job-1', 0, new Uint8Array(8)).catch((e: unknown) => e);
+    close();
+    expect(isQuotaError(error)).toBe(true);
+    expect((error as Error).message).toBe('the disk is full');
+  });
+
+  it('answers each request by its id, whatever order the worker replies in', async () => {
+    const held: OpfsRequest[] = [];
+    const channel = connected((r) => {
+      held.push(r);
+      return undefined;
+    });
+    const first = channel.writer.write('a', 0, new Uint8Array(1));
+    const second = channel.writer.remove('b');
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    // Only the second is answered: the first stays pending.
+    const port = (channel.writer as unknown as { port: MessagePort }).port;
+    port.dispatchEvent(new MessageEvent('message', { data: { id: held[1]!.id, ok: true } satisfies OpfsReply }));
+    await expect(second).resolves.toBeUndefined();
+    let firstSettled = false;
+    void first.then(() => (firstSettled = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(firstSettled).toBe(false);
+    port.dispatchEvent(new MessageEvent('message', { data: { id: held[0]!.id, ok: true } satisfies OpfsReply }));
+    await expect(first).resolves.toBeUndefined();
+    channel.close();
+  });
+
+  it('fails a request the worker never answers within 60 s, instead of hanging the download', async () => {
+    vi.useFakeTimers();
+    const { writer, close } = connected(() => undefined);
+    const write = writer.write('job-1', 0, new Uint8Array(4));
+    const failed = expect(write).rejects.toThrow('the storage worker did not answer within 60 s');
+    await vi.advanceTimersByTimeAsync(60_000);
+    await failed;
+    close();
+  });
+});
+
+describe('jobFileName', () => {
+  it('names a job file after its id, and refuses ids that could reach outside its file', () => {
+    expect(jobFileName('5e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b')).toBe('5e6f1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b.bytes');
+    for (const id of ['', '../state', 'a/b', 'x'.repeat(65)]) expect(() => jobFileName(id)).toThrow(/invalid job id/);
+  });
+});
