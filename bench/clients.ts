@@ -52,7 +52,16 @@ export function stitchCapabilities(): { mirror: boolean; stats: boolean } {
   return { mirror: text.includes('--mirror'), stats: text.includes('--stats') };
 }
 
-/** `bin`: another build to run under another name (`npm run bench -- --baseline-cli`), for before/after in one run. */
+/** The Node flags on the launcher's `#!/usr/bin/env -S node …` line. */
+function launcherFlags(): string[] {
+  const words = readFileSync(STITCH_BIN, 'utf8').split('\n', 1)[0]!.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1);
+}
+
+/**
+ * `bin`: another build to run under another name (`npm run bench -- --baseline-cli`), for before/after in one
+ * run; with the launcher's Node flags, so the two differ only in the build.
+ */
 export function stitchClient(capabilities = stitchCapabilities(), bin = STITCH_BIN, name = 'stitch'): Client {
   return {
     name,
@@ -63,7 +72,7 @@ export function stitchClient(capabilities = stitchCapabilities(), bin = STITCH_B
     command: (urls, output, statsFile) => ({
       file: bin === STITCH_BIN ? STITCH_BIN : process.execPath,
       args: [
-        ...(bin === STITCH_BIN ? [] : [bin]),
+        ...(bin === STITCH_BIN ? [] : [...launcherFlags(), bin]),
         'get',
         urls[0]!,
         ...(capabilities.mirror ? urls.slice(1).flatMap((url) => ['--mirror', url]) : []),
