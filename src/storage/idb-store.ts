@@ -1,5 +1,5 @@
 import { normalizeRanges, type ByteRange, type DownloadStore, type JobStateRecord } from '../engine';
-import { checkOffset, checkRange, quiet } from './store-args';
+import { checkOffset, checkRange, jobStatesIn, quiet } from './store-args';
 import { wrap, type DBSchema, type IDBPDatabase, type IDBPObjectStore, type IDBPTransaction } from 'idb';
 
 /** How block bytes are kept: Blobs (Chrome stores big ones as files) or in-record bytes. */
@@ -100,10 +100,16 @@ export class IdbStore implements DownloadStore {
    */
   readonly writeConcurrency = 8;
 
+  readonly saveState: DownloadStore['saveState'];
+  readonly loadState: DownloadStore['loadState'];
+  readonly listJobs: DownloadStore['listJobs'];
+
   constructor(
     private readonly db: IDBPDatabase<StitchDb>,
     readonly records: IdbRecordKind,
-  ) {}
+  ) {
+    ({ saveState: this.saveState, loadState: this.loadState, listJobs: this.listJobs } = jobStatesIn(db));
+  }
 
   async writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void> {
     checkOffset(offset);
@@ -157,18 +163,6 @@ export class IdbStore implements DownloadStore {
       const part = bytesOf(value, from, to);
       return part instanceof Blob ? part : new Blob([part as Uint8Array<ArrayBuffer>]);
     });
-  }
-
-  async saveState(jobId: string, state: JobStateRecord): Promise<void> {
-    await this.db.put('jobs', state, jobId);
-  }
-
-  async loadState(jobId: string): Promise<JobStateRecord | undefined> {
-    return this.db.get('jobs', jobId);
-  }
-
-  async listJobs(): Promise<string[]> {
-    return this.db.getAllKeys('jobs');
   }
 
   async clearBytes(jobId: string): Promise<void> {

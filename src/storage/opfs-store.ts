@@ -1,7 +1,7 @@
 import { normalizeRanges, removeRange, type ByteRange, type DownloadStore, type JobStateRecord } from '../engine';
 import { wrap, type DBSchema, type IDBPDatabase } from 'idb';
 import { readOpfsFile, type OpfsWriter } from './opfs-files';
-import { checkRange, quiet } from './store-args';
+import { checkRange, jobStatesIn, quiet } from './store-args';
 
 interface FilesDb extends DBSchema {
   /** Each job's stored ranges, sorted and merged: recorded once their bytes are flushed to its file. */
@@ -45,10 +45,16 @@ export class OpfsStore implements DownloadStore {
   /** The worker writes one block at a time; the next ones wait in its queue, already copied. */
   readonly writeConcurrency = 4;
 
+  readonly saveState: DownloadStore['saveState'];
+  readonly loadState: DownloadStore['loadState'];
+  readonly listJobs: DownloadStore['listJobs'];
+
   constructor(
     private readonly db: IDBPDatabase<FilesDb>,
     private readonly writer: OpfsWriter | undefined,
-  ) {}
+  ) {
+    ({ saveState: this.saveState, loadState: this.loadState, listJobs: this.listJobs } = jobStatesIn(db));
+  }
 
   async writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void> {
     checkRange(offset, offset + data.length);
@@ -92,18 +98,6 @@ export class OpfsStore implements DownloadStore {
     // Saving: the download is over, its file is flushed and closed first.
     await this.writer?.release(jobId);
     return [(await readOpfsFile(jobId)).slice(start, end)];
-  }
-
-  async saveState(jobId: string, state: JobStateRecord): Promise<void> {
-    await this.db.put('jobs', state, jobId);
-  }
-
-  async loadState(jobId: string): Promise<JobStateRecord | undefined> {
-    return this.db.get('jobs', jobId);
-  }
-
-  async listJobs(): Promise<string[]> {
-    return this.db.getAllKeys('jobs');
   }
 
   async clearBytes(jobId: string): Promise<void> {
