@@ -6,6 +6,13 @@ import type { MirrorView, Playback } from './views';
  */
 const FAR_BLOCK_RTTS = 8;
 
+/**
+ * A mirror whose requests mostly wait for their headers gets blocks sized for its rate while sending, the measured
+ * rate ÷ the share of time spent sending, counted as at most this many times the measured rate (its time sending
+ * is short and noisy, and the end of the download needs blocks that end together).
+ */
+const MAX_SENDING_GAIN = 4;
+
 /** Before a mirror's rate is known. */
 export const INITIAL_BLOCK = 512 * 1024;
 
@@ -38,7 +45,8 @@ export function blockBytes(mirror: MirrorView, context: BlockSizeContext): numbe
   const rate = mirror.rate();
   const rttSeconds = (mirror.rttMs ?? 0) / 1000;
   const seconds = Math.max(context.blockSeconds, FAR_BLOCK_RTTS * rttSeconds);
-  const perConnection = rate / Math.max(1, context.connections);
+  const sending = Math.max(1 / MAX_SENDING_GAIN, 1 - (mirror.waitShare ?? 0));
+  const perConnection = rate / Math.max(1, context.connections) / sending;
   let bytes = rate > 0 ? perConnection * seconds : INITIAL_BLOCK;
   bytes = Math.min(bytes, context.unclaimedBytes / (2 * Math.max(1, context.busyMirrors)));
   if (rate > 0 && context.totalRate > 0) bytes = Math.min(bytes, (perConnection * context.unclaimedBytes) / context.totalRate / 2);

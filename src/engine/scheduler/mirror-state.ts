@@ -9,6 +9,9 @@ import { RefusalOrReset } from './refusal-or-reset';
  * its first bytes not yet compared (its stored bytes are discarded if they differ); active;
  * dropped.
  */
+/** Weight of the newest request in the moving average of the wait share. */
+const WAIT_SHARE_WEIGHT = 0.25;
+
 export type MirrorPhase = 'probing' | 'tentative' | 'active' | 'dropped';
 
 /** What the UI shows of one mirror. */
@@ -45,6 +48,8 @@ export class MirrorState {
   rttMs: number | undefined;
   /** The shortest time to headers seen: the round trip without the moments a busy client or server added. */
   minRttMs: number | undefined;
+  /** The share of its recent requests' time spent waiting for the headers (a moving average). */
+  waitShare = 0;
   inFlight = 0;
   bytes = 0;
   requests = 0;
@@ -134,6 +139,11 @@ export class MirrorState {
   observeRtt(ms: number): void {
     this.rttMs = this.rttMs === undefined ? ms : 0.75 * this.rttMs + 0.25 * ms;
     this.minRttMs = Math.min(ms, this.minRttMs ?? ms);
+  }
+
+  /** A request of it ended: `headersMs` of its `totalMs` went to waiting for the headers. */
+  observeWait(headersMs: number, totalMs: number): void {
+    if (totalMs > 0) this.waitShare += WAIT_SHARE_WEIGHT * (Math.min(1, headersMs / totalMs) - this.waitShare);
   }
 
   usable(now: number): boolean {

@@ -25,6 +25,18 @@ describe('block size', () => {
     expect(blockBytes(far, { ...base, unclaimedBytes: 2 * MiB })).toBe(2 * MiB);
   });
 
+  it('sizes blocks by the rate while sending where requests mostly wait for their headers, counted up to 4 times the rate', () => {
+    // 1 MiB/s per connection measured, half of it spent waiting: 2 MiB/s while sending, over 8 round trips of 300 ms.
+    const far = (waitShare: number) => mirror('m', { rate: 2 * MiB, rttMs: 300, waitShare });
+    expect(blockBytes(far(0), base)).toBe(2.4 * MiB);
+    expect(blockBytes(far(0.5), base)).toBe(4.8 * MiB);
+    expect(blockBytes(far(0.99), base)).toBe(9.6 * MiB);
+    // Near the end too: half the time the rest takes, in time sending.
+    const end = { ...base, unclaimedBytes: 16 * MiB, totalRate: 16 * MiB };
+    expect(blockBytes(far(0), end)).toBe(0.6 * MiB);
+    expect(blockBytes(far(0.5), end)).toBe(1.2 * MiB);
+  });
+
   it('starts at a fixed size before the rate is known', () => {
     expect(blockBytes(mirror('m'), base)).toBe(INITIAL_BLOCK);
   });
