@@ -134,6 +134,18 @@ describe('ConnectionCount', () => {
     expect(trace.bytes / 3).toBeGreaterThan(6 * MB);
   });
 
+  it('adds no connections the download would end before they are warm (a far server: their slow start takes seconds)', () => {
+    // 300 ms away, 1 MB/s per connection: each added one needs about 1.8 s to reach it.
+    const server = { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 300 };
+    const long = new ConnectionCount();
+    run(long, { ...server, fileBytes: 64 * MB }, 4_000);
+    expect(long.limit(4_000)).toBeGreaterThan(4);
+    const short = new ConnectionCount();
+    run(short, { ...server, fileBytes: 8 * MB }, 4_000);
+    expect(short.limit(4_000)).toBe(4);
+    expect(short.reason).toBe('steady at 4 connections: the download ends before more would be warm');
+  });
+
   it('does not grow from a doubled start when the first slow round trips were the client, not the server', () => {
     const policy = new ConnectionCount();
     policy.observe(0, { totalRate: 0, connections: 2, rttMs: 150 });

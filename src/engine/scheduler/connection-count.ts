@@ -20,7 +20,7 @@
  */
 import { ServerLimit, type ServerLimitOptions } from './server-limit';
 import { RateWindow, type RateWindowOptions } from './rate-window';
-import { farStartCount, warmupMs, type WarmupOptions } from './slow-start';
+import { endsBeforeWarm, farStartCount, warmupMs, type WarmupOptions } from './slow-start';
 import { stepGain, stepPays, type Measured, type StepVerdictOptions } from './step-verdict';
 
 export interface ConnectionCountOptions extends WarmupOptions, RateWindowOptions, ServerLimitOptions, StepVerdictOptions {
@@ -69,6 +69,8 @@ export interface RateObservation {
   rttMs?: number;
   /** Bytes/s the whole download receives right now, from every server; default `totalRate` (one server). */
   downloadRate?: number;
+  /** Bytes the download still needs, if known: no step adds connections that would be warm only after its end. */
+  remainingBytes?: number;
 }
 
 export interface Refusal {
@@ -100,6 +102,8 @@ export class ConnectionCount {
   private rewarmUntil = -Infinity;
   /** Started with more than `initial` for a far server. */
   private farStart = false;
+  /** Bytes the download still needs, as last observed. */
+  private remainingBytes: number | undefined;
 
   constructor(options: Partial<ConnectionCountOptions> = {}) {
     this.options = { ...DEFAULT_CONNECTION_COUNT, ...options };
@@ -142,6 +146,7 @@ export class ConnectionCount {
       this.rttMs = observation.rttMs;
       this.startFar();
     }
+    this.remainingBytes = observation.remainingBytes;
     const connections = observation.connections;
     this.window.add(now, observation.totalRate, connections, observation.downloadRate);
     if (now < this.rewarmUntil) return;
@@ -272,6 +277,11 @@ export class ConnectionCount {
           ? `at the maximum of ${plural(ceiling, 'connection')}`
           : `at the server's limit of ${plural(ceiling, 'connection')}`,
       );
+      return;
+    }
+    const base = this.base;
+    if (base && endsBeforeWarm(this.remainingBytes, base.downloadRate, base.rate / base.count, this.rttMs, this.options)) {
+      this.hold(now, `steady at ${plural(count, 'connection')}: the download ends before more would be warm`);
       return;
     }
     this.target = Math.min(ceiling, count + Math.max(1, step));

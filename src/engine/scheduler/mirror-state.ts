@@ -103,9 +103,10 @@ export class MirrorState {
 
   /**
    * Feeds the connection count with the rate since the last call, its own and the whole download's (`downloadBytes`:
-   * received from every mirror so far), and refusals once known (called every tick).
+   * received from every mirror so far), what the download still needs (`size`: the file's, if known), and refusals
+   * once known (called every tick).
    */
-  observeConnections(now: number, downloadBytes: number): void {
+  observeConnections(now: number, downloadBytes: number, size?: number): void {
     const working = this.refusalOrReset.refusal(now);
     if (working !== undefined) this.connectionCount.refused(now, { connections: working });
     const before = this.observed;
@@ -117,6 +118,7 @@ export class MirrorState {
       downloadRate: perSecond(downloadBytes - before.downloadBytes),
       connections: this.inFlight,
       rttMs: this.minRttMs,
+      remainingBytes: size === undefined ? undefined : Math.max(0, size - downloadBytes),
     });
   }
 

@@ -31,3 +31,18 @@ export function warmupMs(perConnection: number, rttMs: number, options: WarmupOp
 export function farStartCount(rttMs: number, initial: number, max: number, farRttMs: number): number | undefined {
   return rttMs >= farRttMs ? Math.min(max, 2 * initial) : undefined;
 }
+
+/**
+ * Whether the download, `remainingBytes` (if known) at `downloadRate`, ends before connections added now have been
+ * warm as long as they were cold: in slow start they carry a fraction of the rate, and their blocks end late.
+ */
+export function endsBeforeWarm(
+  remainingBytes: number | undefined,
+  downloadRate: number,
+  perConnection: number,
+  rttMs: number,
+  options: WarmupOptions,
+): boolean {
+  if (remainingBytes === undefined || !(downloadRate > 0)) return false;
+  return (remainingBytes / downloadRate) * 1000 < 2 * warmupMs(perConnection, rttMs, options);
+}

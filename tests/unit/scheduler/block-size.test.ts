@@ -25,6 +25,14 @@ describe('block size', () => {
     expect(blockBytes(far, { ...base, unclaimedBytes: 2 * MiB })).toBe(2 * MiB);
   });
 
+  it('on a far mirror, ends with the rest: its round trip and body within the time the rest takes at every mirror', () => {
+    // 4 MiB/s per connection at 250 ms; 24 MiB left at 32 MiB/s take 750 ms: 500 ms of body after the round trip.
+    const far = mirror('m', { rate: 8 * MiB, rttMs: 250 });
+    expect(blockBytes(far, { ...base, unclaimedBytes: 24 * MiB, totalRate: 32 * MiB })).toBe(2 * MiB);
+    // The rest is shorter than its round trip: the smallest block.
+    expect(blockBytes(far, { ...base, unclaimedBytes: 4 * MiB, totalRate: 32 * MiB })).toBe(128 * KiB);
+  });
+
   it('sizes blocks by the rate while sending where requests mostly wait for their headers, counted up to 4 times the rate', () => {
     // 1 MiB/s per connection measured, half of it spent waiting: 2 MiB/s while sending, over 8 round trips of 300 ms.
     const far = (waitShare: number) => mirror('m', { rate: 2 * MiB, rttMs: 300, waitShare });
