@@ -225,19 +225,29 @@ describe('ConnectionCount', () => {
     expect(policy.reason).toBe('steady at 10 connections: one more raised the rate only 6 %');
   });
 
-  it('after a reset opens twice the count while the new connections warm up, then returns to it', () => {
+  it('after a reset opens as many connections as carry the rate from their first round trip while they warm up, then returns to the count', () => {
     const policy = new ConnectionCount();
     // A server at 8 MB/s in all, 50 ms away: steady at two connections (4 MB/s each).
     for (let now = 0; now <= 3_000; now += 25) policy.observe(now, { totalRate: 8 * MB, connections: policy.limit(now), rttMs: 50 });
     expect(policy.limit(3_000)).toBe(2);
     policy.reset(3_000);
-    // Slow start reaches 4 MB/s (200 kB per 50 ms round trip) in four round trips, and one more.
-    expect(policy.limit(3_000)).toBe(4);
-    expect(policy.limit(3_249)).toBe(4);
-    // Nothing is judged meanwhile: the doubled count is not a step.
-    for (let now = 3_025; now < 3_250; now += 25) policy.observe(now, { totalRate: 8 * MB, connections: 4, rttMs: 50 });
+    // 400 kB per round trip are 28 first windows of 14.6 kB: the maximum, 16. Slow start reaches 4 MB/s
+    // (200 kB per 50 ms round trip) in four round trips, and one more.
+    expect(policy.limit(3_000)).toBe(16);
+    expect(policy.limit(3_249)).toBe(16);
+    // Nothing is judged meanwhile: the count after a reset is not a step.
+    for (let now = 3_025; now < 3_250; now += 25) policy.observe(now, { totalRate: 8 * MB, connections: 16, rttMs: 50 });
     expect(policy.limit(3_250)).toBe(2);
     expect(policy.reason).toBe('steady at 2 connections: one more raised the rate only 0 %');
+  });
+
+  it('after a reset of a slow server opens twice the count: each reaches the rate a round trip sooner', () => {
+    const policy = new ConnectionCount();
+    // 1 MB/s at 20 ms: 20 kB per round trip, two first windows.
+    for (let now = 0; now <= 3_000; now += 25) policy.observe(now, { totalRate: 1 * MB, connections: policy.limit(now), rttMs: 20 });
+    expect(policy.limit(3_000)).toBe(2);
+    policy.reset(3_000);
+    expect(policy.limit(3_000)).toBe(4);
   });
 
   it('after a reset stays within a known limit and the maximum', () => {

@@ -20,7 +20,7 @@
  */
 import { ServerLimit, type ServerLimitOptions } from './server-limit';
 import { RateWindow, type RateWindowOptions } from './rate-window';
-import { endsBeforeWarm, farStartCount, warmupMs, type WarmupOptions } from './slow-start';
+import { endsBeforeWarm, farStartCount, rewarmCount, warmupMs, type WarmupOptions } from './slow-start';
 import { stepGain, stepPays, type Measured, type StepVerdictOptions } from './step-verdict';
 
 export interface ConnectionCountOptions extends WarmupOptions, RateWindowOptions, ServerLimitOptions, StepVerdictOptions {
@@ -98,11 +98,10 @@ export class ConnectionCount {
   private readonly refusals: ServerLimit;
   private rttMs: number;
   private why: string;
-  /** After a reset: twice the count until then. */
-  private rewarmUntil = -Infinity;
+  /** After a reset, until `until`: as many connections as carry `rate` (rewarmCount). */
+  private rewarm = { until: -Infinity, rate: 0 };
   /** Started with more than `initial` for a far server. */
   private farStart = false;
-  /** Bytes the download still needs, as last observed. */
   private remainingBytes: number | undefined;
 
   constructor(options: Partial<ConnectionCountOptions> = {}) {
@@ -128,16 +127,17 @@ export class ConnectionCount {
   /** How many connections may be open now; 0 only while backing off from a refusal that left none working. */
   limit(now: number): number {
     const count = this.refusals.blocked(now) ? this.target : Math.max(1, this.target);
-    return now < this.rewarmUntil ? Math.min(this.options.max, this.refusals.known ?? Infinity, 2 * count) : count;
+    const { until, rate } = this.rewarm;
+    return now < until ? Math.min(this.options.max, this.refusals.known ?? Infinity, rewarmCount(count, rate, this.rttMs)) : count;
   }
 
   /**
-   * Its connections broke together (a reset): the new ones start in slow start, where twice as many reach the
-   * rate a round trip sooner. Until they are warm, twice the count (within the cap and a known limit), unjudged.
+   * Its connections broke together (a reset): the new ones start in slow start. Until they are warm, as many as
+   * carry its rate from their first round trip (at least twice the count; within the cap and a known limit), unjudged.
    */
   reset(now: number): void {
     const perConnection = this.base ? this.base.rate / this.base.count : 0;
-    this.rewarmUntil = now + warmupMs(perConnection, this.rttMs, this.options);
+    this.rewarm = { until: now + warmupMs(perConnection, this.rttMs, this.options), rate: this.base?.rate ?? 0 };
   }
 
   /** The server's total rate with `connections` transferring; call it regularly (e.g. with each progress tick). */
@@ -149,7 +149,7 @@ export class ConnectionCount {
     this.remainingBytes = observation.remainingBytes;
     const connections = observation.connections;
     this.window.add(now, observation.totalRate, connections, observation.downloadRate);
-    if (now < this.rewarmUntil) return;
+    if (now < this.rewarm.until) return;
     // Judged only once the count asked for is the count in use (the caller may not have opened them all yet).
     if (connections !== this.limit(now) || connections === 0) return;
     const measured = this.window.rate(now, this.rttMs);

@@ -25,6 +25,15 @@ export function warmupMs(perConnection: number, rttMs: number, options: WarmupOp
 }
 
 /**
+ * After a reset, how many connections carry `rate` (the server's before it) from their first round trip, in
+ * which each sends INITIAL_WINDOW_BYTES: at least twice `count`, where each reaches the rate a round trip sooner.
+ * The caller bounds it by the maximum and a known limit.
+ */
+export function rewarmCount(count: number, rate: number, rttMs: number): number {
+  return Math.max(2 * count, Math.ceil((rate * rttMs) / 1000 / INITIAL_WINDOW_BYTES));
+}
+
+/**
  * A server at least `farRttMs` away starts with twice `initial` (at most `max`): each step there waits out a
  * slow start of many long round trips, and a server that caps the total loses nothing to a few more.
  */
