@@ -225,12 +225,18 @@ describe('ConnectionCount', () => {
     expect(policy.reason).toBe('steady at 10 connections: one more raised the rate only 6 %');
   });
 
-  it('after a reset opens as many connections as carry the rate from their first round trip while they warm up, then returns to the count', () => {
+  /** A policy steady at two connections on a server of `rate` in all, `rttMs` away, reset at 3 s. */
+  const resetAfterSteady = (rate: number, rttMs: number) => {
     const policy = new ConnectionCount();
-    // A server at 8 MB/s in all, 50 ms away: steady at two connections (4 MB/s each).
-    for (let now = 0; now <= 3_000; now += 25) policy.observe(now, { totalRate: 8 * MB, connections: policy.limit(now), rttMs: 50 });
+    for (let now = 0; now <= 3_000; now += 25) policy.observe(now, { totalRate: rate, connections: policy.limit(now), rttMs });
     expect(policy.limit(3_000)).toBe(2);
     policy.reset(3_000);
+    return policy;
+  };
+
+  it('after a reset opens as many connections as carry the rate from their first round trip while they warm up, then returns to the count', () => {
+    // A server at 8 MB/s in all, 50 ms away: steady at two connections (4 MB/s each).
+    const policy = resetAfterSteady(8 * MB, 50);
     // 400 kB per round trip are 28 first windows of 14.6 kB: the maximum, 16. Slow start reaches 4 MB/s
     // (200 kB per 50 ms round trip) in four round trips, and one more.
     expect(policy.limit(3_000)).toBe(16);
@@ -242,12 +248,8 @@ describe('ConnectionCount', () => {
   });
 
   it('after a reset of a slow server opens twice the count: each reaches the rate a round trip sooner', () => {
-    const policy = new ConnectionCount();
     // 1 MB/s at 20 ms: 20 kB per round trip, two first windows.
-    for (let now = 0; now <= 3_000; now += 25) policy.observe(now, { totalRate: 1 * MB, connections: policy.limit(now), rttMs: 20 });
-    expect(policy.limit(3_000)).toBe(2);
-    policy.reset(3_000);
-    expect(policy.limit(3_000)).toBe(4);
+    expect(resetAfterSteady(1 * MB, 20).limit(3_000)).toBe(4);
   });
 
   it('after a reset stays within a known limit and the maximum', () => {
