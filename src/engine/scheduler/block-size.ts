@@ -38,8 +38,8 @@ export interface BlockSizeContext {
  * stays small; no more than half of each mirror's share of what is left, and lasting no more than
  * half the time the rest takes at all the mirrors' rates, so blocks shrink near the end and the
  * last ones finish together (where each connection is capped, an idle one is a loss), yet never
- * under two round trips unless that would end after the rest; while a player is attached, no more
- * than half its window, so a far block never holds up a seek for long.
+ * under two round trips unless other mirrors would then wait for it; while a player is attached,
+ * no more than half its window, so a far block never holds up a seek for long.
  */
 export function blockBytes(mirror: MirrorView, context: BlockSizeContext): number {
   const rate = mirror.rate();
@@ -54,8 +54,8 @@ export function blockBytes(mirror: MirrorView, context: BlockSizeContext): numbe
   if (restSeconds !== undefined) bytes = Math.min(bytes, (perConnection * restSeconds) / 2);
   // Each request leaves its connection idle for a round trip: a block lasts at least two…
   bytes = Math.max(bytes, perConnection * 2 * rttSeconds);
-  // …yet ends with the rest (its round trip included).
-  if (restSeconds !== undefined) bytes = Math.min(bytes, perConnection * (restSeconds - rttSeconds));
+  // …yet ends with the rest, its round trip included, where other mirrors would otherwise wait for it.
+  if (restSeconds !== undefined && context.busyMirrors > 1) bytes = Math.min(bytes, perConnection * (restSeconds - rttSeconds));
   bytes = Math.min(context.maxBlockBytes, Math.max(context.minBlockBytes, bytes));
   return context.playback ? Math.min(bytes, context.playback.aheadBytes / 2) : bytes;
 }

@@ -28,9 +28,12 @@ describe('block size', () => {
   it('on a far mirror, ends with the rest: its round trip and body within the time the rest takes at every mirror', () => {
     // 4 MiB/s per connection at 250 ms; 24 MiB left at 32 MiB/s take 750 ms: 500 ms of body after the round trip.
     const far = mirror('m', { rate: 8 * MiB, rttMs: 250 });
-    expect(blockBytes(far, { ...base, unclaimedBytes: 24 * MiB, totalRate: 32 * MiB })).toBe(2 * MiB);
-    // The rest is shorter than its round trip: the smallest block.
-    expect(blockBytes(far, { ...base, unclaimedBytes: 4 * MiB, totalRate: 32 * MiB })).toBe(128 * KiB);
+    const shared = { ...base, busyMirrors: 4, totalRate: 32 * MiB };
+    expect(blockBytes(far, { ...shared, unclaimedBytes: 24 * MiB })).toBe(2 * MiB);
+    // The rest is shorter than its round trip: the smallest block…
+    expect(blockBytes(far, { ...shared, unclaimedBytes: 4 * MiB })).toBe(128 * KiB);
+    // …unless it is alone: nobody waits for it, and each block costs a round trip.
+    expect(blockBytes(far, { ...shared, unclaimedBytes: 4 * MiB, busyMirrors: 1, totalRate: 8 * MiB })).toBe(2 * MiB);
   });
 
   it('sizes blocks by the rate while sending where requests mostly wait for their headers, counted up to 4 times the rate', () => {
