@@ -143,9 +143,13 @@ export class MirrorState {
     this.minRttMs = Math.min(ms, this.minRttMs ?? ms);
   }
 
-  /** A request of it ended: `headersMs` of its `totalMs` went to waiting for the headers. */
+  /**
+   * A request of it ended: `headersMs` of its `totalMs` went to waiting for the headers, counted up to its shortest
+   * round trip (the moments a busy client added are not the server's).
+   */
   observeWait(headersMs: number, totalMs: number): void {
-    if (totalMs > 0) this.waitShare += WAIT_SHARE_WEIGHT * (Math.min(1, headersMs / totalMs) - this.waitShare);
+    const waited = Math.min(headersMs, this.minRttMs ?? headersMs);
+    if (totalMs > 0) this.waitShare += WAIT_SHARE_WEIGHT * (Math.min(1, waited / totalMs) - this.waitShare);
   }
 
   usable(now: number): boolean {

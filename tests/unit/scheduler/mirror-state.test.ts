@@ -42,4 +42,12 @@ describe('MirrorState: the share of time its requests wait for their headers', (
     expect(mirror.waitShare).toBeLessThan(0.4);
     expect(mirror.waitShare).toBeGreaterThan(0.1);
   });
+
+  it('counts the wait up to the shortest round trip seen: a busy client is not the server', () => {
+    const mirror = newMirror();
+    mirror.observeRtt(10);
+    // Headers after 200 ms of a 250 ms request, on a server 10 ms away.
+    for (let i = 0; i < 20; i++) mirror.observeWait(200, 250);
+    expect(mirror.waitShare).toBeCloseTo(10 / 250, 2);
+  });
 });
