@@ -14,8 +14,6 @@ export interface Server {
   rttMs: number;
   maxConnections?: number;
   retryAfterMs?: number;
-  /** The download's size, if the client knows it: it reports the bytes left. */
-  fileBytes?: number;
 }
 
 export interface Trace {
@@ -68,8 +66,7 @@ export function run(
     const total = Math.min(sum, server.totalRate) * noise();
     trace.bytes += (total * tickMs) / 1000;
     trace.samples.push([now, wanted, opened.length, total]);
-    const remainingBytes = server.fileBytes === undefined ? undefined : Math.max(0, server.fileBytes - trace.bytes);
-    policy.observe(now, { totalRate: total, connections: opened.length, rttMs: server.rttMs, remainingBytes });
+    policy.observe(now, { totalRate: total, connections: opened.length, rttMs: server.rttMs });
   }
   return trace;
 }
