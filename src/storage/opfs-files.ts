@@ -7,9 +7,6 @@ export interface OpfsPort {
   addEventListener(type: 'error', listener: (event: Event) => void): void;
 }
 
-/** A worker that answers nothing for this long is gone (its document closed): the store fails rather than hang. */
-const ANSWER_TIMEOUT_MS = 60_000;
-
 type Ask = OpfsRequest extends infer R ? (R extends OpfsRequest ? Omit<R, 'id'> : never) : never;
 
 /** Writes each job's bytes into its OPFS file through the OPFS worker (reads need no worker: see readOpfsFile). */
@@ -49,12 +46,7 @@ export class OpfsWriter {
   private ask(request: Ask, transfer: Transferable[] = []): Promise<void> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error('the storage worker did not answer within 60 s'));
-      }, ANSWER_TIMEOUT_MS);
-      const settle = { resolve: () => (clearTimeout(timer), resolve()), reject: (error: Error) => (clearTimeout(timer), reject(error)) };
-      this.pending.set(id, settle);
+      this.pending.set(id, { resolve, reject });
       this.port.postMessage({ ...request, id }, transfer);
     });
   }
