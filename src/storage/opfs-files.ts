@@ -7,6 +7,9 @@ export interface OpfsPort {
   addEventListener(type: 'error', listener: (event: Event) => void): void;
 }
 
+/** A worker that answers nothing for this long is gone: the store fails rather than hang the download. */
+const ANSWER_TIMEOUT_MS = 60_000;
+
 type Ask = OpfsRequest extends infer R ? (R extends OpfsRequest ? Omit<R, 'id'> : never) : never;
 
 /** Writes each job's bytes into its OPFS file through the OPFS worker (reads need no worker: see readOpfsFile). */
@@ -14,7 +17,10 @@ export class OpfsWriter {
   private next = 1;
   private readonly pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
 
-  constructor(private readonly port: OpfsPort) {
+  constructor(
+    private readonly port: OpfsPort,
+    private readonly answerTimeoutMs = ANSWER_TIMEOUT_MS,
+  ) {
     port.addEventListener('message', ({ data: reply }) => {
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
@@ -46,7 +52,16 @@ export class OpfsWriter {
   private ask(request: Ask, transfer: Transferable[] = []): Promise<void> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`the storage worker did not answer within ${this.answerTimeoutMs / 1000} s`));
+      }, this.answerTimeoutMs);
+      const settle = (error?: Error) => {
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve();
+      };
+      this.pending.set(id, { resolve: () => settle(), reject: settle });
       this.port.postMessage({ ...request, id }, transfer);
     });
   }
