@@ -81,18 +81,27 @@ function expected(): Pick<ReadBack, 'ranges' | 'read'> {
 
 const RUN = 'StitchCuts.runCuts()';
 
+/** Runs `run` on the cuts page in headless Firefox. */
+async function inFirefox(run: string): Promise<ReadBack> {
+  const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
+  onCleanup(() => browser.close());
+  const page = await browser.newPage();
+  await page.goto(pageUrl);
+  return (await page.evaluate(run)) as ReadBack;
+}
+
+/** What a store read back must be: CUTS' ranges, each with its exact bytes through read() and readBlobs(). */
+function expectExact(got: ReadBack, records: string): void {
+  const want = expected();
+  expect(got.records).toBe(records);
+  expect(got.ranges).toEqual(want.ranges);
+  expect(got.read).toEqual(want.read);
+  expect(got.blobs).toEqual(want.read);
+}
+
 describe('IdbStore keeps the exact bytes of records it cuts apart, in the real browsers', () => {
   test('Firefox', async () => {
-    const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
-    onCleanup(() => browser.close());
-    const page = await browser.newPage();
-    await page.goto(pageUrl);
-    const got = (await page.evaluate(RUN)) as ReadBack;
-    const want = expected();
-    expect(got.records).toBe('blob');
-    expect(got.ranges).toEqual(want.ranges);
-    expect(got.read).toEqual(want.read);
-    expect(got.blobs).toEqual(want.read);
+    expectExact(await inFirefox(RUN), 'blob');
   });
 
   test('Chromium', async () => {
@@ -100,26 +109,12 @@ describe('IdbStore keeps the exact bytes of records it cuts apart, in the real b
     onCleanup(() => browser.close());
     const page = await browser.newPage();
     await page.goto(pageUrl);
-    const got = await page.evaluate<ReadBack>(RUN);
-    const want = expected();
-    expect(got.records).toBe('blob');
-    expect(got.ranges).toEqual(want.ranges);
-    expect(got.read).toEqual(want.read);
-    expect(got.blobs).toEqual(want.read);
+    expectExact(await page.evaluate<ReadBack>(RUN), 'blob');
   });
 });
 
 describe('OpfsStore (Firefox) keeps the exact bytes of ranges it writes over and discards', () => {
   test('Firefox, through the OPFS worker', async () => {
-    const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
-    onCleanup(() => browser.close());
-    const page = await browser.newPage();
-    await page.goto(pageUrl);
-    const got = (await page.evaluate('StitchCuts.runOpfsCuts()')) as ReadBack;
-    const want = expected();
-    expect(got.records).toBe('file');
-    expect(got.ranges).toEqual(want.ranges);
-    expect(got.read).toEqual(want.read);
-    expect(got.blobs).toEqual(want.read);
+    expectExact(await inFirefox('StitchCuts.runOpfsCuts()'), 'file');
   });
 });
