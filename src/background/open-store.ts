@@ -1,3 +1,4 @@
+import { deleteDB } from 'idb';
 import { openIdbStore } from '../storage/idb-store';
 import { OpfsWriter } from '../storage/opfs-files';
 import { openOpfsStore } from '../storage/opfs-store';
@@ -24,6 +25,8 @@ export async function openBrowserStore(): Promise<BrowserStore> {
     const idb = await openIdbStore();
     await moveJobs(idb, opfs);
     idb.close();
+    // Every job moved: the empty database would only be opened again at each start.
+    await deleteDB('stitch');
   }
   return opfs;
 }
