@@ -92,7 +92,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     // Messages for the offscreen document are not ours: leave them unanswered here.
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
     if (!isOwnPage(sender, api)) return undefined;
-    return manager.then((m) => handleRequest(message, { api, manager: m, settings, notices, mirrorsFor, bypass }));
+    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass });
   });
   api.runtime.onConnect.addListener((port) => {
     if (!isOwnPage(port.sender, api)) return;

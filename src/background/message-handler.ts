@@ -10,7 +10,8 @@ import type { Bypass } from './bypass';
 
 export interface HandlerDeps {
   api: BrowserApi;
-  manager: JobManager;
+  /** Settings requests do not wait for it: the options page must not wait for the store to open. */
+  manager: JobManager | Promise<JobManager>;
   settings: SettingsStore;
   notices: UiNotices;
   mirrorsFor: (url: string) => string[];
@@ -27,16 +28,35 @@ const ACTIONS: readonly JobAction[] = ['pause', 'resume', 'cancel', 'retry', 'un
 export async function handleRequest(message: unknown, deps: HandlerDeps): Promise<Reply<unknown>> {
   if (!isRequest(message)) return { ok: false, error: 'unknown request' };
   try {
-    await deps.manager.restore();
-    return { ok: true, value: await dispatch(message, deps) };
+    return { ok: true, value: await (settingsRequest(message, deps) ?? jobRequest(message, deps)) };
   } catch (error) {
     if (error instanceof InvalidSettings) return { ok: false, error: error.message, errors: error.errors };
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
 }
 
-async function dispatch(request: Request, deps: HandlerDeps): Promise<ReplyOf<RequestType>> {
-  const { manager, api } = deps;
+/** The requests answered without the job manager, or undefined. */
+function settingsRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<RequestType>> | undefined {
+  switch (request.type) {
+    case 'get-settings':
+      return deps.settings.load().then((settings) => ({ settings, defaults: parseSettings(DEFAULT_SETTINGS) }));
+    case 'set-settings':
+      return deps.settings.save(request.settings).then((settings) => ({ settings }));
+    case 'import-settings':
+      return deps.settings.import(requireString(request.json, 'json')).then((settings) => ({ settings }));
+    case 'export-settings':
+      return deps.settings.export().then((json) => ({ json }));
+    case 'test-mirror-rule':
+      return (deps.testRule ?? testMirrorRule)(request.rule, requireHttpUrl(request.sampleUrl));
+    default:
+      return undefined;
+  }
+}
+
+async function jobRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<RequestType>> {
+  const { api } = deps;
+  const manager = await deps.manager;
+  await manager.restore();
   switch (request.type) {
     case 'list-jobs':
       return { jobs: manager.views(), notices: await deps.notices.all() };
@@ -59,30 +79,25 @@ async function dispatch(request: Request, deps: HandlerDeps): Promise<ReplyOf<Re
       return {};
     case 'save-as':
       return { job: await manager.saveAs(requireString(request.id, 'id')) };
-    case 'get-settings':
-      return { settings: await deps.settings.load(), defaults: parseSettings(DEFAULT_SETTINGS) };
-    case 'set-settings':
-      return { settings: await deps.settings.save(request.settings) };
-    case 'import-settings':
-      return { settings: await deps.settings.import(requireString(request.json, 'json')) };
-    case 'export-settings':
-      return { json: await deps.settings.export() };
-    case 'test-mirror-rule':
-      return (deps.testRule ?? testMirrorRule)(request.rule, requireHttpUrl(request.sampleUrl));
     case 'play':
-      return playJob(request, deps);
+      return playJob(request, manager, deps);
     case 'bypass':
       return bypass(request, deps);
     case 'relink':
       return manager.relink(requireString(request.id, 'id'), requireHttpUrl(request.url), request.startOver === true);
     case 'hand-to-browser':
-      return handToBrowser(requireString(request.id, 'id'), deps);
+      return handToBrowser(requireString(request.id, 'id'), manager, deps);
+    default:
+      throw new Error(`unknown request ${request.type}`);
   }
 }
 
 /** The job a player asked for: by id, else an existing download of the URL, else a new one. */
-async function playJob(request: { id?: unknown; url?: unknown; referrer?: unknown }, deps: HandlerDeps): Promise<ReplyOf<'play'>> {
-  const { manager } = deps;
+async function playJob(
+  request: { id?: unknown; url?: unknown; referrer?: unknown },
+  manager: JobManager,
+  deps: HandlerDeps,
+): Promise<ReplyOf<'play'>> {
   if (request.id !== undefined) {
     const job = manager.get(requireString(request.id, 'id'));
     if (!job) throw new Error('no such download; it may have been cleared');
@@ -106,12 +121,12 @@ async function bypass(request: { next?: unknown; site?: unknown }, deps: Handler
 }
 
 /** The browser downloads the URL itself first (so nothing is lost if it refuses), then the job goes. */
-async function handToBrowser(id: string, deps: HandlerDeps): Promise<ReplyOf<'hand-to-browser'>> {
-  const job = deps.manager.get(id);
+async function handToBrowser(id: string, manager: JobManager, deps: HandlerDeps): Promise<ReplyOf<'hand-to-browser'>> {
+  const job = manager.get(id);
   if (!job) throw new Error('no such download; it may have been cleared');
   if (!deps.bypass) throw new Error('handing downloads to the browser is not available here');
   await deps.bypass.browserDownload(deps.api, job.url);
-  await deps.manager.forget(id);
+  await manager.forget(id);
   return {};
 }
 

@@ -21,6 +21,8 @@ const { blockBytes, maxConcurrentJobs, connectionsPerServer } = LIMITS;
  */
 export class OptionsForm {
   readonly element: HTMLFormElement;
+  /** Holds every field: disabled while the stored settings load, so nothing typed is overwritten. */
+  private readonly sections: HTMLFieldSetElement;
   readonly rules: MirrorRulesEditor;
   private readonly fields: Record<Exclude<keyof FormValues, 'rules'>, Field<Control>>;
   private readonly rulesError = h('p', { class: 'field-error error-text' });
@@ -91,9 +93,9 @@ export class OptionsForm {
     this.rules = new MirrorRulesEditor(testRule, onChange);
     const f = this.fields;
     this.rulesError.hidden = true;
-    this.element = h(
-      'form',
-      { 'data-testid': 'settings-form', novalidate: true, 'aria-label': t('optionsForm') },
+    this.sections = h(
+      'fieldset',
+      { class: 'sections' },
       section('takeover', t('sectionTakeover'), f.takeover, f.thresholdMb, f.excludedTypes, f.excludedSites, f.saveWhileDownloading),
       section(
         'speed',
@@ -115,12 +117,17 @@ export class OptionsForm {
         this.rules.element,
       ),
     );
+    this.element = h('form', { 'data-testid': 'settings-form', novalidate: true, 'aria-label': t('optionsForm') }, this.sections);
     // Inline validation happens on commit (change), not on each keystroke.
     this.element.addEventListener('change', (event) => {
       const key = this.keyOf(event.target);
       if (key) this.touched.add(key);
     });
     this.element.addEventListener('input', onChange);
+  }
+
+  set enabled(enabled: boolean) {
+    this.sections.disabled = !enabled;
   }
 
   read(): FormValues {

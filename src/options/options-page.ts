@@ -89,6 +89,9 @@ export class OptionsPage {
   /** Fills the form with the stored settings. */
   async load(): Promise<void> {
     if (!this.deps.send) return;
+    this.form.enabled = false;
+    this.saveButton.disabled = true;
+    this.setStatus(t('statusLoading'), 'pending');
     try {
       const { settings, defaults } = await this.call(bareRequest('get-settings'));
       this.defaults = defaults;
@@ -97,6 +100,9 @@ export class OptionsPage {
     } catch (error) {
       this.form.write(settingsToForm(this.defaults));
       this.setStatus(t('statusLoadFailed', errorText(error)), 'error');
+    } finally {
+      this.form.enabled = true;
+      this.saveButton.disabled = false;
     }
   }
 

@@ -457,4 +457,26 @@ describe('message handler', () => {
       value: { settings: { maxConcurrentJobs: 5, connectionsPerServer: DEFAULT_SETTINGS.connectionsPerServer } },
     });
   });
+
+  test('answers settings requests while the store is still opening; job requests wait for it', async () => {
+    const browser = new FakeBrowser();
+    let opened: (manager: JobManager) => void = () => {};
+    const deps = {
+      api: browser,
+      manager: new Promise<JobManager>((resolve) => (opened = resolve)),
+      settings: new SettingsStore(browser),
+      notices: new UiNotices(browser, () => {}),
+      mirrorsFor: () => [],
+    };
+    const saved = await handleRequest({ type: 'set-settings', settings: { ...DEFAULT_SETTINGS, maxConcurrentJobs: 4 } }, deps);
+    expect(saved).toMatchObject({ ok: true, value: { settings: { maxConcurrentJobs: 4 } } });
+    expect(await handleRequest({ type: 'get-settings' }, deps)).toMatchObject({ ok: true, value: { settings: { maxConcurrentJobs: 4 } } });
+
+    let listed = false;
+    const list = handleRequest({ type: 'list-jobs' }, deps).then((reply) => ((listed = true), reply));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(listed).toBe(false);
+    opened(harness({ store: await store(), browser }).manager);
+    expect(await list).toMatchObject({ ok: true, value: { jobs: [] } });
+  });
 });

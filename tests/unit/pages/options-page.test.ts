@@ -66,6 +66,24 @@ function chooseFile(text: string, name = 'settings.json') {
 describe('OptionsPage', () => {
   beforeEach(() => document.body.replaceChildren());
 
+  it('keeps the form disabled until the stored settings have loaded, so nothing typed is overwritten', async () => {
+    let answer: (reply: unknown) => void = () => {};
+    const background = fakeBackground({ 'get-settings': () => new Promise((resolve) => (answer = resolve)) });
+    const page = new OptionsPage(document.body, { send: background.send });
+    const loading = page.load();
+    await settle();
+    const field = input('setting-connections-per-site');
+    expect(field.closest('fieldset')?.disabled).toBe(true); // happy-dom does not match :disabled through a fieldset
+    expect(byTestId<HTMLButtonElement>('settings-save').disabled).toBe(true);
+    expect(byTestId('settings-status').textContent).toMatch(/loading/i);
+
+    answer({ ok: true, value: { settings: stored, defaults: parseSettings(DEFAULT_SETTINGS) } });
+    await loading;
+    expect(field.closest('fieldset')?.disabled).toBe(false);
+    expect(byTestId<HTMLButtonElement>('settings-save').disabled).toBe(false);
+    expect(field.value).toBe('downloads.example.com 1');
+  });
+
   it('fills the form from the stored settings', async () => {
     await openPage();
     expect(byTestId('settings-form').tagName).toBe('FORM');
