@@ -137,7 +137,8 @@ async function launchFirefox(downloads: string, extension: string | undefined): 
 /**
  * Bytes stored under a profile where Stitch keeps downloads: the files IndexedDB keeps large
  * values in (Chromium's `IndexedDB/*.blob` and Firefox's `idb/*.files` folders; Stitch's records
- * are Blobs of 4 MiB) and Firefox's origin private file system (`fs` folders), counted as the
+ * are Blobs of 4 MiB) and the origin private file system (Firefox's `fs`, Chromium's `File System`
+ * folders), counted as the
  * disk blocks they hold: a file written at offsets out of order has holes until its last block
  * is stored.
  */
@@ -152,7 +153,11 @@ function idbFileBytes(profileDir: string): number {
     }
     for (const entry of entries) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path, inBlobs || entry.name.endsWith('.blob') || entry.name.endsWith('.files') || entry.name === 'fs');
+      if (entry.isDirectory())
+        walk(
+          path,
+          inBlobs || entry.name.endsWith('.blob') || entry.name.endsWith('.files') || entry.name === 'fs' || entry.name === 'File System',
+        );
       else if (inBlobs) bytes += diskBytes(path);
     }
   };

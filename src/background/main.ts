@@ -3,9 +3,10 @@ import { startBackground } from './background';
 import { platformBlobUrls } from './blob-url';
 import { realBrowserApi } from './real-browser-api';
 import { browserEstimate } from './storage-space';
-import { openBrowserStore } from './open-store';
+import { listenForStoragePort, openBrowserStore } from './open-store';
 
 // The extension's background: Chrome's service worker and Firefox's event page.
+if (typeof ServiceWorkerGlobalScope !== 'undefined' && self instanceof ServiceWorkerGlobalScope) listenForStoragePort(self);
 let store: Promise<BrowserStore> | undefined;
 const openStore = () => (store ??= openBrowserStore());
 

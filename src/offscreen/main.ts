@@ -1,18 +1,28 @@
-import { openIdbStore, type IdbStore } from '../storage/idb-store';
+import { openJobReader } from '../storage/job-reader';
 import { storedBlobUrl } from '../storage/stored-blob-url';
-import { isOffscreenRequest, type OffscreenReply, type OffscreenRequest } from './protocol';
+import { isOffscreenRequest, OPFS_PORT_MESSAGE, type OffscreenReply, type OffscreenRequest } from './protocol';
 
 /**
- * Chrome's offscreen document (reason BLOBS): builds a Blob from a job's stored Blob records
- * and returns a blob URL for downloads.download. `new Blob(storedBlobs)` references the
- * records' files on disk, so the file is never copied into memory. It also holds the frames
- * of streamed saves (the worker answers their navigation with the job's bytes as they come).
+ * Chrome's offscreen document (reasons WORKERS and BLOBS). It runs the storage worker, which
+ * writes downloads into the origin private file system, and hands the service worker a port to
+ * it. It builds a blob URL of a finished job's stored bytes for downloads.download: a slice of
+ * the job's file (or Blobs of IndexedDB records) on disk, never copied into memory. It also holds
+ * the frames of streamed saves (the service worker answers their navigation with the job's bytes).
  */
-let store: Promise<IdbStore> | undefined;
+let storage: Worker | undefined;
 /** Frames of streamed saves: a navigation to the worker's save URL becomes a browser download. */
 const frames = new Map<string, HTMLIFrameElement>();
 
 async function handle(request: OffscreenRequest): Promise<OffscreenReply> {
+  if (request.type === 'connect-storage') {
+    storage ??= new Worker('../opfs-worker.js', { type: 'module' });
+    const channel = new MessageChannel();
+    storage.postMessage({ connect: channel.port1 }, [channel.port1]);
+    const background = (await navigator.serviceWorker.ready).active;
+    if (!background) throw new Error('no service worker to connect');
+    background.postMessage({ type: OPFS_PORT_MESSAGE }, [channel.port2]);
+    return { ok: true };
+  }
   if (request.type === 'open-frame') {
     const frame = document.createElement('iframe');
     frame.src = request.url;
@@ -29,9 +39,13 @@ async function handle(request: OffscreenRequest): Promise<OffscreenReply> {
     URL.revokeObjectURL(request.url);
     return { ok: true };
   }
-  const opened = (store ??= openIdbStore());
-  const readBlobs = async (jobId: string, start: number, end: number) => (await opened).readBlobs(jobId, start, end);
-  return { ok: true, url: await storedBlobUrl(readBlobs, request.jobId, request.size, request.contentType) };
+  const reader = await openJobReader(request.jobId);
+  try {
+    const readBlobs = (jobId: string, start: number, end: number) => reader.readBlobs(jobId, start, end);
+    return { ok: true, url: await storedBlobUrl(readBlobs, request.jobId, request.size, request.contentType) };
+  } finally {
+    reader.close();
+  }
 }
 
 chrome.runtime.onMessage.addListener((message: unknown, _sender: unknown, sendResponse: (reply: unknown) => void) => {

@@ -7,7 +7,7 @@ export interface OpfsPort {
   addEventListener(type: 'error', listener: (event: Event) => void): void;
 }
 
-/** A worker that answers nothing for this long is gone: the store fails rather than hang the download. */
+/** A worker that answers nothing for this long is gone (its document closed): the store fails rather than hang. */
 const ANSWER_TIMEOUT_MS = 60_000;
 
 type Ask = OpfsRequest extends infer R ? (R extends OpfsRequest ? Omit<R, 'id'> : never) : never;

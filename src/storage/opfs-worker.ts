@@ -56,16 +56,28 @@ async function answer(request: OpfsRequest): Promise<void> {
 /** Each job's requests in the order they came: a release or remove never closes a handle under a write. */
 const queues = new Map<string, Promise<void>>();
 
-scope.onmessage = (event: MessageEvent<OpfsRequest>) => {
-  const request = event.data;
-  const queued = (queues.get(request.job) ?? Promise.resolve()).then(() => reply(request));
+/**
+ * Firefox's background page talks to the worker directly; Chrome's service worker through a port
+ * the offscreen document hands over (`{ connect: port }`): a restarted service worker gets a new one.
+ */
+scope.onmessage = (event: MessageEvent<OpfsRequest | { connect: MessagePort }>) => {
+  const { data } = event;
+  if ('connect' in data) {
+    data.connect.onmessage = (message: MessageEvent<OpfsRequest>) => serve(message.data, data.connect);
+    return;
+  }
+  serve(data, scope);
+};
+
+function serve(request: OpfsRequest, to: { postMessage(message: OpfsReply): void }): void {
+  const queued = (queues.get(request.job) ?? Promise.resolve()).then(() => reply(request, to));
   queues.set(request.job, queued);
   void queued.then(() => {
     if (queues.get(request.job) === queued) queues.delete(request.job);
   });
-};
+}
 
-async function reply(request: OpfsRequest): Promise<void> {
+async function reply(request: OpfsRequest, to: { postMessage(message: OpfsReply): void }): Promise<void> {
   let message: OpfsReply;
   try {
     await answer(request);
@@ -74,5 +86,5 @@ async function reply(request: OpfsRequest): Promise<void> {
     const { name = 'Error', message: text = String(error) } = error as { name?: string; message?: string };
     message = { id: request.id, ok: false, name, message: text };
   }
-  scope.postMessage(message);
+  to.postMessage(message);
 }
