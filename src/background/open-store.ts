@@ -1,8 +1,8 @@
 import { deleteDB } from 'idb';
 import { OPFS_PORT_MESSAGE } from '../offscreen/protocol';
 import { openIdbStore } from '../storage/idb-store';
-import { OpfsWriter, type OpfsPort } from '../storage/opfs-files';
-import { openOpfsStore } from '../storage/opfs-store';
+import { OpfsWriter } from '../storage/opfs-files';
+import { OPFS_STORE_DB, openOpfsStore } from '../storage/opfs-store';
 import { moveJobs } from '../storage/move-jobs';
 import type { BrowserStore } from '../storage/stored-blob-url';
 import { askOffscreen } from './offscreen-document';
@@ -10,6 +10,9 @@ import { askOffscreen } from './offscreen-document';
 /** The job id the OPFS check writes to and removes: never a real job's (those are UUIDs). */
 const CHECK_JOB = 'stitch-opfs-check';
 const PORT_TIMEOUT_MS = 10_000;
+/** Tries of OPFS where the profile keeps downloads there, the n-th after n × OPFS_RETRY_MS. */
+const OPFS_ATTEMPTS = 3;
+const OPFS_RETRY_MS = 1000;
 
 /**
  * Downloads are kept in the origin private file system, written by a worker: Firefox's event
@@ -19,12 +22,12 @@ const PORT_TIMEOUT_MS = 10_000;
  * over once. Where OPFS fails, IndexedDB it is.
  */
 export async function openBrowserStore(): Promise<BrowserStore> {
-  const opfs = await openOpfs().catch((error: unknown) => {
-    console.warn('Stitch: the private file system does not work here; keeping downloads in IndexedDB', error);
-    return undefined;
-  });
+  const databases = new Set((await indexedDB.databases()).map((db) => db.name));
+  // A profile whose downloads are in OPFS already tries again before IndexedDB takes over: its
+  // jobs would not show until a start where OPFS works (they are kept, and new ones move over then).
+  const opfs = await openOpfsTrying(databases.has(OPFS_STORE_DB) ? OPFS_ATTEMPTS : 1);
   if (!opfs) return openIdbStore();
-  if ((await indexedDB.databases()).some((db) => db.name === 'stitch')) {
+  if (databases.has('stitch')) {
     const idb = await openIdbStore();
     await moveJobs(idb, opfs);
     idb.close();
@@ -34,13 +37,35 @@ export async function openBrowserStore(): Promise<BrowserStore> {
   return opfs;
 }
 
+async function openOpfsTrying(attempts: number): Promise<BrowserStore | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openOpfs();
+    } catch (error) {
+      if (attempt >= attempts) {
+        console.warn('Stitch: the private file system does not work here; keeping downloads in IndexedDB', error);
+        return undefined;
+      }
+      console.warn(`Stitch: the private file system failed (attempt ${attempt} of ${attempts}); trying again`, error);
+      await new Promise((resolve) => setTimeout(resolve, OPFS_RETRY_MS * attempt));
+    }
+  }
+}
+
 async function openOpfs(): Promise<BrowserStore | undefined> {
   if (typeof navigator.storage?.getDirectory !== 'function') return undefined;
   const port = typeof Worker === 'function' ? new Worker('opfs-worker.js', { type: 'module' }) : await offscreenStoragePort();
   if (!port) return undefined;
   const writer = new OpfsWriter(port);
-  await writer.write(CHECK_JOB, 0, new Uint8Array(1));
-  await writer.remove(CHECK_JOB);
+  try {
+    await writer.write(CHECK_JOB, 0, new Uint8Array(1));
+    await writer.remove(CHECK_JOB);
+  } catch (error) {
+    // A try that failed leaves no worker (or port to one) behind.
+    if (port instanceof MessagePort) port.close();
+    else port.terminate();
+    throw error;
+  }
   return openOpfsStore(writer);
 }
 
@@ -58,7 +83,7 @@ export function listenForStoragePort(scope: ServiceWorkerGlobalScope): void {
 }
 
 /** A port to the storage worker of the offscreen document (Chrome's service worker). */
-async function offscreenStoragePort(): Promise<OpfsPort | undefined> {
+async function offscreenStoragePort(): Promise<MessagePort | undefined> {
   if (typeof chrome === 'undefined' || typeof chrome.offscreen?.createDocument !== 'function') return undefined;
   const port = new Promise<MessagePort>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the offscreen document sent no port to the storage worker')), PORT_TIMEOUT_MS);
