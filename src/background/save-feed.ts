@@ -39,13 +39,18 @@ export class SaveFeed {
     for (const [offset, block] of feed.blocks) if (offset + block.length <= pos) this.drop(feed, offset);
   }
 
-  /** The engine stored `data` at `offset`. */
-  stored(jobId: string, offset: number, data: Uint8Array): void {
+  /** Whether an open save would keep `length` bytes stored at `offset` now. */
+  wants(jobId: string, offset: number, length: number): boolean {
     const feed = this.feeds.get(jobId);
-    if (!feed || offset < feed.pos || offset + data.length > feed.pos + this.windowBytes) return;
-    if (feed.bytes + data.length > this.windowBytes) return;
+    return !!feed && offset >= feed.pos && offset + length <= feed.pos + this.windowBytes && feed.bytes + length <= this.windowBytes;
+  }
+
+  /** The engine stored `data` at `offset`; the feed keeps it (the caller's copy) if its save still wants it. */
+  stored(jobId: string, offset: number, data: Uint8Array): void {
+    if (!this.wants(jobId, offset, data.length)) return;
+    const feed = this.feeds.get(jobId)!;
     this.discarded(jobId, offset, offset + data.length);
-    feed.blocks.set(offset, data.slice());
+    feed.blocks.set(offset, data);
     feed.bytes += data.length;
   }
 
@@ -74,9 +79,10 @@ export class SaveFeed {
       get: (target, property) => {
         if (property === 'writeBlock')
           return async (jobId: string, offset: number, data: Uint8Array) => {
+            // Copied before the write: the store may move `data` to its writer's thread.
+            const copy = this.wants(jobId, offset, data.length) ? data.slice() : undefined;
             await target.writeBlock(jobId, offset, data);
-            // Before the promise settles: the engine reuses `data` after that.
-            this.stored(jobId, offset, data);
+            if (copy) this.stored(jobId, offset, copy);
           };
         if (property === 'discardRange')
           return async (jobId: string, start: number, end: number) => {

@@ -74,14 +74,16 @@ export class BlockWriter {
     const start = this.blockStart;
     const buffer = this.buffer!;
     const data = buffer.subarray(0, this.filled);
+    // Read before the write: a store may take the buffer (detaching it).
+    const end = start + data.length;
     this.buffer = undefined;
     this.blockStart += this.filled;
     this.filled = 0;
     await this.gate.acquire();
     const write = this.store.writeBlock(this.jobId, start, data).then(
       () => {
-        this.stored += data.length;
-        this.onStored(start, start + data.length);
+        this.stored += end - start;
+        this.onStored(start, end);
       },
       (error: unknown) => {
         this.failure ??= { error };

@@ -18,8 +18,9 @@ export interface DownloadStore {
    * Stores `data` at `offset`, replacing any stored bytes at those positions (the newest write
    * wins). Rejects with a QuotaExceededError-named error when full. To replace stored bytes with
    * different ones, discardRange them first: a crash in the middle of an overwrite may otherwise
-   * leave a mix of old and new bytes claimed as stored. `data` is lent: once the promise settled
-   * the engine reuses its buffer for other bytes, so a store that keeps it must copy it.
+   * leave a mix of old and new bytes claimed as stored. The store may move `data`'s buffer to
+   * another thread (detaching it), so the caller reads nothing from it after the call; a buffer
+   * still attached once the promise settled is the caller's again, to reuse for other bytes.
    */
   writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void>;
   /** The byte ranges stored for the job, sorted and merged. */

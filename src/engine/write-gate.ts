@@ -37,6 +37,7 @@ export class WriteGate {
    * allocate again, and memory that stayed taken until the next garbage collection.
    */
   recycle(buffer: Uint8Array): void {
-    this.spare.push(buffer);
+    // A store that moved the buffer to its writer's thread left it detached: nothing to reuse.
+    if (buffer.byteLength > 0) this.spare.push(buffer);
   }
 }

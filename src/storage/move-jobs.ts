@@ -12,8 +12,9 @@ export async function moveJobs(from: DownloadStore, to: DownloadStore): Promise<
     for (const { start, end } of await from.storedRanges(job)) {
       let pos = start;
       for await (const bytes of from.read(job, start, end)) {
+        const length = bytes.length; // the store may take the buffer
         await to.writeBlock(job, pos, bytes);
-        pos += bytes.length;
+        pos += length;
       }
     }
     if (state) await to.saveState(job, state);

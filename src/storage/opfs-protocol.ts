@@ -2,12 +2,14 @@
  * Messages between OpfsFiles (the background) and the OPFS worker, which alone holds the sync
  * access handles (only a dedicated worker may). One file per job, its bytes at their offsets.
  */
-export type OpfsRequest = { id: number; job: string } & (
-  | { op: 'write'; offset: number; data: ArrayBuffer }
-  /** Flushes and closes the job's handle. */
-  | { op: 'release' }
-  | { op: 'remove' }
-);
+export type OpfsRequest = { id: number; job: string } &
+  /** `data`'s buffer is transferred: a view of part of it arrives as that part. */
+  (
+    | { op: 'write'; offset: number; data: Uint8Array }
+    /** Flushes and closes the job's handle. */
+    | { op: 'release' }
+    | { op: 'remove' }
+  );
 
 export type OpfsReply =
   | { id: number; ok: true }

@@ -57,10 +57,11 @@ export class OpfsStore implements DownloadStore {
   }
 
   async writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void> {
-    checkRange(offset, offset + data.length);
+    const end = offset + data.length; // the worker takes data's buffer
+    checkRange(offset, end);
     if (data.length === 0) return;
     await this.written().write(jobId, offset, data);
-    await this.changeRanges(jobId, (have) => normalizeRanges([...have, { start: offset, end: offset + data.length }]));
+    await this.changeRanges(jobId, (have) => normalizeRanges([...have, { start: offset, end }]));
   }
 
   async discardRange(jobId: string, start: number, end: number): Promise<void> {

@@ -35,7 +35,7 @@ async function answer(request: OpfsRequest): Promise<void> {
   switch (request.op) {
     case 'write': {
       const handle = await handleOf(request.job);
-      const written = handle.write(new Uint8Array(request.data), { at: request.offset });
+      const written = handle.write(request.data, { at: request.offset });
       if (written !== request.data.byteLength)
         throw new DOMException(`only ${written} of ${request.data.byteLength} bytes were written`, 'QuotaExceededError');
       handle.flush();

@@ -3,7 +3,7 @@ import { BlockWriter } from '../../src/engine/block-writer';
 import type { DownloadStore } from '../../src/engine/store';
 import { pattern } from '../support/store-contract';
 
-/** A store that copies every block (as the contract asks) and notes which buffer lent it. */
+/** A store that copies every block and notes which buffer lent it. */
 function recordingStore(blockSize: number, writeConcurrency: number) {
   const lenders = new Set<ArrayBufferLike>();
   const blocks = new Map<number, Uint8Array>();
@@ -37,5 +37,33 @@ describe('BlockWriter', () => {
     expect(Buffer.from(stored).equals(content)).toBe(true);
     // Writes in flight plus the one being filled, not one per block.
     expect(lenders.size).toBeLessThanOrEqual(4 + 2);
+  });
+
+  it('writes every byte right through a store that takes each buffer (OpfsStore moves it to its worker)', async () => {
+    const blockSize = 4096;
+    const blocks = new Map<number, Uint8Array>();
+    const store = {
+      blockSize,
+      writeConcurrency: 4,
+      async writeBlock(_jobId: string, offset: number, data: Uint8Array) {
+        const moved = structuredClone(data, { transfer: [data.buffer] });
+        await new Promise((resolve) => setImmediate(resolve));
+        blocks.set(offset, moved);
+      },
+    } as unknown as DownloadStore;
+    const reported: [number, number][] = [];
+    const writer = new BlockWriter(store, 'job', undefined, (start, end) => reported.push([start, end]));
+    const content = pattern(5, 50 * blockSize + 7);
+    for (let at = 0; at < content.length; at += 3000) await writer.push(content.subarray(at, at + 3000));
+    await writer.flush();
+
+    const stored = new Uint8Array(content.length);
+    for (const [offset, bytes] of blocks) stored.set(bytes, offset);
+    expect(blocks.size).toBe(51);
+    expect(Buffer.from(stored).equals(content)).toBe(true);
+    // What it reports stored is what was written, though the buffers are gone.
+    expect(writer.stored).toBe(content.length);
+    expect(reported.reduce((sum, [start, end]) => sum + end - start, 0)).toBe(content.length);
+    expect(reported.find(([start]) => start === 50 * blockSize)).toEqual([50 * blockSize, content.length]);
   });
 });

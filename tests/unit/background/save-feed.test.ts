@@ -5,12 +5,20 @@ import type { DownloadStore } from '../../../src/engine';
 const bytes = (length: number, fill: number) => new Uint8Array(length).fill(fill);
 
 describe('SaveFeed', () => {
-  it('hands a save the blocks just stored at its position, as copies, once each', () => {
+  it('hands a save the blocks just stored at its position, once each, copied before a store takes the buffer', async () => {
     const feed = new SaveFeed(100);
+    // Like OpfsStore: the written buffer moves to another thread and is detached here.
+    const moved: Uint8Array[] = [];
+    const store = feed.feeding({
+      writeBlock: async (_job: string, _offset: number, data: Uint8Array) => {
+        moved.push(structuredClone(data, { transfer: [data.buffer] }));
+      },
+    } as unknown as DownloadStore);
     feed.open('j', 0);
-    const lent = bytes(10, 1);
-    feed.stored('j', 0, lent);
-    lent.fill(9); // the engine reuses its buffer
+    const given = bytes(10, 1);
+    await store.writeBlock('j', 0, given);
+    expect(given.byteLength).toBe(0);
+    expect(moved[0]).toEqual(bytes(10, 1));
     expect(feed.take('j', 0, 100)).toEqual(bytes(10, 1));
     expect(feed.take('j', 0, 100)).toBeUndefined();
   });

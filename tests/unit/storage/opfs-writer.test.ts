@@ -3,6 +3,11 @@ import { describe, expect, it, vi } from 'vitest';
 import { isQuotaError } from '../../../src/engine/store';
 import { OpfsWriter } from '../../../src/storage/opfs-files';
 import type { OpfsReply, OpfsRequest } from '../../../src/storage/opfs-protocol';
+import { openOpfsStore } from '../../../src/storage/opfs-store';
+import { IDBFactory } from 'fake-indexeddb';
+import { useFakeIdbGlobals } from '../../support/fake-idb-globals';
+
+useFakeIdbGlobals();
 
 /** The writer's side of a real MessageChannel; `answer` plays the worker on the other side. */
 function connected(
@@ -32,16 +37,16 @@ function connected(
 }
 
 describe('OpfsWriter', () => {
-  it('sends a copy of the bytes at their offset, so the engine may reuse its buffer at once', async () => {
+  it('moves the bytes to the worker uncopied, at their offset: a view of part of a buffer arrives as that part', async () => {
     const { writer, seen, close } = connected((r) => ({ id: r.id, ok: true }));
     const block = new Uint8Array([1, 2, 3, 4, 5, 6]);
     await writer.write('job-1', 4096, block.subarray(2, 5));
     close();
-    expect(block).toEqual(new Uint8Array([1, 2, 3, 4, 5, 6]));
+    expect(block.byteLength).toBe(0); // transferred, not copied
     expect(seen).toHaveLength(1);
     const sent = seen[0] as Extract<OpfsRequest, { op: 'write' }>;
     expect(sent).toMatchObject({ op: 'write', job: 'job-1', offset: 4096 });
-    expect([...new Uint8Array(sent.data)]).toEqual([3, 4, 5]);
+    expect([...sent.data]).toEqual([3, 4, 5]);
   });
 
   it("keeps a worker's QuotaExceededError recognisable: the job pauses with 'storage full', not a crash", async () => {
@@ -77,6 +82,28 @@ describe('OpfsWriter', () => {
   it('fails a request the worker never answers in time (60 s by default), instead of hanging the download', async () => {
     const { writer, close } = connected(() => undefined, 50);
     await expect(writer.write('job-1', 0, new Uint8Array(4))).rejects.toThrow('the storage worker did not answer within 0.05 s');
+    close();
+  });
+});
+
+describe('OpfsStore over the writer', () => {
+  it('records the ranges written, though each block moved to the worker (its view here is empty after)', async () => {
+    const file = new Uint8Array(32);
+    const { writer, close } = connected((r) => {
+      if (r.op === 'write') file.set(r.data, r.offset);
+      return { id: r.id, ok: true };
+    });
+    const store = await openOpfsStore(writer, { indexedDB: new IDBFactory() });
+    const first = new Uint8Array(8).fill(1);
+    await store.writeBlock('job', 0, first);
+    await store.writeBlock('job', 16, new Uint8Array(8).fill(2));
+    expect(first.byteLength).toBe(0);
+    expect(await store.storedRanges('job')).toEqual([
+      { start: 0, end: 8 },
+      { start: 16, end: 24 },
+    ]);
+    expect([...file.subarray(0, 24)]).toEqual([...Array(8).fill(1), ...Array(8).fill(0), ...Array(8).fill(2)]);
+    store.close();
     close();
   });
 });
