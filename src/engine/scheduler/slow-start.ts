@@ -25,9 +25,33 @@ export function warmupMs(perConnection: number, rttMs: number, options: WarmupOp
 }
 
 /**
+ * After a reset, how many connections carry `rate` (the server's before it) from their first round trip, in
+ * which each sends INITIAL_WINDOW_BYTES: at least twice `count`, where each reaches the rate a round trip sooner.
+ * The caller bounds it by the maximum and a known limit.
+ */
+export function rewarmCount(count: number, rate: number, rttMs: number): number {
+  return Math.max(2 * count, Math.ceil((rate * rttMs) / 1000 / INITIAL_WINDOW_BYTES));
+}
+
+/**
  * A server at least `farRttMs` away starts with twice `initial` (at most `max`): each step there waits out a
  * slow start of many long round trips, and a server that caps the total loses nothing to a few more.
  */
 export function farStartCount(rttMs: number, initial: number, max: number, farRttMs: number): number | undefined {
   return rttMs >= farRttMs ? Math.min(max, 2 * initial) : undefined;
+}
+
+/**
+ * Whether the download, `remainingBytes` (if known) at `downloadRate`, ends before connections added now have been
+ * warm as long as they were cold: in slow start they carry a fraction of the rate, and their blocks end late.
+ */
+export function endsBeforeWarm(
+  remainingBytes: number | undefined,
+  downloadRate: number,
+  perConnection: number,
+  rttMs: number,
+  options: WarmupOptions,
+): boolean {
+  if (remainingBytes === undefined || !(downloadRate > 0)) return false;
+  return (remainingBytes / downloadRate) * 1000 < 2 * warmupMs(perConnection, rttMs, options);
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RateWindow } from '../../../src/engine/scheduler/rate-window';
 import { RefusalOrReset, TOGETHER_MS } from '../../../src/engine/scheduler/refusal-or-reset';
 import { ServerLimit } from '../../../src/engine/scheduler/server-limit';
-import { farStartCount, INITIAL_WINDOW_BYTES, warmupMs } from '../../../src/engine/scheduler/slow-start';
+import { endsBeforeWarm, farStartCount, INITIAL_WINDOW_BYTES, warmupMs } from '../../../src/engine/scheduler/slow-start';
 
 const MB = 1_000_000;
 
@@ -17,6 +17,18 @@ describe('warmupMs', () => {
   it('is at least warmupMs and at most warmupRtts round trips', () => {
     expect(warmupMs(1, 10, options)).toBe(100);
     expect(warmupMs(1_000 * MB, 150, options)).toBe(6 * 150);
+  });
+});
+
+describe('endsBeforeWarm', () => {
+  const options = { warmupMs: 100, warmupRtts: 6 };
+  it('is true when the rest of the download is shorter than twice the warm-up of a new connection', () => {
+    // 1 MB/s at 50 ms: warm after 150 ms; 0.2 MB left at 1 MB/s is 200 ms, 0.4 MB 400 ms.
+    expect(endsBeforeWarm(0.2 * MB, 1 * MB, 1 * MB, 50, options)).toBe(true);
+    expect(endsBeforeWarm(0.4 * MB, 1 * MB, 1 * MB, 50, options)).toBe(false);
+    // Unknown size or no rate yet: no verdict.
+    expect(endsBeforeWarm(undefined, 1 * MB, 1 * MB, 50, options)).toBe(false);
+    expect(endsBeforeWarm(0.2 * MB, 0, 1 * MB, 50, options)).toBe(false);
   });
 });
 
