@@ -15,12 +15,13 @@ export interface WarmupOptions {
 
 /**
  * How long after a change rates are not judged: the round trips a new connection needs to reach
- * `perConnection` bytes/s and one more (past that, slow start is not what holds it back), at most
- * `warmupRtts`, at least `warmupMs`.
+ * `perConnection` bytes/s (log2 of the initial windows it needs, not rounded up: its last doubling already sends
+ * more than that) and one more (past that, slow start is not what holds it back), at most `warmupRtts`, at
+ * least `warmupMs`.
  */
 export function warmupMs(perConnection: number, rttMs: number, options: WarmupOptions): number {
   const windows = (perConnection * rttMs) / 1000 / INITIAL_WINDOW_BYTES;
-  const rtts = Math.min(options.warmupRtts, 1 + Math.max(1, Math.ceil(Math.log2(windows))));
+  const rtts = Math.min(options.warmupRtts, 1 + Math.max(1, Math.log2(windows)));
   return Math.max(options.warmupMs, rtts * rttMs);
 }
 
