@@ -14,6 +14,8 @@ export interface Server {
   rttMs: number;
   maxConnections?: number;
   retryAfterMs?: number;
+  /** The download's size, if the client knows it: it reports the bytes left. */
+  fileBytes?: number;
 }
 
 export interface Trace {
@@ -66,7 +68,8 @@ export function run(
     const total = Math.min(sum, server.totalRate) * noise();
     trace.bytes += (total * tickMs) / 1000;
     trace.samples.push([now, wanted, opened.length, total]);
-    policy.observe(now, { totalRate: total, connections: opened.length, rttMs: server.rttMs });
+    const remainingBytes = server.fileBytes === undefined ? undefined : Math.max(0, server.fileBytes - trace.bytes);
+    policy.observe(now, { totalRate: total, connections: opened.length, rttMs: server.rttMs, remainingBytes });
   }
   return trace;
 }

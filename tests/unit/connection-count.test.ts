@@ -21,12 +21,13 @@ describe('ConnectionCount', () => {
     expect(policy.reason).toBe('at the maximum of 16 connections');
   });
 
-  it('judges each step within a few round trips once the connections are warm: 16 within 400 ms at 20 ms', () => {
-    // Every 100 ms before the 16 costs 12 MB/s here: the rate window is 100 ms (it was 150 ms: 460 ms to 16).
+  it('judges each step within a few round trips once the connections are warm: 16 within 300 ms at 20 ms', () => {
+    // Every 100 ms before the 16 costs 12 MB/s here: the rate window is 100 ms (it was 150 ms: 460 ms to 16), the
+    // first one starts once slow start is done (not after a fixed 100 ms) and needs 192 KiB (not 256: 4 at 260 ms, 16 at 380).
     const policy = new ConnectionCount();
     const trace = run(policy, { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 20 }, 2_000);
-    expect(firstTime(trace, (l) => l === 4)).toBeLessThanOrEqual(260);
-    expect(firstTime(trace, (l) => l === 16)).toBeLessThan(400);
+    expect(firstTime(trace, (l) => l === 4)).toBeLessThanOrEqual(180);
+    expect(firstTime(trace, (l) => l === 16)).toBeLessThanOrEqual(300);
   });
 
   it("does not keep a step whose gain the download's other servers lost (they share the user's line)", () => {
@@ -134,6 +135,18 @@ describe('ConnectionCount', () => {
     expect(trace.bytes / 3).toBeGreaterThan(6 * MB);
   });
 
+  it('adds no connections the download would end before they are warm (a far server: their slow start takes seconds)', () => {
+    // 300 ms away, 1 MB/s per connection: each added one needs about 1.8 s to reach it.
+    const server = { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 300 };
+    const long = new ConnectionCount();
+    run(long, { ...server, fileBytes: 64 * MB }, 4_000);
+    expect(long.limit(4_000)).toBeGreaterThan(4);
+    const short = new ConnectionCount();
+    run(short, { ...server, fileBytes: 8 * MB }, 4_000);
+    expect(short.limit(4_000)).toBe(4);
+    expect(short.reason).toBe('steady at 4 connections: the download ends before more would be warm');
+  });
+
   it('does not grow from a doubled start when the first slow round trips were the client, not the server', () => {
     const policy = new ConnectionCount();
     policy.observe(0, { totalRate: 0, connections: 2, rttMs: 150 });
@@ -213,19 +226,31 @@ describe('ConnectionCount', () => {
     expect(policy.reason).toBe('steady at 10 connections: one more raised the rate only 6 %');
   });
 
-  it('after a reset opens twice the count while the new connections warm up, then returns to it', () => {
+  /** A policy steady at two connections on a server of `rate` in all, `rttMs` away, reset at 3 s. */
+  const resetAfterSteady = (rate: number, rttMs: number) => {
     const policy = new ConnectionCount();
-    // A server at 8 MB/s in all, 50 ms away: steady at two connections (4 MB/s each).
-    for (let now = 0; now <= 3_000; now += 25) policy.observe(now, { totalRate: 8 * MB, connections: policy.limit(now), rttMs: 50 });
+    for (let now = 0; now <= 3_000; now += 25) policy.observe(now, { totalRate: rate, connections: policy.limit(now), rttMs });
     expect(policy.limit(3_000)).toBe(2);
     policy.reset(3_000);
-    // Slow start reaches 4 MB/s (200 kB per 50 ms round trip) in four round trips, and one more.
-    expect(policy.limit(3_000)).toBe(4);
-    expect(policy.limit(3_249)).toBe(4);
-    // Nothing is judged meanwhile: the doubled count is not a step.
-    for (let now = 3_025; now < 3_250; now += 25) policy.observe(now, { totalRate: 8 * MB, connections: 4, rttMs: 50 });
+    return policy;
+  };
+
+  it('after a reset opens as many connections as carry the rate from their first round trip while they warm up, then returns to the count', () => {
+    // A server at 8 MB/s in all, 50 ms away: steady at two connections (4 MB/s each).
+    const policy = resetAfterSteady(8 * MB, 50);
+    // 400 kB per round trip are 28 first windows of 14.6 kB: the maximum, 16. Slow start reaches 4 MB/s
+    // (200 kB per 50 ms round trip, 13.7 first windows) in log2(13.7) = 3.8 round trips, and one more: 239 ms.
+    expect(policy.limit(3_000)).toBe(16);
+    expect(policy.limit(3_238)).toBe(16);
+    // Nothing is judged meanwhile: the count after a reset is not a step.
+    for (let now = 3_025; now < 3_250; now += 25) policy.observe(now, { totalRate: 8 * MB, connections: 16, rttMs: 50 });
     expect(policy.limit(3_250)).toBe(2);
     expect(policy.reason).toBe('steady at 2 connections: one more raised the rate only 0 %');
+  });
+
+  it('after a reset of a slow server opens twice the count: each reaches the rate a round trip sooner', () => {
+    // 1 MB/s at 20 ms: 20 kB per round trip, two first windows.
+    expect(resetAfterSteady(1 * MB, 20).limit(3_000)).toBe(4);
   });
 
   it('after a reset stays within a known limit and the maximum', () => {

@@ -121,6 +121,7 @@ export class BlockRequest implements RequestView {
       };
       await receiveBody(exchange, target, writer, onChunk, hooks.options.rateLimiter, () => this.group.end);
       await writer.flush();
+      this.mirror.observeWait(exchange.headersMs, hooks.options.clock.now() - this.issuedAt);
       if (this.pos >= this.group.end) hooks.completed(this);
       this.mirror.failuresInARow = 0;
     } catch (caught) {

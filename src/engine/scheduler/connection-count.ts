@@ -20,7 +20,7 @@
  */
 import { ServerLimit, type ServerLimitOptions } from './server-limit';
 import { RateWindow, type RateWindowOptions } from './rate-window';
-import { farStartCount, warmupMs, type WarmupOptions } from './slow-start';
+import { endsBeforeWarm, farStartCount, rewarmCount, warmupMs, type WarmupOptions } from './slow-start';
 import { stepGain, stepPays, type Measured, type StepVerdictOptions } from './step-verdict';
 
 export interface ConnectionCountOptions extends WarmupOptions, RateWindowOptions, ServerLimitOptions, StepVerdictOptions {
@@ -47,11 +47,11 @@ export const DEFAULT_CONNECTION_COUNT: ConnectionCountOptions = {
   minShare: 0.5,
   minNetShare: 0.5,
   linearShare: 0.8,
-  warmupMs: 100,
+  warmupMs: 50,
   warmupRtts: 6,
   measureMs: 100,
   measureRtts: 2,
-  minMeasureBytes: 256 * 1024,
+  minMeasureBytes: 192 * 1024,
   defaultRttMs: 100,
   reprobeMs: 5_000,
   backoffMs: 1_000,
@@ -69,6 +69,8 @@ export interface RateObservation {
   rttMs?: number;
   /** Bytes/s the whole download receives right now, from every server; default `totalRate` (one server). */
   downloadRate?: number;
+  /** Bytes the download still needs, if known: no step adds connections that would be warm only after its end. */
+  remainingBytes?: number;
 }
 
 export interface Refusal {
@@ -96,10 +98,11 @@ export class ConnectionCount {
   private readonly refusals: ServerLimit;
   private rttMs: number;
   private why: string;
-  /** After a reset: twice the count until then. */
-  private rewarmUntil = -Infinity;
+  /** After a reset, until `until`: as many connections as carry `rate` (rewarmCount). */
+  private rewarm = { until: -Infinity, rate: 0 };
   /** Started with more than `initial` for a far server. */
   private farStart = false;
+  private remainingBytes: number | undefined;
 
   constructor(options: Partial<ConnectionCountOptions> = {}) {
     this.options = { ...DEFAULT_CONNECTION_COUNT, ...options };
@@ -124,16 +127,17 @@ export class ConnectionCount {
   /** How many connections may be open now; 0 only while backing off from a refusal that left none working. */
   limit(now: number): number {
     const count = this.refusals.blocked(now) ? this.target : Math.max(1, this.target);
-    return now < this.rewarmUntil ? Math.min(this.options.max, this.refusals.known ?? Infinity, 2 * count) : count;
+    const { until, rate } = this.rewarm;
+    return now < until ? Math.min(this.options.max, this.refusals.known ?? Infinity, rewarmCount(count, rate, this.rttMs)) : count;
   }
 
   /**
-   * Its connections broke together (a reset): the new ones start in slow start, where twice as many reach the
-   * rate a round trip sooner. Until they are warm, twice the count (within the cap and a known limit), unjudged.
+   * Its connections broke together (a reset): the new ones start in slow start. Until they are warm, as many as
+   * carry its rate from their first round trip (at least twice the count; within the cap and a known limit), unjudged.
    */
   reset(now: number): void {
     const perConnection = this.base ? this.base.rate / this.base.count : 0;
-    this.rewarmUntil = now + warmupMs(perConnection, this.rttMs, this.options);
+    this.rewarm = { until: now + warmupMs(perConnection, this.rttMs, this.options), rate: this.base?.rate ?? 0 };
   }
 
   /** The server's total rate with `connections` transferring; call it regularly (e.g. with each progress tick). */
@@ -142,9 +146,10 @@ export class ConnectionCount {
       this.rttMs = observation.rttMs;
       this.startFar();
     }
+    this.remainingBytes = observation.remainingBytes;
     const connections = observation.connections;
     this.window.add(now, observation.totalRate, connections, observation.downloadRate);
-    if (now < this.rewarmUntil) return;
+    if (now < this.rewarm.until) return;
     // Judged only once the count asked for is the count in use (the caller may not have opened them all yet).
     if (connections !== this.limit(now) || connections === 0) return;
     const measured = this.window.rate(now, this.rttMs);
@@ -272,6 +277,11 @@ export class ConnectionCount {
           ? `at the maximum of ${plural(ceiling, 'connection')}`
           : `at the server's limit of ${plural(ceiling, 'connection')}`,
       );
+      return;
+    }
+    const base = this.base;
+    if (base && endsBeforeWarm(this.remainingBytes, base.downloadRate, base.rate / base.count, this.rttMs, this.options)) {
+      this.hold(now, `steady at ${plural(count, 'connection')}: the download ends before more would be warm`);
       return;
     }
     this.target = Math.min(ceiling, count + Math.max(1, step));

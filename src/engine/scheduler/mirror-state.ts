@@ -9,6 +9,9 @@ import { RefusalOrReset } from './refusal-or-reset';
  * its first bytes not yet compared (its stored bytes are discarded if they differ); active;
  * dropped.
  */
+/** Weight of the newest request in the moving average of the wait share. */
+const WAIT_SHARE_WEIGHT = 0.25;
+
 export type MirrorPhase = 'probing' | 'tentative' | 'active' | 'dropped';
 
 /** What the UI shows of one mirror. */
@@ -45,6 +48,8 @@ export class MirrorState {
   rttMs: number | undefined;
   /** The shortest time to headers seen: the round trip without the moments a busy client or server added. */
   minRttMs: number | undefined;
+  /** The share of its recent requests' time spent waiting for the headers (a moving average). */
+  waitShare = 0;
   inFlight = 0;
   bytes = 0;
   requests = 0;
@@ -98,9 +103,10 @@ export class MirrorState {
 
   /**
    * Feeds the connection count with the rate since the last call, its own and the whole download's (`downloadBytes`:
-   * received from every mirror so far), and refusals once known (called every tick).
+   * received from every mirror so far), what the download still needs (`size`: the file's, if known), and refusals
+   * once known (called every tick).
    */
-  observeConnections(now: number, downloadBytes: number): void {
+  observeConnections(now: number, downloadBytes: number, size?: number): void {
     const working = this.refusalOrReset.refusal(now);
     if (working !== undefined) this.connectionCount.refused(now, { connections: working });
     const before = this.observed;
@@ -112,6 +118,7 @@ export class MirrorState {
       downloadRate: perSecond(downloadBytes - before.downloadBytes),
       connections: this.inFlight,
       rttMs: this.minRttMs,
+      remainingBytes: size === undefined ? undefined : Math.max(0, size - downloadBytes),
     });
   }
 
@@ -134,6 +141,15 @@ export class MirrorState {
   observeRtt(ms: number): void {
     this.rttMs = this.rttMs === undefined ? ms : 0.75 * this.rttMs + 0.25 * ms;
     this.minRttMs = Math.min(ms, this.minRttMs ?? ms);
+  }
+
+  /**
+   * A request of it ended: `headersMs` of its `totalMs` went to waiting for the headers, counted up to its shortest
+   * round trip (the moments a busy client added are not the server's).
+   */
+  observeWait(headersMs: number, totalMs: number): void {
+    const waited = Math.min(headersMs, this.minRttMs ?? headersMs);
+    if (totalMs > 0) this.waitShare += WAIT_SHARE_WEIGHT * (Math.min(1, waited / totalMs) - this.waitShare);
   }
 
   usable(now: number): boolean {

@@ -169,7 +169,7 @@ export class MirrorScheduler {
       if (request.group.attempts === 1) this.window.deadlineMissed();
       lateDecisions(request, this.lateContext(now)).forEach((d) => this.carryOut(d));
     }
-    for (const mirror of this.sources.mirrors) if (mirror.phase === 'active') mirror.observeConnections(now, this.sources.bytesReceived);
+    for (const m of this.sources.mirrors) if (m.phase === 'active') m.observeConnections(now, this.sources.bytesReceived, this.plan?.size);
     this.sources.report(false);
     this.pump();
   }

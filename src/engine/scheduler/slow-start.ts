@@ -15,13 +15,23 @@ export interface WarmupOptions {
 
 /**
  * How long after a change rates are not judged: the round trips a new connection needs to reach
- * `perConnection` bytes/s and one more (past that, slow start is not what holds it back), at most
- * `warmupRtts`, at least `warmupMs`.
+ * `perConnection` bytes/s (log2 of the initial windows it needs, not rounded up: its last doubling already sends
+ * more than that) and one more (past that, slow start is not what holds it back), at most `warmupRtts`, at
+ * least `warmupMs`.
  */
 export function warmupMs(perConnection: number, rttMs: number, options: WarmupOptions): number {
   const windows = (perConnection * rttMs) / 1000 / INITIAL_WINDOW_BYTES;
-  const rtts = Math.min(options.warmupRtts, 1 + Math.max(1, Math.ceil(Math.log2(windows))));
+  const rtts = Math.min(options.warmupRtts, 1 + Math.max(1, Math.log2(windows)));
   return Math.max(options.warmupMs, rtts * rttMs);
+}
+
+/**
+ * After a reset, how many connections carry `rate` (the server's before it) from their first round trip, in
+ * which each sends INITIAL_WINDOW_BYTES: at least twice `count`, where each reaches the rate a round trip sooner.
+ * The caller bounds it by the maximum and a known limit.
+ */
+export function rewarmCount(count: number, rate: number, rttMs: number): number {
+  return Math.max(2 * count, Math.ceil((rate * rttMs) / 1000 / INITIAL_WINDOW_BYTES));
 }
 
 /**
@@ -30,4 +40,19 @@ export function warmupMs(perConnection: number, rttMs: number, options: WarmupOp
  */
 export function farStartCount(rttMs: number, initial: number, max: number, farRttMs: number): number | undefined {
   return rttMs >= farRttMs ? Math.min(max, 2 * initial) : undefined;
+}
+
+/**
+ * Whether the download, `remainingBytes` (if known) at `downloadRate`, ends before connections added now have been
+ * warm as long as they were cold: in slow start they carry a fraction of the rate, and their blocks end late.
+ */
+export function endsBeforeWarm(
+  remainingBytes: number | undefined,
+  downloadRate: number,
+  perConnection: number,
+  rttMs: number,
+  options: WarmupOptions,
+): boolean {
+  if (remainingBytes === undefined || !(downloadRate > 0)) return false;
+  return (remainingBytes / downloadRate) * 1000 < 2 * warmupMs(perConnection, rttMs, options);
 }

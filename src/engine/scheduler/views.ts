@@ -17,6 +17,8 @@ export interface MirrorView {
   readonly hint?: SourceHint;
   /** Recent throughput over all of its connections, bytes/s (0 until measured). */
   rate(): number;
+  /** The share of its recent requests' time spent waiting for the headers (0 until one finished). */
+  readonly waitShare?: number;
   usable(now: number): boolean;
 }
 

@@ -25,6 +25,29 @@ describe('block size', () => {
     expect(blockBytes(far, { ...base, unclaimedBytes: 2 * MiB })).toBe(2 * MiB);
   });
 
+  it('on a far mirror, ends with the rest: its round trip and body within the time the rest takes at every mirror', () => {
+    // 4 MiB/s per connection at 250 ms; 24 MiB left at 32 MiB/s take 750 ms: 500 ms of body after the round trip.
+    const far = mirror('m', { rate: 8 * MiB, rttMs: 250 });
+    const shared = { ...base, busyMirrors: 4, totalRate: 32 * MiB };
+    expect(blockBytes(far, { ...shared, unclaimedBytes: 24 * MiB })).toBe(2 * MiB);
+    // The rest is shorter than its round trip: the smallest block…
+    expect(blockBytes(far, { ...shared, unclaimedBytes: 4 * MiB })).toBe(128 * KiB);
+    // …unless it is alone: nobody waits for it, and each block costs a round trip.
+    expect(blockBytes(far, { ...shared, unclaimedBytes: 4 * MiB, busyMirrors: 1, totalRate: 8 * MiB })).toBe(2 * MiB);
+  });
+
+  it('sizes blocks by the rate while sending where requests mostly wait for their headers, counted up to 4 times the rate', () => {
+    // 1 MiB/s per connection measured, half of it spent waiting: 2 MiB/s while sending, over 8 round trips of 300 ms.
+    const far = (waitShare: number) => mirror('m', { rate: 2 * MiB, rttMs: 300, waitShare });
+    expect(blockBytes(far(0), base)).toBe(2.4 * MiB);
+    expect(blockBytes(far(0.5), base)).toBe(4.8 * MiB);
+    expect(blockBytes(far(0.99), base)).toBe(9.6 * MiB);
+    // Near the end too: half the time the rest takes, in time sending.
+    const end = { ...base, unclaimedBytes: 16 * MiB, totalRate: 16 * MiB };
+    expect(blockBytes(far(0), end)).toBe(0.6 * MiB);
+    expect(blockBytes(far(0.5), end)).toBe(1.2 * MiB);
+  });
+
   it('starts at a fixed size before the rate is known', () => {
     expect(blockBytes(mirror('m'), base)).toBe(INITIAL_BLOCK);
   });

@@ -2,21 +2,35 @@ import { describe, expect, it } from 'vitest';
 import { RateWindow } from '../../../src/engine/scheduler/rate-window';
 import { RefusalOrReset, TOGETHER_MS } from '../../../src/engine/scheduler/refusal-or-reset';
 import { ServerLimit } from '../../../src/engine/scheduler/server-limit';
-import { farStartCount, INITIAL_WINDOW_BYTES, warmupMs } from '../../../src/engine/scheduler/slow-start';
+import { endsBeforeWarm, farStartCount, INITIAL_WINDOW_BYTES, warmupMs } from '../../../src/engine/scheduler/slow-start';
 
 const MB = 1_000_000;
 
 describe('warmupMs', () => {
   const options = { warmupMs: 100, warmupRtts: 6 };
   it('waits the round trips slow start needs to reach what a connection carries, and one more', () => {
-    // 1 MB/s at 50 ms: 50 kB per round trip, under 4 initial windows: two doublings, then one more round trip.
-    expect(warmupMs(1 * MB, 50, options)).toBe(3 * 50);
+    // 1 MB/s at 50 ms: 50 kB per round trip, 3.4 initial windows: 1.8 doublings (not 2: the last round trip's
+    // window is more than the rate needs), then one more round trip.
+    expect(warmupMs(1 * MB, 50, options)).toBeCloseTo(50 * (1 + Math.log2(50_000 / INITIAL_WINDOW_BYTES)));
+    expect(warmupMs(1 * MB, 50, options)).toBeLessThan(140);
     // 16 initial windows: four doublings and one.
     expect(warmupMs((16 * INITIAL_WINDOW_BYTES * 1000) / 100, 100, options)).toBe(5 * 100);
   });
   it('is at least warmupMs and at most warmupRtts round trips', () => {
     expect(warmupMs(1, 10, options)).toBe(100);
     expect(warmupMs(1_000 * MB, 150, options)).toBe(6 * 150);
+  });
+});
+
+describe('endsBeforeWarm', () => {
+  const options = { warmupMs: 100, warmupRtts: 6 };
+  it('is true when the rest of the download is shorter than twice the warm-up of a new connection', () => {
+    // 1 MB/s at 50 ms: warm after 150 ms; 0.2 MB left at 1 MB/s is 200 ms, 0.4 MB 400 ms.
+    expect(endsBeforeWarm(0.2 * MB, 1 * MB, 1 * MB, 50, options)).toBe(true);
+    expect(endsBeforeWarm(0.4 * MB, 1 * MB, 1 * MB, 50, options)).toBe(false);
+    // Unknown size or no rate yet: no verdict.
+    expect(endsBeforeWarm(undefined, 1 * MB, 1 * MB, 50, options)).toBe(false);
+    expect(endsBeforeWarm(0.2 * MB, 0, 1 * MB, 50, options)).toBe(false);
   });
 });
 

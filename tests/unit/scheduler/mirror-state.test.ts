@@ -29,3 +29,25 @@ describe('MirrorState: a refusal or a reset', () => {
     expect(mirror.connections(1_300)).toBe(2);
   });
 });
+
+describe('MirrorState: the share of time its requests wait for their headers', () => {
+  it('follows the recent requests: none measured is none waiting', () => {
+    const mirror = newMirror();
+    expect(mirror.waitShare).toBe(0);
+    // 300 ms to the headers of a request that took 320 ms, again and again: the share nears 15/16.
+    for (let i = 0; i < 20; i++) mirror.observeWait(300, 320);
+    expect(mirror.waitShare).toBeCloseTo(300 / 320, 2);
+    // Long blocks from then on: it falls.
+    for (let i = 0; i < 4; i++) mirror.observeWait(300, 3000);
+    expect(mirror.waitShare).toBeLessThan(0.4);
+    expect(mirror.waitShare).toBeGreaterThan(0.1);
+  });
+
+  it('counts the wait up to the shortest round trip seen: a busy client is not the server', () => {
+    const mirror = newMirror();
+    mirror.observeRtt(10);
+    // Headers after 200 ms of a 250 ms request, on a server 10 ms away.
+    for (let i = 0; i < 20; i++) mirror.observeWait(200, 250);
+    expect(mirror.waitShare).toBeCloseTo(10 / 250, 2);
+  });
+});

@@ -16,7 +16,15 @@ export interface TestMirror extends MirrorView {
 /** A mirror with a rate in bytes/s (0: not measured yet) and a round trip. */
 export function mirror(
   url: string,
-  props: { rate?: number; rttMs?: number; inFlight?: number; primary?: boolean; phase?: MirrorPhase; backoffUntil?: number } = {},
+  props: {
+    rate?: number;
+    rttMs?: number;
+    inFlight?: number;
+    primary?: boolean;
+    phase?: MirrorPhase;
+    backoffUntil?: number;
+    waitShare?: number;
+  } = {},
 ): TestMirror {
   const rate = props.rate ?? 0;
   return {
@@ -27,6 +35,7 @@ export function mirror(
     rttMs: props.rttMs,
     backoffUntil: props.backoffUntil ?? 0,
     deadlineMisses: 0,
+    waitShare: props.waitShare,
     rate: () => rate,
     usable(now: number) {
       return (this.phase === 'active' || this.phase === 'tentative') && now >= this.backoffUntil;
