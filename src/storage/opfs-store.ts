@@ -42,7 +42,7 @@ export async function openOpfsStore(writer: OpfsWriter | undefined, options: Opf
  */
 export class OpfsStore implements DownloadStore {
   readonly blockSize = 4 * 1024 * 1024;
-  /** The worker writes one block at a time; the next ones wait in its queue, already copied. */
+  /** The worker writes one block at a time; the next ones wait in its queue (their buffers moved there). */
   readonly writeConcurrency = 4;
 
   readonly saveState: DownloadStore['saveState'];
