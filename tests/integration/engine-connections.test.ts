@@ -61,6 +61,30 @@ describe('connections that adapt', () => {
     expect(peaks.reduce((a, b) => a + b)).toBeLessThanOrEqual(32);
   });
 
+  it('sends the next request on a connection while its last block is still being stored, on the same connection', async () => {
+    const size = 8 * MiB;
+    const m = await bed.mirror({ size, seed: 125, rate: 64 * MB, latencyMs: 5 });
+    const storedAt = new Map<number, number>();
+    const run = await bed.download(m.url, { connectionsPerServer: 1, maxConnectionsPerServer: 1, maxBlockBytes: MiB }, (_job, store) => {
+      const write = store.writeBlock.bind(store);
+      store.writeBlock = async (jobId, offset, data) => {
+        const end = offset + data.length;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await write(jobId, offset, data);
+        storedAt.set(end, Date.now());
+      };
+    });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(125, size));
+    const requests = m.stats.requests.filter((r) => r.status === 206);
+    expect(requests.length).toBeGreaterThan(2);
+    for (const [i, request] of requests.slice(0, -1).entries()) {
+      const end = Number(/-(\d+)$/.exec(request.range!)![1]) + 1;
+      expect(requests[i + 1]!.startedAt).toBeLessThan(storedAt.get(end)!);
+    }
+    expect(m.stats.peakConnections).toBe(1);
+  });
+
   it('takes a server that resets every connection at once for a reset, not for one that refuses connections', async () => {
     const size = 12 * MiB;
     const m = await bed.mirror({ size, seed: 123, rate: 8 * MB, latencyMs: 50, slowStart: true });

@@ -122,12 +122,15 @@ export async function receiveBody(
         const part = value.subarray(0, Math.max(0, stop - writer.position));
         onChunk(part, writer.position);
         await writer.push(part);
+        // At the response's last byte, reading its end lets the connection go back to the pool
+        // at once, for the next request (a cancel would close it).
+        if (stop === target.end && !(await reader.read()).done) throw tooLong(target);
         return true;
       }
       onChunk(value, writer.position);
       if (target.end !== undefined && writer.position + value.length > target.end) {
         await writer.push(value.subarray(0, target.end - writer.position));
-        throw new DownloadError('bad-length', `the server sent more bytes than the ${formatBytes(target.end - target.start)} it announced`);
+        throw tooLong(target);
       }
       await writer.push(value);
       if (limiter) {
@@ -139,4 +142,8 @@ export async function receiveBody(
     reader.releaseLock();
   }
   return target.end === undefined || writer.position === target.end;
+}
+
+function tooLong(target: { start: number; end?: number }): DownloadError {
+  return new DownloadError('bad-length', `the server sent more bytes than the ${formatBytes(target.end! - target.start)} it announced`);
 }

@@ -24,6 +24,10 @@ export function streamRecordBytes(bytesPerSecond: number): number {
   return bytes;
 }
 
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** Copies of one block in flight; the first to reach `end` wins and the others are cut. */
 export interface Group extends GroupView {
   end: number;
@@ -51,6 +55,10 @@ export interface RequestHooks {
   finishProbe(request: BlockRequest, exchange: Exchange, size: number | undefined): Promise<void>;
   received(request: BlockRequest, chunk: Uint8Array, offset: number): void;
   stored(request: BlockRequest, start: number, end: number): void;
+  /** Every byte of the block arrived (its last records may still be on their way to the store). */
+  arrived(request: BlockRequest): void;
+  /** The request is done with its connection: the mirror may use it for another. */
+  released(request: BlockRequest): void;
   /** Every byte of the block arrived and is stored. */
   completed(request: BlockRequest): void;
   /** It broke; `progressed`: bytes had arrived. */
@@ -67,6 +75,8 @@ export class BlockRequest implements RequestView {
   pos: number;
   lastByteAt: number;
   readonly controller = new AbortController();
+  /** Every byte arrived and its connection is free: only its last records are being stored. */
+  storing = false;
   private writer: BlockWriter | undefined;
 
   constructor(
@@ -120,10 +130,22 @@ export class BlockRequest implements RequestView {
         hooks.received(this, chunk, offset);
       };
       await receiveBody(exchange, target, writer, onChunk, hooks.options.rateLimiter, () => this.group.end);
-      await writer.flush();
       this.mirror.observeWait(exchange.headersMs, hooks.options.clock.now() - this.issuedAt);
-      if (this.pos >= this.group.end) hooks.completed(this);
+      const received = this.pos >= this.group.end;
+      if (received) hooks.arrived(this);
       this.mirror.failuresInARow = 0;
+      if (this.pos === target.end) {
+        // The whole response was read: its connection is back in the pool once the fetch has
+        // done its bookkeeping (a task later in Node's), so the mirror's next request can go
+        // out on it while this block's last records are stored.
+        await exchange.close();
+        exchange = undefined;
+        await nextTask();
+        this.storing = true;
+        hooks.released(this);
+      }
+      await writer.flush();
+      if (received) hooks.completed(this);
     } catch (caught) {
       const aborted = this.controller.signal.aborted ? this.controller.signal : exchange?.signal.aborted ? exchange.signal : undefined;
       const error: unknown = aborted ? aborted.reason : caught;

@@ -3,7 +3,7 @@ import { ifRangeValidator } from '../remote-file';
 import { isQuotaError } from '../store';
 import { storageFull, type SchedulerHost } from '../transfer-host';
 import type { WriteGate } from '../write-gate';
-import type { RequestHooks } from './block-request';
+import type { BlockRequest, RequestHooks } from './block-request';
 import type { BlockWindow } from './block-window';
 import type { DeadlineEstimator } from './deadlines';
 import type { Discovery } from './discovery';
@@ -26,6 +26,8 @@ export interface OutcomeContext {
   fail(error: unknown): void;
   /** Benches a stalling mirror when others can take its work. */
   bench(mirror: MirrorState): void;
+  /** A request is done with its connection before it settles (its last records are being stored). */
+  released(request: BlockRequest): void;
 }
 
 /**
@@ -56,13 +58,14 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
       sources.provenance.add(start, end, request.mirror);
       host.stored(start, end);
     },
-    completed: (request) => {
+    arrived: (request) => {
       const elapsed = host.options.clock.now() - request.issuedAt;
       if (request.expectedMs !== undefined && context.deadlines.observe(elapsed, request.expectedMs)) context.window().fastBlock();
       request.mirror.deadlineMisses = 0;
       for (const other of request.group.fetches) if (other !== request) other.controller.abort(LOST);
-      context.pieceGuard()?.check();
     },
+    released: (request) => context.released(request),
+    completed: () => context.pieceGuard()?.check(),
     failed: (request, error, progressed) => {
       if (!context.running()) return;
       const { mirror } = request;

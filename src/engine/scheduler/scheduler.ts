@@ -59,6 +59,10 @@ export class MirrorScheduler {
         pieceGuard: () => this.discovery.pieceGuard(),
         fail: (error) => this.fail(error),
         bench: (mirror) => this.carryOut(benchSilent(mirror, this.lateContext(this.host.options.clock.now()))),
+        released: (request) => {
+          request.mirror.inFlight--;
+          this.pump();
+        },
       },
       new WriteGate(host.store.writeConcurrency),
     );
@@ -146,7 +150,7 @@ export class MirrorScheduler {
     const work = assignWork({
       ...this.snapshot(now),
       plan,
-      requests: () => this.active,
+      requests: () => this.onWire(),
       claims: () => this.claims(),
       windowRoom: () => this.windowRoom(),
       maxMirrors: host.options.maxMirrors,
@@ -163,7 +167,7 @@ export class MirrorScheduler {
   private tick(): void {
     if (this.failure !== undefined) return;
     const now = this.host.options.clock.now();
-    for (const request of this.active) {
+    for (const request of this.onWire()) {
       if (request.kind !== 'block' || now < request.deadline || request.group.missedDeadline) continue;
       request.group.missedDeadline = true;
       if (request.group.attempts === 1) this.window.deadlineMissed();
@@ -186,7 +190,7 @@ export class MirrorScheduler {
     return {
       now,
       mirrors: sources.mirrors,
-      requests: [...this.active],
+      requests: this.onWire(),
       claims: this.claims(),
       connections,
       windowRoom: this.windowRoom(),
@@ -228,7 +232,7 @@ export class MirrorScheduler {
     void request.run(this.hooks).finally(() => {
       this.active.delete(request);
       group.fetches.delete(request);
-      mirror.inFlight--;
+      if (!request.storing) mirror.inFlight--;
       this.pump();
       this.trySettle();
     });
@@ -245,13 +249,18 @@ export class MirrorScheduler {
     return Math.max(0, Math.min(memory, Math.max(Math.floor(this.window.value), wanted)) - this.blockRequests().length);
   }
 
-  private blockRequests(): BlockRequest[] {
-    return [...this.active].filter((r) => r.kind === 'block');
+  /** Requests still receiving: those storing their last records hold no connection and need no decision. */
+  private onWire(): BlockRequest[] {
+    return [...this.active].filter((r) => !r.storing);
   }
 
-  /** Bytes requests in flight will deliver (including what they buffered). */
+  private blockRequests(): BlockRequest[] {
+    return this.onWire().filter((r) => r.kind === 'block');
+  }
+
+  /** Bytes requests in flight will deliver or are storing. */
   private claims(): ByteRange[] {
-    return this.blockRequests().map((r) => ({ start: r.start, end: r.group.end }));
+    return [...this.active].filter((r) => r.kind === 'block').map((r) => ({ start: r.start, end: r.group.end }));
   }
 
   private mirrorSetEvents() {
