@@ -106,10 +106,11 @@ try {
     report(cpu);
   }
   const cpuAfter = cpuByProcess(profile.dir);
-  console.log('--- CPU seconds by process during the download');
-  for (const [pid, { kind, seconds }] of cpuAfter) {
+  console.log('--- CPU seconds by process during the download (of which in the kernel)');
+  for (const [pid, { kind, seconds, system }] of cpuAfter) {
     const used = seconds - (cpuBefore.get(pid)?.seconds ?? 0);
-    if (used >= 0.2) console.log(`${used.toFixed(2).padStart(7)} s  ${kind}`);
+    const kernel = system - (cpuBefore.get(pid)?.system ?? 0);
+    if (used >= 0.2) console.log(`${used.toFixed(2).padStart(7)} s ${`(${kernel.toFixed(2)} s)`.padStart(10)}  ${kind}`);
   }
 } finally {
   await context.close();
@@ -149,10 +150,11 @@ function report(cpu: CpuProfile): void {
   print('inclusive time', byInclusive);
 }
 
-/** utime + stime of every process of the browser (its command line names the profile), by pid. */
-function cpuByProcess(profileDir: string): Map<number, { kind: string; seconds: number }> {
+/** utime + stime (and stime alone) of every process of the browser (its command line names the profile), by pid. */
+function cpuByProcess(profileDir: string): Map<number, { kind: string; seconds: number; system: number }> {
   const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8', maxBuffer: 16 * MiB });
-  const result = new Map<number, { kind: string; seconds: number }>();
+  const result = new Map<number, { kind: string; seconds: number; system: number }>();
+  const times = (f: string[]) => ({ seconds: (Number(f[11]) + Number(f[12])) / 100, system: Number(f[12]) / 100 });
   for (const line of out.split('\n')) {
     const match = /^\s*(\d+)\s+(.*)$/.exec(line);
     if (!match || !match[2]!.includes(profileDir)) continue;
@@ -161,12 +163,12 @@ function cpuByProcess(profileDir: string): Map<number, { kind: string; seconds: 
     const extra = /--utility-sub-type=(\S+)/.exec(match[2]!)?.[1] ?? (match[2]!.includes('--extension-process') ? 'extension' : '');
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      result.set(pid, { kind: `${type} ${extra}`.trim(), seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+      result.set(pid, { kind: `${type} ${extra}`.trim(), ...times(fields) });
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
         const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
         const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
         const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-        result.set(-Number(tid), { kind: `  thread ${type} ${extra} ${comm}`, seconds: (Number(f[11]) + Number(f[12])) / 100 });
+        result.set(-Number(tid), { kind: `  thread ${type} ${extra} ${comm}`, ...times(f) });
       }
     } catch {
       // gone meanwhile

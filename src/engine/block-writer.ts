@@ -80,8 +80,11 @@ export class BlockWriter {
     this.blockStart += this.filled;
     this.filled = 0;
     await this.gate.acquire();
+    let reusable = buffer;
     const write = this.store.writeBlock(this.jobId, start, data).then(
-      () => {
+      (returned) => {
+        // A store that moved the buffer away may hand it back.
+        if (returned) reusable = new Uint8Array(returned.buffer);
         this.stored += end - start;
         this.onStored(start, end);
       },
@@ -92,7 +95,7 @@ export class BlockWriter {
     this.pending.add(write);
     void write.finally(() => {
       this.pending.delete(write);
-      this.gate.recycle(buffer);
+      this.gate.recycle(reusable);
       this.gate.release();
     });
     this.throwIfFailed();

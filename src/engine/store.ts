@@ -20,9 +20,10 @@ export interface DownloadStore {
    * different ones, discardRange them first: a crash in the middle of an overwrite may otherwise
    * leave a mix of old and new bytes claimed as stored. The store may move `data`'s buffer to
    * another thread (detaching it), so the caller reads nothing from it after the call; a buffer
-   * still attached once the promise settled is the caller's again, to reuse for other bytes.
+   * still attached once the promise settled is the caller's again, to reuse for other bytes, and
+   * so is one the store resolves with (a view of the moved buffer, handed back).
    */
-  writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void>;
+  writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<Uint8Array | void>;
   /** The byte ranges stored for the job, sorted and merged. */
   storedRanges(jobId: string): Promise<ByteRange[]>;
   /**

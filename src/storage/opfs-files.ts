@@ -15,7 +15,7 @@ type Ask = OpfsRequest extends infer R ? (R extends OpfsRequest ? Omit<R, 'id'> 
 /** Writes each job's bytes into its OPFS file through the OPFS worker (reads need no worker: see readOpfsFile). */
 export class OpfsWriter {
   private next = 1;
-  private readonly pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (data?: Uint8Array) => void; reject: (error: Error) => void }>();
 
   constructor(
     private readonly port: OpfsPort,
@@ -25,7 +25,7 @@ export class OpfsWriter {
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
       this.pending.delete(reply.id);
-      if (reply.ok) waiting.resolve();
+      if (reply.ok) waiting.resolve(reply.data);
       else waiting.reject(Object.assign(new Error(reply.message), { name: reply.name }));
     });
     port.addEventListener('error', () => {
@@ -37,9 +37,10 @@ export class OpfsWriter {
   /**
    * Writes (and flushes) `data` at `offset`. Its buffer moves to the worker, uncopied (a 4 MiB copy per
    * block was the service worker's largest cost of its own): the caller's view is detached after.
+   * Resolves with the buffer moved back (a view of it), for the caller to reuse, when the worker returns it.
    */
-  async write(job: string, offset: number, data: Uint8Array): Promise<void> {
-    await this.ask({ op: 'write', job, offset, data }, [data.buffer]);
+  write(job: string, offset: number, data: Uint8Array): Promise<Uint8Array | undefined> {
+    return this.ask({ op: 'write', job, offset, data }, [data.buffer]);
   }
 
   /** Flushes and closes the job's handle: its file is complete (to save it). */
@@ -51,19 +52,23 @@ export class OpfsWriter {
     await this.ask({ op: 'remove', job });
   }
 
-  private ask(request: Ask, transfer: Transferable[] = []): Promise<void> {
+  private ask(request: Ask, transfer: Transferable[] = []): Promise<Uint8Array | undefined> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new Error(`the storage worker did not answer within ${this.answerTimeoutMs / 1000} s`));
       }, this.answerTimeoutMs);
-      const settle = (error?: Error) => {
-        clearTimeout(timer);
-        if (error) reject(error);
-        else resolve();
-      };
-      this.pending.set(id, { resolve: () => settle(), reject: settle });
+      this.pending.set(id, {
+        resolve: (data) => {
+          clearTimeout(timer);
+          resolve(data);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
       this.port.postMessage({ ...request, id }, transfer);
     });
   }

@@ -12,7 +12,8 @@ export type OpfsRequest = { id: number; job: string } &
   );
 
 export type OpfsReply =
-  | { id: number; ok: true }
+  /** A write's `data`, its buffer moved back: the writer reuses it for the next block. */
+  | { id: number; ok: true; data?: Uint8Array }
   /** `name` keeps QuotaExceededError recognisable across the worker boundary. */
   | { id: number; ok: false; name: string; message: string };
 

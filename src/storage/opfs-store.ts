@@ -56,12 +56,13 @@ export class OpfsStore implements DownloadStore {
     ({ saveState: this.saveState, loadState: this.loadState, listJobs: this.listJobs } = jobStatesIn(db));
   }
 
-  async writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<void> {
-    const end = offset + data.length; // the worker takes data's buffer
+  async writeBlock(jobId: string, offset: number, data: Uint8Array): Promise<Uint8Array | undefined> {
+    const end = offset + data.length; // the worker takes data's buffer (and gives it back)
     checkRange(offset, end);
     if (data.length === 0) return;
-    await this.written().write(jobId, offset, data);
+    const returned = await this.written().write(jobId, offset, data);
     await this.changeRanges(jobId, (have) => normalizeRanges([...have, { start: offset, end }]));
+    return returned;
   }
 
   async discardRange(jobId: string, start: number, end: number): Promise<void> {

@@ -69,7 +69,12 @@ scope.onmessage = (event: MessageEvent<OpfsRequest | { connect: MessagePort }>) 
   serve(data, scope);
 };
 
-function serve(request: OpfsRequest, to: { postMessage(message: OpfsReply): void }): void {
+/** Where replies go: the worker's own scope, or the port of Chrome's service worker. */
+interface ReplyTo {
+  postMessage(message: OpfsReply, transfer: Transferable[]): void;
+}
+
+function serve(request: OpfsRequest, to: ReplyTo): void {
   const queued = (queues.get(request.job) ?? Promise.resolve()).then(() => reply(request, to));
   queues.set(request.job, queued);
   void queued.then(() => {
@@ -77,7 +82,7 @@ function serve(request: OpfsRequest, to: { postMessage(message: OpfsReply): void
   });
 }
 
-async function reply(request: OpfsRequest, to: { postMessage(message: OpfsReply): void }): Promise<void> {
+async function reply(request: OpfsRequest, to: ReplyTo): Promise<void> {
   let message: OpfsReply;
   try {
     await answer(request);
@@ -86,5 +91,11 @@ async function reply(request: OpfsRequest, to: { postMessage(message: OpfsReply)
     const { name = 'Error', message: text = String(error) } = error as { name?: string; message?: string };
     message = { id: request.id, ok: false, name, message: text };
   }
-  to.postMessage(message);
+  // The written block's buffer goes back: the sender fills it again instead of mapping fresh memory per block.
+  if (request.op === 'write') {
+    message = { ...message, data: request.data } as OpfsReply;
+    to.postMessage(message, [request.data.buffer]);
+  } else {
+    to.postMessage(message, []);
+  }
 }

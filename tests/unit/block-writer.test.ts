@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BlockWriter } from '../../src/engine/block-writer';
 import type { DownloadStore } from '../../src/engine/store';
 import { pattern } from '../support/store-contract';
+import { WriteGate } from '../../src/engine/write-gate';
 
 /** A store that copies every block and notes which buffer lent it. */
 function recordingStore(blockSize: number, writeConcurrency: number) {
@@ -65,5 +66,44 @@ describe('BlockWriter', () => {
     expect(writer.stored).toBe(content.length);
     expect(reported.reduce((sum, [start, end]) => sum + end - start, 0)).toBe(content.length);
     expect(reported.find(([start]) => start === 50 * blockSize)).toEqual([50 * blockSize, content.length]);
+  });
+
+  it('reuses a buffer the store moved away and hands back: no fresh memory per block', async () => {
+    const blockSize = 4096;
+    const blocks = new Map<number, Uint8Array>();
+    const store = {
+      blockSize,
+      writeConcurrency: 2,
+      async writeBlock(_jobId: string, offset: number, data: Uint8Array) {
+        const moved = structuredClone(data, { transfer: [data.buffer] });
+        await new Promise((resolve) => setImmediate(resolve));
+        blocks.set(offset, moved.slice());
+        return structuredClone(moved, { transfer: [moved.buffer] });
+      },
+    } as unknown as DownloadStore;
+    const gate = new WriteGate(2);
+    const recycled = new Set<Uint8Array>();
+    let reused = 0;
+    const take = gate.takeBuffer.bind(gate);
+    const recycle = gate.recycle.bind(gate);
+    gate.takeBuffer = (size) => {
+      const buffer = take(size);
+      if (recycled.has(buffer)) reused++;
+      return buffer;
+    };
+    gate.recycle = (buffer) => {
+      recycled.add(buffer);
+      recycle(buffer);
+    };
+    const writer = new BlockWriter(store, 'job', gate);
+    const content = pattern(6, 40 * blockSize);
+    for (let at = 0; at < content.length; at += 1000) await writer.push(content.subarray(at, at + 1000));
+    await writer.flush();
+
+    const stored = new Uint8Array(content.length);
+    for (const [offset, bytes] of blocks) stored.set(bytes, offset);
+    expect(Buffer.from(stored).equals(content)).toBe(true);
+    // Only the first blocks needed new memory; the rest went into buffers handed back.
+    expect(reused).toBeGreaterThan(35);
   });
 });

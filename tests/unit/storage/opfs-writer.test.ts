@@ -49,6 +49,23 @@ describe('OpfsWriter', () => {
     expect([...sent.data]).toEqual([3, 4, 5]);
   });
 
+  it('resolves a write with the buffer the worker moved back, for the next block', async () => {
+    const channel = new MessageChannel();
+    channel.port2.onmessage = (event: MessageEvent<OpfsRequest>) => {
+      const request = event.data as Extract<OpfsRequest, { op: 'write' }>;
+      channel.port2.postMessage({ id: request.id, ok: true, data: request.data } satisfies OpfsReply, [request.data.buffer]);
+    };
+    channel.port1.start();
+    const writer = new OpfsWriter(channel.port1);
+    const block = new Uint8Array([1, 2, 3, 4, 5, 6]);
+    const returned = await writer.write('job-1', 0, block.subarray(0, 4));
+    channel.port1.close();
+    channel.port2.close();
+    expect(block.byteLength).toBe(0);
+    expect(returned?.buffer.byteLength).toBe(6);
+    expect([...new Uint8Array(returned!.buffer)]).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
   it("keeps a worker's QuotaExceededError recognisable: the job pauses with 'storage full', not a crash", async () => {
     const { writer, close } = connected((r) => ({ id: r.id, ok: false, name: 'QuotaExceededError', message: 'the disk is full' }));
     const error: unknown = await writer.write('job-1', 0, new Uint8Array(8)).catch((e: unknown) => e);
