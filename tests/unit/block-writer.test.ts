@@ -22,6 +22,22 @@ function recordingStore(blockSize: number, writeConcurrency: number) {
   return { store, lenders, blocks };
 }
 
+/** A store that moves each buffer away, as OpfsStore moves it to its worker; `handBack`: and returns it after the write. */
+function movingStore(blockSize: number, writeConcurrency: number, handBack: boolean) {
+  const blocks = new Map<number, Uint8Array>();
+  const store = {
+    blockSize,
+    writeConcurrency,
+    async writeBlock(_jobId: string, offset: number, data: Uint8Array) {
+      const moved = structuredClone(data, { transfer: [data.buffer] });
+      await new Promise((resolve) => setImmediate(resolve));
+      blocks.set(offset, moved.slice());
+      return handBack ? structuredClone(moved, { transfer: [moved.buffer] }) : undefined;
+    },
+  } as unknown as DownloadStore;
+  return { store, blocks };
+}
+
 describe('BlockWriter', () => {
   it('reuses the buffers of settled writes: memory stays flat however many blocks pass', async () => {
     const blockSize = 4096;
@@ -42,16 +58,7 @@ describe('BlockWriter', () => {
 
   it('writes every byte right through a store that takes each buffer (OpfsStore moves it to its worker)', async () => {
     const blockSize = 4096;
-    const blocks = new Map<number, Uint8Array>();
-    const store = {
-      blockSize,
-      writeConcurrency: 4,
-      async writeBlock(_jobId: string, offset: number, data: Uint8Array) {
-        const moved = structuredClone(data, { transfer: [data.buffer] });
-        await new Promise((resolve) => setImmediate(resolve));
-        blocks.set(offset, moved);
-      },
-    } as unknown as DownloadStore;
+    const { store, blocks } = movingStore(blockSize, 4, false);
     const reported: [number, number][] = [];
     const writer = new BlockWriter(store, 'job', undefined, (start, end) => reported.push([start, end]));
     const content = pattern(5, 50 * blockSize + 7);
@@ -70,17 +77,7 @@ describe('BlockWriter', () => {
 
   it('reuses a buffer the store moved away and hands back: no fresh memory per block', async () => {
     const blockSize = 4096;
-    const blocks = new Map<number, Uint8Array>();
-    const store = {
-      blockSize,
-      writeConcurrency: 2,
-      async writeBlock(_jobId: string, offset: number, data: Uint8Array) {
-        const moved = structuredClone(data, { transfer: [data.buffer] });
-        await new Promise((resolve) => setImmediate(resolve));
-        blocks.set(offset, moved.slice());
-        return structuredClone(moved, { transfer: [moved.buffer] });
-      },
-    } as unknown as DownloadStore;
+    const { store, blocks } = movingStore(blockSize, 2, true);
     const gate = new WriteGate(2);
     const recycled = new Set<Uint8Array>();
     let reused = 0;
