@@ -84,18 +84,18 @@ function serve(request: OpfsRequest, to: ReplyTo): void {
 
 async function reply(request: OpfsRequest, to: ReplyTo): Promise<void> {
   let message: OpfsReply;
+  let transfer: Transferable[] = [];
   try {
     await answer(request);
     message = { id: request.id, ok: true };
+    if (request.op === 'write') {
+      // The written block's buffer goes back: the sender fills it again instead of mapping fresh memory per block.
+      message.data = request.data;
+      transfer = [request.data.buffer];
+    }
   } catch (error) {
     const { name = 'Error', message: text = String(error) } = error as { name?: string; message?: string };
     message = { id: request.id, ok: false, name, message: text };
   }
-  // The written block's buffer goes back: the sender fills it again instead of mapping fresh memory per block.
-  if (request.op === 'write') {
-    message = { ...message, data: request.data } as OpfsReply;
-    to.postMessage(message, [request.data.buffer]);
-  } else {
-    to.postMessage(message, []);
-  }
+  to.postMessage(message, transfer);
 }
