@@ -81,8 +81,10 @@ export class SaveFeed {
           return async (jobId: string, offset: number, data: Uint8Array) => {
             // Copied before the write: the store may move `data` to its writer's thread.
             const copy = this.wants(jobId, offset, data.length) ? data.slice() : undefined;
-            await target.writeBlock(jobId, offset, data);
+            // What the store resolves with (a moved buffer handed back) goes on to the engine.
+            const returned = await target.writeBlock(jobId, offset, data);
             if (copy) this.stored(jobId, offset, copy);
+            return returned;
           };
         if (property === 'discardRange')
           return async (jobId: string, start: number, end: number) => {

@@ -23,6 +23,21 @@ describe('SaveFeed', () => {
     expect(feed.take('j', 0, 100)).toBeUndefined();
   });
 
+  it('passes on the buffer a store hands back, so the engine reuses it (with or without a save open)', async () => {
+    const feed = new SaveFeed(100);
+    const store = feed.feeding({
+      writeBlock: async (_job: string, _offset: number, data: Uint8Array) => {
+        const moved = structuredClone(data, { transfer: [data.buffer] });
+        return structuredClone(moved, { transfer: [moved.buffer] });
+      },
+    } as unknown as DownloadStore);
+    const returned = await store.writeBlock('j', 0, bytes(10, 5));
+    expect(returned).toEqual(bytes(10, 5));
+    feed.open('j', 10);
+    expect(await store.writeBlock('j', 10, bytes(10, 6))).toEqual(bytes(10, 6));
+    expect(feed.take('j', 10, 100)).toEqual(bytes(10, 6));
+  });
+
   it('keeps nothing for a job without a save, behind the save, or past its window', () => {
     const feed = new SaveFeed(20);
     feed.stored('j', 0, bytes(10, 1));
