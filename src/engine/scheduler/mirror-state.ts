@@ -4,14 +4,14 @@ import type { SourceHint } from '../sources/hrw';
 import { ConnectionCount, type ConnectionCountOptions } from './connection-count';
 import { RefusalOrReset } from './refusal-or-reset';
 
+/** Weight of the newest request in the moving average of the wait share. */
+const WAIT_SHARE_WEIGHT = 0.25;
+
 /**
  * probing: its first bytes are being fetched; tentative: working before the primary answered,
  * its first bytes not yet compared (its stored bytes are discarded if they differ); active;
  * dropped.
  */
-/** Weight of the newest request in the moving average of the wait share. */
-const WAIT_SHARE_WEIGHT = 0.25;
-
 export type MirrorPhase = 'probing' | 'tentative' | 'active' | 'dropped';
 
 /** What the UI shows of one mirror. */
