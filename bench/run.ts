@@ -27,6 +27,8 @@ function options() {
       'no-slow-start': { type: 'boolean', default: false },
       // Another build of the CLI (a copy of dist/cli/stitch.js), run as `stitch-base` wherever stitch runs.
       'baseline-cli': { type: 'string' },
+      // Only these clients (by name), e.g. `stitch,stitch-base` to compare two builds quickly.
+      clients: { type: 'string' },
     },
   });
   const runs = Number(values.runs);
@@ -39,7 +41,8 @@ function options() {
   const ids = new Set(wanted?.flatMap((id) => named(id).flatMap((s) => [s.id, ...(s.baseline ? [s.baseline] : [])])));
   const scenarios = wanted ? SCENARIOS.filter((s) => ids.has(s.id)) : SCENARIOS;
   if (scenarios.length === 0) throw new Error(`--only ${values.only}: no such scenario (${SCENARIOS.map((s) => s.id).join(', ')})`);
-  return { runs, scale, scenarios, slowStart: !values['no-slow-start'], baseline: values['baseline-cli'] };
+  const only = values.clients?.split(',').map((name) => name.trim());
+  return { runs, scale, scenarios, slowStart: !values['no-slow-start'], baseline: values['baseline-cli'], only };
 }
 
 async function fileSha256(path: string): Promise<string | undefined> {
@@ -130,7 +133,7 @@ function describeRun(run: Run): string {
 }
 
 async function main(): Promise<void> {
-  const { runs, scale, scenarios, slowStart, baseline } = options();
+  const { runs, scale, scenarios, slowStart, baseline, only } = options();
   const aria2 = spawnSync('aria2c', ['--version'], { encoding: 'utf8' });
   if (aria2.status !== 0) throw new Error('aria2c is missing: run `bash scripts/install-system-deps.sh bench` (npm run bench does)');
   const capabilities = stitchCapabilities();
@@ -138,7 +141,8 @@ async function main(): Promise<void> {
   const curl = curlClient();
   const base = baseline ? stitchClient(capabilities, resolve(baseline), 'stitch-base') : undefined;
   const [stitch, ...others] = allClients();
-  const everyClient = [stitch!, ...(base ? [base] : []), ...others, curl];
+  const everyClient = [stitch!, ...(base ? [base] : []), ...others, curl].filter((c) => !only || only.includes(c.name));
+  if (everyClient.length === 0) throw new Error(`--clients ${only?.join(',')}: no such client`);
   const clientsOf = (s: Scenario) =>
     everyClient.filter(
       (c) =>
