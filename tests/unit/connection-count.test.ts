@@ -128,10 +128,10 @@ describe('ConnectionCount', () => {
     expect(policy.reason).toBe('at the maximum of 16 connections');
   });
 
-  it('starts a far server with twice the first count: each step there costs a slow start of long round trips', () => {
+  it('starts a far server with four times the first count: each step there costs a slow start of long round trips', () => {
     const policy = new ConnectionCount();
     const trace = run(policy, { totalRate: 8 * MB, windowBytes: 256 * 1024, rttMs: 150 }, 3_000);
-    expect(limitAt(trace, 100)).toBe(4);
+    expect(limitAt(trace, 100)).toBe(8);
     expect(trace.bytes / 3).toBeGreaterThan(6 * MB);
   });
 
@@ -140,22 +140,27 @@ describe('ConnectionCount', () => {
     const server = { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 300 };
     const long = new ConnectionCount();
     run(long, { ...server, fileBytes: 64 * MB }, 4_000);
-    expect(long.limit(4_000)).toBeGreaterThan(4);
+    expect(long.limit(4_000)).toBeGreaterThan(8);
     const short = new ConnectionCount();
     run(short, { ...server, fileBytes: 8 * MB }, 4_000);
-    expect(short.limit(4_000)).toBe(4);
-    expect(short.reason).toBe('steady at 4 connections: the download ends before more would be warm');
+    expect(short.limit(4_000)).toBe(8);
+    expect(short.reason).toBe('steady at 8 connections: the download ends before more would be warm');
   });
 
-  it('does not grow from a doubled start when the first slow round trips were the client, not the server', () => {
+  it('gives a far start back when the first slow round trips were the client, not the server', () => {
     const policy = new ConnectionCount();
     policy.observe(0, { totalRate: 0, connections: 2, rttMs: 150 });
-    expect(policy.limit(0)).toBe(4);
-    expect(policy.reason).toBe('a far server (150 ms away): starting with 4 connections');
-    // Then it answers in 20 ms, and four connections share its 8 MB/s.
-    for (let now = 20; now <= 3_000; now += 20) policy.observe(now, { totalRate: 8 * MB, connections: 4, rttMs: 20 });
-    expect(policy.limit(3_000)).toBe(4);
-    expect(policy.reason).toBe('steady at 4 connections');
+    expect(policy.limit(0)).toBe(8);
+    expect(policy.reason).toBe('a far server (150 ms away): starting with 8 connections');
+    // Then it answers in 20 ms, and the connections open share its 8 MB/s: the far start is given back.
+    const limits = new Set<number>();
+    for (let now = 20; now <= 3_000; now += 20) {
+      limits.add(policy.limit(now));
+      policy.observe(now, { totalRate: 8 * MB, connections: policy.limit(now), rttMs: 20 });
+    }
+    expect(Math.max(...limits)).toBe(8);
+    expect(policy.limit(3_000)).toBeLessThanOrEqual(2);
+    expect(policy.reason).toMatch(/^gave back \d connections? that no longer raised the rate$/);
   });
 
   it('backs off on 503 and remembers the limit: a server that allows two sees no storm', () => {

@@ -2,8 +2,8 @@
  * How many connections one server gets (with HTTP/2: how many requests in flight on its one
  * connection), decided by measurement. Pure: no timers, no I/O; the caller passes the time.
  *
- * - Grow: start with `initial` (twice that for a far server, where each step costs a slow start of long
- *   round trips); once the count in use has had time to warm up (slow start: the round trips
+ * - Grow: start with `initial` (four times that for a far server, where each step costs a slow start of
+ *   long round trips); once the count in use has had time to warm up (slow start: the round trips
  *   a new connection needs to reach the rate of the others) and carried enough bytes, judge the step that
  *   led to it, over the last window of observations; a step whose added connections already clearly pay is
  *   taken before they are warm (a far server's slow start takes a second). Whether a step paid is
@@ -34,8 +34,7 @@ export interface ConnectionCountOptions extends WarmupOptions, RateWindowOptions
   /** At the plateau, a probe one up or one down this often. */
   reprobeMs: number;
   /**
-   * A server this far (its shortest round trip) starts with twice `initial`: each step waits out a slow
-   * start of many long round trips, and a server that caps the total loses nothing to a few more.
+   * A server this far (its shortest round trip) starts with more than `initial` (slow-start.ts, farStartCount).
    */
   farRttMs: number;
 }
@@ -167,7 +166,7 @@ export class ConnectionCount {
     this.judge(now, step);
   }
 
-  /** Doubles the first count once the server's round trip shows it far (before anything was judged or refused). */
+  /** Raises the first count once the server's round trip shows it far (before anything was judged or refused). */
   private startFar(): void {
     const { initial, max, farRttMs } = this.options;
     if (this.farStart || this.base || this.refusals.known !== undefined || this.target !== Math.min(initial, max)) return;
@@ -200,9 +199,10 @@ export class ConnectionCount {
     if (this.target === 0) this.target = 1;
     const base = this.base;
     if (!base && this.farStart && this.rttMs < this.options.farRttMs) {
-      // Its first round trips were slow, not the server: no step from the doubled start until it is judged.
+      // Its first round trips were slow, not the server: give the far start back, half at a time while the rate holds.
       this.base = measured;
-      this.hold(now, `steady at ${plural(count, 'connection')}`);
+      this.hold(now, `the server answers in ${Math.round(this.rttMs)} ms: trying fewer connections`);
+      this.target = Math.ceil(count / 2);
       return;
     }
     if (!base || count === base.count) {

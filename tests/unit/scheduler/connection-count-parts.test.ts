@@ -35,8 +35,8 @@ describe('endsBeforeWarm', () => {
 });
 
 describe('farStartCount', () => {
-  it('doubles the first count for a server at least farRttMs away, within the maximum', () => {
-    expect(farStartCount(150, 2, 16, 120)).toBe(4);
+  it('quadruples the first count for a server at least farRttMs away, within the maximum', () => {
+    expect(farStartCount(150, 2, 16, 120)).toBe(8);
     expect(farStartCount(150, 2, 3, 120)).toBe(3);
     expect(farStartCount(119, 2, 16, 120)).toBeUndefined();
   });
