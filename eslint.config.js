@@ -24,9 +24,14 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },
   },
   {
-    // Plain JavaScript (scripts, the CLI launcher, this file) is outside the TypeScript project.
+    // Plain JavaScript (scripts, test helpers, this file) is outside the TypeScript project.
     files: ['**/*.{js,mjs,cjs}'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: globals.node },
+  },
+  {
+    // CommonJS (a preload run with `node --require`) loads modules with require().
+    files: ['**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

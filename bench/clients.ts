@@ -7,6 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { STITCH_BIN } from '../tests/support/cli';
 
 export interface Command {
@@ -47,20 +48,22 @@ export interface Measured {
 
 /** What the built CLI supports today: the multi-mirror flags arrive with the scheduler. */
 export function stitchCapabilities(): { mirror: boolean; stats: boolean } {
-  const help = spawnSync(process.execPath, [STITCH_BIN, '--help'], { encoding: 'utf8' });
+  const help = spawnSync(STITCH_BIN, ['--help'], { encoding: 'utf8' });
   const text = `${help.stdout}${help.stderr}`;
   return { mirror: text.includes('--mirror'), stats: text.includes('--stats') };
 }
 
-/** The Node flags on the launcher's `#!/usr/bin/env -S node …` line. */
+/** The Node flags the launcher runs the CLI with. */
 function launcherFlags(): string[] {
-  const words = readFileSync(STITCH_BIN, 'utf8').split('\n', 1)[0]!.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1);
+  return readFileSync(join(dirname(STITCH_BIN), 'node-flags'), 'utf8')
+    .trim()
+    .split(/\s+/);
 }
 
 /**
  * `bin`: another build to run under another name (`npm run bench -- --baseline-cli`), for before/after in one
- * run; with the launcher's Node flags, so the two differ only in the build.
+ * run: a launcher (run as it is), or a bundle (`.js`, `.cjs`: run by Node with the launcher's flags, without
+ * a snapshot).
  */
 export function stitchClient(capabilities = stitchCapabilities(), bin = STITCH_BIN, name = 'stitch'): Client {
   return {
@@ -68,11 +71,11 @@ export function stitchClient(capabilities = stitchCapabilities(), bin = STITCH_B
     description: `${bin === STITCH_BIN ? '' : `${bin}: `}${
       capabilities.mirror ? 'stitch get URL --mirror URL… -q' : 'stitch get URL -q (first URL only: this build has no --mirror yet)'
     }`,
-    // The built CLI runs as `npx stitch` runs it: executed, so its launcher's Node flags apply.
+    // The built CLI runs as `npx stitch` runs it: through its launcher (its snapshot, its Node flags).
     command: (urls, output, statsFile) => ({
-      file: bin === STITCH_BIN ? STITCH_BIN : process.execPath,
+      file: isBundle(bin) ? process.execPath : bin,
       args: [
-        ...(bin === STITCH_BIN ? [] : [...launcherFlags(), bin]),
+        ...(isBundle(bin) ? [...launcherFlags(), bin] : []),
         'get',
         urls[0]!,
         ...(capabilities.mirror ? urls.slice(1).flatMap((url) => ['--mirror', url]) : []),
@@ -91,6 +94,8 @@ export function stitchClient(capabilities = stitchCapabilities(), bin = STITCH_B
       : undefined,
   };
 }
+
+const isBundle = (bin: string) => /\.c?js$/.test(bin);
 
 /** The configuration the issue fixes. */
 export const ARIA2_FLAGS = ['--no-conf', '-s16', '-x4', '-k1M', '--uri-selector=adaptive', '--max-tries=0', '--retry-wait=1'];

@@ -25,7 +25,8 @@ function options() {
       'size-scale': { type: 'string', default: '1' },
       // To measure what slow start costs: the same scenarios without it.
       'no-slow-start': { type: 'boolean', default: false },
-      // Another build of the CLI (a copy of dist/cli/stitch.js), run as `stitch-base` wherever stitch runs.
+      // Another build of the CLI (a launcher, or a bundle such as a copy of dist/cli/stitch.cjs), run as
+      // `stitch-base` wherever stitch runs.
       'baseline-cli': { type: 'string' },
       // Only these clients (by name), e.g. `stitch,stitch-base` to compare two builds quickly.
       clients: { type: 'string' },

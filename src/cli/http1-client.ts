@@ -120,8 +120,9 @@ export async function request(url: URL, method: string, headers: Iterable<[strin
       if (!(error instanceof StaleConnection)) throw error;
     }
   }
-  // node:tls costs ~3 MiB of memory once loaded: only https downloads load it.
-  const tls = url.protocol === 'https:' ? await import('node:tls') : undefined;
+  // node:tls costs ~3 MiB of memory once loaded: only https downloads load it. (Not with import(): a
+  // process started from the launcher's snapshot has no dynamic import.)
+  const tls = url.protocol === 'https:' ? process.getBuiltinModule('node:tls') : undefined;
   return exchange(new Connection(url, key, tls), head, method, signal);
 }
 

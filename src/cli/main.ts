@@ -1,3 +1,4 @@
+import { startupSnapshot } from 'node:v8';
 import { parseCommand, USAGE } from './args';
 import { runGet } from './get';
 
@@ -16,10 +17,17 @@ async function main(argv: string[]): Promise<number> {
   return runGet(command);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(`stitch: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exit(70);
-  },
-);
+function run(argv: string[]): void {
+  main(argv).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(`stitch: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exit(70);
+    },
+  );
+}
+
+// Built into a start-up snapshot (bin/stitch), this module has run already when the command starts, and
+// `process.argv` holds no script path.
+if (startupSnapshot.isBuildingSnapshot()) startupSnapshot.setDeserializeMainFunction(() => run(process.argv.slice(1)));
+else run(process.argv.slice(2));

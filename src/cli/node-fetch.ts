@@ -106,7 +106,8 @@ async function decoded(body: ReadableStream<Uint8Array>, encoding: string | null
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
   if (codings.length === 0 || !codings.every((c) => c in DECODERS)) return body;
-  const zlib = await import('node:zlib');
+  // Loaded only for a compressed body, and not with import(): a process started from a snapshot has none.
+  const zlib = process.getBuiltinModule('node:zlib');
   const decoders = codings.reverse().map((c) => DECODERS[c]!(zlib));
   const last = decoders.reduce((from, to) => {
     from.on('error', (error) => to.destroy(error));

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { contentSha256 } from '../support/content';
 import { startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
 
 const MiB = 1024 * 1024;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let dir: string;
 let mirrors: Mirror[] = [];
 
@@ -51,6 +52,30 @@ describe('stitch get', () => {
     expect(result.stderr).toMatch(/saved .*data set\.bin/);
     expect(await readdir(dir)).toEqual(['data set.bin']);
     expect(await fileSha256(join(dir, 'data set.bin'))).toBe(await contentSha256(21, size));
+  });
+
+  it('starts from the snapshot this Node made, and from the bundle when there is none for this Node', async () => {
+    const size = 2 * MiB + 7;
+    const m = await mirror({ size, seed: 27 });
+    const fromSnapshot = await runStitch(['get', m.url, '-o', 'a.bin'], dir);
+    expect(fromSnapshot.code, fromSnapshot.stderr).toBe(0);
+    expect(fromSnapshot.execArgv).toContain('--snapshot-blob');
+    // A copy of the launcher and the bundle, without a snapshot (as after an upgrade of Node).
+    const copy = await mkdtemp(join(tmpdir(), 'stitch-launcher-'));
+    try {
+      await mkdir(join(copy, 'bin'));
+      await mkdir(join(copy, 'dist/cli'), { recursive: true });
+      for (const file of ['bin/stitch', 'bin/node-flags', 'dist/cli/stitch.cjs']) await cp(join(ROOT, file), join(copy, file));
+      const fromBundle = await runStitch(['get', m.url, '-o', 'b.bin'], dir, { bin: join(copy, 'bin/stitch') });
+      expect(fromBundle.code, fromBundle.stderr).toBe(0);
+      expect(fromBundle.execArgv).not.toContain('--snapshot-blob');
+      expect(fromBundle.execArgv).toContain('--no-opt');
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+    const expected = await contentSha256(27, size);
+    expect(await fileSha256(join(dir, 'a.bin'))).toBe(expected);
+    expect(await fileSha256(join(dir, 'b.bin'))).toBe(expected);
   });
 
   it('loads neither fetch (undici) nor tls nor zlib for a plain http download: together they cost ~17 MiB of memory', async () => {

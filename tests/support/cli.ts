@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The built `stitch` command (npm run build:cli), as users run it. */
-export const STITCH_BIN = fileURLToPath(new URL('../../bin/stitch.js', import.meta.url));
-const EXIT_REPORT = fileURLToPath(new URL('./exit-report.mjs', import.meta.url));
+/** The built `stitch` command (npm run build:cli), as users run it: its launcher. */
+export const STITCH_BIN = fileURLToPath(new URL('../../bin/stitch', import.meta.url));
+const EXIT_REPORT = fileURLToPath(new URL('./exit-report.cjs', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -17,6 +17,8 @@ export interface CliResult {
   peakRssBytes?: number;
   /** The built-in modules it loaded (e.g. 'internal/deps/undici/undici'), when it exited on its own. */
   loadedModules?: string[];
+  /** Node's own arguments (e.g. `--snapshot-blob FILE`), when it exited on its own. */
+  execArgv?: string[];
   /** Killed after `timeoutMs`. */
   timedOut: boolean;
 }
@@ -24,6 +26,8 @@ export interface CliResult {
 export interface CliOptions {
   /** The child is killed (SIGKILL) if it runs longer: a hang fails the test instead of hanging it. */
   timeoutMs?: number;
+  /** Another launcher than bin/stitch (e.g. a copy without the snapshot). */
+  bin?: string;
 }
 
 let runs = 0;
@@ -32,10 +36,11 @@ let runs = 0;
 export function startStitch(args: string[], cwd: string, options: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
   // Outside `cwd`, so tests can assert that the folder holds exactly what the CLI made.
   const reportFile = join(tmpdir(), `stitch-exit-report-${process.pid}-${++runs}`);
-  const child = spawn(process.execPath, ['--import', EXIT_REPORT, STITCH_BIN, ...args], {
+  const nodeOptions = [process.env.NODE_OPTIONS, `--require ${EXIT_REPORT}`].filter(Boolean).join(' ');
+  const child = spawn(options.bin ?? STITCH_BIN, args, {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, STITCH_EXIT_REPORT_FILE: reportFile },
+    env: { ...process.env, NODE_OPTIONS: nodeOptions, STITCH_EXIT_REPORT_FILE: reportFile },
   });
   let stdout = '';
   let stderr = '';
@@ -47,14 +52,15 @@ export function startStitch(args: string[], cwd: string, options: CliOptions = {
   const done = new Promise<CliResult>((resolve) =>
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      let report: { peakRssBytes?: number; modules?: string[] } = {};
+      let report: { peakRssBytes?: number; modules?: string[]; execArgv?: string[] } = {};
       try {
         report = JSON.parse(readFileSync(reportFile, 'utf8')) as typeof report;
         rmSync(reportFile);
       } catch {
         // Killed before it could write it.
       }
-      resolve({ code, signal, stdout, stderr, peakRssBytes: report.peakRssBytes, loadedModules: report.modules, timedOut });
+      const { peakRssBytes, modules: loadedModules, execArgv } = report;
+      resolve({ code, signal, stdout, stderr, peakRssBytes, loadedModules, execArgv, timedOut });
     }),
   );
   return { child, done };
