@@ -22,8 +22,8 @@ describe('ConnectionCount', () => {
   });
 
   it('judges each step within a few round trips once the connections are warm: 16 within 300 ms at 20 ms', () => {
-    // Every 100 ms before the 16 costs 12 MB/s here: the rate window is 100 ms (it was 150 ms: 460 ms to 16), the
-    // first one starts once slow start is done (not after a fixed 100 ms) and needs 192 KiB (not 256: 4 at 260 ms, 16 at 380).
+    // Every 100 ms before the 16 costs 12 MB/s here: the rate window is 60 ms or two round trips and 128 KiB, and
+    // the first one starts once slow start is done (not after a fixed 100 ms).
     const policy = new ConnectionCount();
     const trace = run(policy, { totalRate: 16 * MB, connectionRate: 1 * MB, rttMs: 20 }, 2_000);
     expect(firstTime(trace, (l) => l === 4)).toBeLessThanOrEqual(180);
@@ -59,6 +59,26 @@ describe('ConnectionCount', () => {
       (n) => 12 * MB + n * MB,
     );
     expect(own.limit(3_000)).toBeGreaterThanOrEqual(8);
+  });
+
+  it('quadruples only after a step that raised the whole download almost linearly, not this server alone', () => {
+    const feed = (policy: ConnectionCount, download: (n: number) => number) => {
+      const limits: number[] = [];
+      for (let now = 0; now <= 3_000; now += 25) {
+        const n = policy.limit(now);
+        limits.push(n);
+        policy.observe(now, { totalRate: n * MB, downloadRate: download(n), connections: n, rttMs: 20 });
+      }
+      return limits;
+    };
+    // Each connection brings 1 MB/s; the other servers lose 0.3 MB/s of it (a line near its limit): it pays, doubling.
+    const shared = feed(new ConnectionCount(), (n) => 12 * MB + 0.7 * n * MB);
+    expect(shared).toContain(8);
+    expect(shared.at(-1)).toBe(16);
+    // Nothing lost elsewhere: from 4 straight to 16.
+    const own = feed(new ConnectionCount(), (n) => 12 * MB + n * MB);
+    expect(own).not.toContain(8);
+    expect(own.at(-1)).toBe(16);
   });
 
   it('stays at the option or per-site maximum', () => {

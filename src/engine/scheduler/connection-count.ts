@@ -27,7 +27,7 @@ export interface ConnectionCountOptions extends WarmupOptions, RateWindowOptions
   /** The cap (the user's maximum, or a per-site override): at most this many, ever. */
   max: number;
   initial: number;
-  /** After a doubling whose connections each brought this share, the next step quadruples. */
+  /** After a doubling whose connections each brought this share (and the download as much), the next step quadruples. */
   linearShare: number;
   /** The round trip assumed until an observation gives one. */
   defaultRttMs: number;
@@ -218,8 +218,10 @@ export class ConnectionCount {
         this.refusals.surpassed(count);
         this.base = measured;
         this.plateauSince = undefined;
-        // Doubling, or quadrupling after a step that scaled almost linearly (not the first: it has no reference).
-        this.grow(now, count, this.refining ? added : share >= this.options.linearShare ? 3 * count : count);
+        // Doubling, or quadrupling after a step that scaled almost linearly, for the whole download too (a client
+        // or a line at its limit takes from the other servers what this one gains, and busy moments fake the rest).
+        const linear = Math.min(share, (measured.downloadRate - base.downloadRate) / gain) >= this.options.linearShare;
+        this.grow(now, count, this.refining ? added : linear ? 3 * count : count);
         if (this.target > count)
           this.why = `${base.count} → ${count} connections raised the rate ${percent(gain / base.rate)}; trying ${this.target}`;
         return;
