@@ -60,6 +60,8 @@ function launcherFlags(): string[] {
     .split(/\s+/);
 }
 
+const isBundle = (bin: string) => /\.c?js$/.test(bin);
+
 /**
  * `bin`: another build to run under another name (`npm run bench -- --baseline-cli`), for before/after in one
  * run: a launcher (run as it is), or a bundle (`.js`, `.cjs`: run by Node with the launcher's flags, without
@@ -94,8 +96,6 @@ export function stitchClient(capabilities = stitchCapabilities(), bin = STITCH_B
       : undefined,
   };
 }
-
-const isBundle = (bin: string) => /\.c?js$/.test(bin);
 
 /** The configuration the issue fixes. */
 export const ARIA2_FLAGS = ['--no-conf', '-s16', '-x4', '-k1M', '--uri-selector=adaptive', '--max-tries=0', '--retry-wait=1'];
