@@ -34,3 +34,28 @@ export class BlockWindow {
     this.size = Math.max(1, this.size - 1);
   }
 }
+
+/** One mirror's part in the requests in flight: as many as its connection count asks for, and those it has on the wire. */
+export interface MirrorLoad {
+  wanted: number;
+  onWire: number;
+}
+
+/**
+ * How many more block requests may start: as many as the block window allows or, when more, as the mirrors'
+ * connection counts ask for (each count is measured: more connections there paid), within what memory allows.
+ * A mirror's requests past its count (it just gave connections back, or waits out a refusal) end without a
+ * successor and take no other mirror's room: else that mirror's free connection would wait for them, long
+ * enough on a far path for TCP to fall back into slow start.
+ */
+export function requestRoom(window: number, memory: number, loads: readonly MirrorLoad[]): number {
+  let onWire = 0;
+  let wanted = 0;
+  let withinCounts = 0;
+  for (const load of loads) {
+    onWire += load.onWire;
+    wanted += load.wanted;
+    withinCounts += Math.min(load.onWire, load.wanted);
+  }
+  return Math.max(0, Math.min(memory - onWire, Math.max(Math.floor(window) - onWire, wanted - withinCounts)));
+}

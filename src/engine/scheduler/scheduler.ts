@@ -5,7 +5,7 @@ import type { SchedulerHost } from '../transfer-host';
 import { WriteGate } from '../write-gate';
 import { BlockRequest, newGroup, type Group, type RequestHooks } from './block-request';
 import { assignWork } from './assignment';
-import { BlockWindow } from './block-window';
+import { BlockWindow, requestRoom } from './block-window';
 import { benchSilent, DeadlineEstimator, expectedMs, lateDecisions, type LateContext } from './deadlines';
 import type { Decision } from './decisions';
 import { Discovery } from './discovery';
@@ -238,15 +238,14 @@ export class MirrorScheduler {
     });
   }
 
-  /**
-   * How many more requests may start: the block window, or as many as the mirrors' connection
-   * counts ask for when that is more (each count is measured: more connections there paid).
-   */
+  /** How many more block requests may start (block-window.ts, requestRoom). */
   private windowRoom(): number {
     const now = this.host.options.clock.now();
-    const wanted = this.sources.mirrors.reduce((n, m) => n + (m.usable(now) ? m.connections(now) : 0), 0);
+    const onWire = new Map<MirrorState, number>();
+    for (const request of this.blockRequests()) onWire.set(request.mirror, (onWire.get(request.mirror) ?? 0) + 1);
+    const loads = this.sources.mirrors.map((m) => ({ wanted: m.usable(now) ? m.connections(now) : 0, onWire: onWire.get(m) ?? 0 }));
     const memory = Math.floor(this.host.options.maxBufferBytes / this.host.store.blockSize);
-    return Math.max(0, Math.min(memory, Math.max(Math.floor(this.window.value), wanted)) - this.blockRequests().length);
+    return requestRoom(this.window.value, memory, loads);
   }
 
   /** Requests still receiving: those storing their last records hold no connection and need no decision. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BlockWindow } from '../../../src/engine/scheduler/block-window';
+import { BlockWindow, requestRoom } from '../../../src/engine/scheduler/block-window';
 import { MiB } from './views';
 
 describe('block window (CoBlitz)', () => {
@@ -42,5 +42,23 @@ describe('block window (CoBlitz)', () => {
     expect(BlockWindow.forDownload(10, 8, 2, 96 * MiB, 4 * MiB).value).toBe(17);
     // 8 MiB of buffer and 4 MiB records: two requests at most.
     expect(BlockWindow.forDownload(3, 8, 2, 8 * MiB, 4 * MiB).value).toBe(2);
+  });
+});
+
+describe('request room', () => {
+  it('is what the block window leaves, or what the connection counts ask for when that is more, within memory', () => {
+    expect(requestRoom(9, 100, [{ wanted: 2, onWire: 2 }, { wanted: 2, onWire: 1 }])).toBe(6);
+    expect(requestRoom(9, 100, [{ wanted: 8, onWire: 5 }, { wanted: 4, onWire: 4 }])).toBe(3);
+    expect(requestRoom(9.7, 100, [{ wanted: 1, onWire: 1 }])).toBe(8);
+    expect(requestRoom(9, 10, [{ wanted: 8, onWire: 5 }, { wanted: 4, onWire: 4 }])).toBe(1);
+    expect(requestRoom(9, 8, [{ wanted: 8, onWire: 5 }, { wanted: 4, onWire: 4 }])).toBe(0);
+  });
+
+  it("leaves a mirror's free connection its room while another mirror has more requests than its count now asks for", () => {
+    // A far mirror uses 7 of its 8; three near ones just went from 4 connections to 3, their 4th requests still on the wire.
+    const loads = [{ wanted: 8, onWire: 7 }, ...Array.from({ length: 3 }, () => ({ wanted: 3, onWire: 4 }))];
+    expect(requestRoom(9, 384, loads)).toBe(1);
+    // A mirror waiting out a refusal asks for none: its requests still on the wire take nobody's room.
+    expect(requestRoom(9, 384, [{ wanted: 8, onWire: 6 }, { wanted: 0, onWire: 3 }])).toBe(2);
   });
 });
