@@ -130,7 +130,7 @@ describe('ConnectionCount', () => {
     expect(firstTime(trace, (l) => l === 4)).toBeLessThan(450);
   });
 
-  it('measures over three times the longest pause between observations: a busy moment is not a verdict', () => {
+  it('measures over twice the longest pause between observations: a busy moment is not a verdict', () => {
     // A server capping each connection at 1 MB/s, as the step from eight connections to sixteen is judged: the
     // caller misses 300 ms of observations (a busy event loop) and sees the bytes of that pause in a burst after it.
     const policy = new ConnectionCount({ initial: 8 });

@@ -57,13 +57,14 @@ export class RateWindow {
     if (samples.length < 2) return undefined;
     const { measureMs, measureRtts, minMeasureBytes } = this.options;
     const window = Math.max(measureMs, measureRtts * rttMs);
-    // Bytes a busy event loop did not read arrive in a burst after it: a window spans 3 times its longest
-    // gap between observations.
+    // Bytes a busy event loop did not read arrive in a burst after it: a window spans twice its longest gap
+    // between observations, so such a burst is at most half of it (and regular observations, one per
+    // scheduler tick, hold a verdict back by no more than two ticks).
     const enough = (from: number) => {
       let gap = 0;
       for (let i = from + 1; i < samples.length; i++) gap = Math.max(gap, samples[i]!.at - samples[i - 1]!.at);
       const span = now - samples[from]!.at;
-      return span >= window && span >= 3 * gap && this.bytes - samples[from]!.bytes >= minMeasureBytes;
+      return span >= window && span >= 2 * gap && this.bytes - samples[from]!.bytes >= minMeasureBytes;
     };
     while (samples.length > 2 && enough(1)) samples.shift();
     if (!enough(0)) return undefined;

@@ -66,14 +66,24 @@ describe('RateWindow', () => {
     window.add(440, 4 * MB, 8);
     expect(window.rate(440, 20)).toBeUndefined();
   });
-  it('spans three times its longest gap between observations', () => {
+  it('spans twice its longest gap between observations', () => {
     const window = new RateWindow(options);
     window.add(0, 0, 4);
     window.add(300, 16 * MB, 4); // one observation after a 300 ms pause
     window.add(350, 16 * MB, 4);
-    expect(window.rate(350, 20)).toBeUndefined(); // 350 ms < 3 × 300 ms
-    for (let now = 400; now <= 900; now += 50) window.add(now, 16 * MB, 4);
-    expect(window.rate(900, 20)).toBeDefined();
+    window.add(550, 16 * MB, 4);
+    expect(window.rate(550, 20)).toBeUndefined(); // 550 ms < 2 × 300 ms
+    for (let now = 600; now <= 700; now += 50) window.add(now, 16 * MB, 4);
+    expect(window.rate(700, 20)).toBeDefined();
+  });
+
+  it('judges regular observations (one per scheduler tick) as soon as its time and bytes are enough', () => {
+    const window = new RateWindow({ measureMs: 60, measureRtts: 2, minMeasureBytes: 128 * 1024 });
+    window.add(0, 0, 4);
+    window.add(30, 4 * MB, 4);
+    expect(window.rate(30, 20)).toBeUndefined();
+    window.add(60, 4 * MB, 4);
+    expect(window.rate(60, 20)?.rate).toBeCloseTo(4 * MB);
   });
 });
 
