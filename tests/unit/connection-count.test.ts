@@ -167,6 +167,17 @@ describe('ConnectionCount', () => {
     expect(short.reason).toBe('steady at 8 connections: the download ends before more would be warm');
   });
 
+  it('starts far from a server that has not answered for the far round trip yet', () => {
+    const policy = new ConnectionCount();
+    policy.observe(0, { totalRate: 0, connections: 2, unansweredMs: 100 });
+    expect(policy.limit(0)).toBe(2);
+    policy.observe(25, { totalRate: 0, connections: 2, unansweredMs: 125 });
+    expect(policy.limit(25)).toBe(8);
+    // Its answer shows it 300 ms away: the far start stands.
+    for (let now = 300; now <= 1_000; now += 25) policy.observe(now, { totalRate: 0.5 * MB, connections: 8, rttMs: 300 });
+    expect(policy.limit(1_000)).toBe(8);
+  });
+
   it('gives a far start back when the first slow round trips were the client, not the server', () => {
     const policy = new ConnectionCount();
     policy.observe(0, { totalRate: 0, connections: 2, rttMs: 150 });

@@ -66,6 +66,8 @@ export interface RateObservation {
   connections: number;
   /** The server's round trip, if known (e.g. the shortest time to the response headers). */
   rttMs?: number;
+  /** Until it first answers: how long ago its first request went out (its round trip is at least that). */
+  unansweredMs?: number;
   /** Bytes/s the whole download receives right now, from every server; default `totalRate` (one server). */
   downloadRate?: number;
   /** Bytes the download still needs, if known: no step adds connections that would be warm only after its end. */
@@ -143,7 +145,11 @@ export class ConnectionCount {
   observe(now: number, observation: RateObservation): void {
     if (observation.rttMs !== undefined && observation.rttMs > 0) {
       this.rttMs = observation.rttMs;
-      this.startFar();
+      this.startFar(`${Math.round(this.rttMs)} ms away`);
+    } else if (observation.unansweredMs !== undefined && observation.unansweredMs >= this.options.farRttMs) {
+      // No need to wait for its answer to know it is far: its connections' slow starts begin a round trip sooner.
+      this.rttMs = observation.unansweredMs;
+      this.startFar(`no answer after ${Math.round(this.rttMs)} ms`);
     }
     this.remainingBytes = observation.remainingBytes;
     const connections = observation.connections;
@@ -167,14 +173,14 @@ export class ConnectionCount {
   }
 
   /** Raises the first count once the server's round trip shows it far (before anything was judged or refused). */
-  private startFar(): void {
+  private startFar(how: string): void {
     const { initial, max, farRttMs } = this.options;
     if (this.farStart || this.base || this.refusals.known !== undefined || this.target !== Math.min(initial, max)) return;
     const count = farStartCount(this.rttMs, this.target, max, farRttMs);
     if (count === undefined) return;
     this.farStart = true;
     this.target = count;
-    this.why = `a far server (${Math.round(this.rttMs)} ms away): starting with ${plural(this.target, 'connection')}`;
+    this.why = `a far server (${how}): starting with ${plural(this.target, 'connection')}`;
   }
 
   /** The server refused one more connection: 429/503, or refused or reset before the headers. */

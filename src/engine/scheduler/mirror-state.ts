@@ -69,6 +69,8 @@ export class MirrorState {
   /** How many connections this server gets, by measurement. */
   readonly connectionCount: ConnectionCount;
   private readonly meter: RateMeter;
+  /** When its first request went out (its round trip is at least the time since, until it answers). */
+  private firstAskedAt: number | undefined;
   /** Bytes and time at the last observation fed to the connection count. */
   private observed = { bytes: 0, downloadBytes: 0, at: 0 };
   /** Whether a connection closed before answering was a refusal (for the connection count) or a reset. */
@@ -118,8 +120,14 @@ export class MirrorState {
       downloadRate: perSecond(downloadBytes - before.downloadBytes),
       connections: this.inFlight,
       rttMs: this.minRttMs,
+      unansweredMs: this.minRttMs === undefined && this.firstAskedAt !== undefined ? now - this.firstAskedAt : undefined,
       remainingBytes: size === undefined ? undefined : Math.max(0, size - downloadBytes),
     });
+  }
+
+  /** A request to it went out. */
+  asked(now: number): void {
+    this.firstAskedAt ??= now;
   }
 
   received(bytes: number, now = Date.now()): void {

@@ -228,6 +228,7 @@ export class MirrorScheduler {
     group.fetches.add(request);
     mirror.inFlight++;
     mirror.requests++;
+    mirror.asked(now);
     this.active.add(request);
     void request.run(this.hooks).finally(() => {
       this.active.delete(request);

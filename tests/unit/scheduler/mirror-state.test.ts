@@ -30,6 +30,29 @@ describe('MirrorState: a refusal or a reset', () => {
   });
 });
 
+describe('MirrorState: a far server', () => {
+  it('is known far once its first request has waited 120 ms without an answer, before any header', () => {
+    const mirror = newMirror();
+    mirror.asked(1_000);
+    mirror.observeConnections(1_025, 0);
+    mirror.observeConnections(1_100, 0);
+    expect(mirror.connections(1_100)).toBe(2);
+    mirror.asked(1_110); // a later request does not restart the wait
+    mirror.observeConnections(1_125, 0);
+    expect(mirror.connections(1_125)).toBe(8);
+    expect(mirror.connectionCount.reason).toBe('a far server (no answer after 125 ms): starting with 8 connections');
+  });
+
+  it('answering in time is what counts: a near server keeps its first count', () => {
+    const mirror = newMirror();
+    mirror.asked(1_000);
+    mirror.observeRtt(20);
+    mirror.observeConnections(1_025, 0);
+    mirror.observeConnections(1_200, 0);
+    expect(mirror.connections(1_200)).toBe(2);
+  });
+});
+
 describe('MirrorState: the share of time its requests wait for their headers', () => {
   it('follows the recent requests: none measured is none waiting', () => {
     const mirror = newMirror();
