@@ -46,19 +46,20 @@ describe('block window (CoBlitz)', () => {
 });
 
 describe('request room', () => {
+  const load = (wanted: number, onWire: number) => ({ wanted, onWire });
+
   it('is what the block window leaves, or what the connection counts ask for when that is more, within memory', () => {
-    expect(requestRoom(9, 100, [{ wanted: 2, onWire: 2 }, { wanted: 2, onWire: 1 }])).toBe(6);
-    expect(requestRoom(9, 100, [{ wanted: 8, onWire: 5 }, { wanted: 4, onWire: 4 }])).toBe(3);
-    expect(requestRoom(9.7, 100, [{ wanted: 1, onWire: 1 }])).toBe(8);
-    expect(requestRoom(9, 10, [{ wanted: 8, onWire: 5 }, { wanted: 4, onWire: 4 }])).toBe(1);
-    expect(requestRoom(9, 8, [{ wanted: 8, onWire: 5 }, { wanted: 4, onWire: 4 }])).toBe(0);
+    expect(requestRoom(9, 100, [load(2, 2), load(2, 1)])).toBe(6);
+    expect(requestRoom(9, 100, [load(8, 5), load(4, 4)])).toBe(3);
+    expect(requestRoom(9.7, 100, [load(1, 1)])).toBe(8);
+    expect(requestRoom(9, 10, [load(8, 5), load(4, 4)])).toBe(1);
+    expect(requestRoom(9, 8, [load(8, 5), load(4, 4)])).toBe(0);
   });
 
   it("leaves a mirror's free connection its room while another mirror has more requests than its count now asks for", () => {
     // A far mirror uses 7 of its 8; three near ones just went from 4 connections to 3, their 4th requests still on the wire.
-    const loads = [{ wanted: 8, onWire: 7 }, ...Array.from({ length: 3 }, () => ({ wanted: 3, onWire: 4 }))];
-    expect(requestRoom(9, 384, loads)).toBe(1);
+    expect(requestRoom(9, 384, [load(8, 7), load(3, 4), load(3, 4), load(3, 4)])).toBe(1);
     // A mirror waiting out a refusal asks for none: its requests still on the wire take nobody's room.
-    expect(requestRoom(9, 384, [{ wanted: 8, onWire: 6 }, { wanted: 0, onWire: 3 }])).toBe(2);
+    expect(requestRoom(9, 384, [load(8, 6), load(0, 3)])).toBe(2);
   });
 });
