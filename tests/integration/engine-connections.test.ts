@@ -85,6 +85,28 @@ describe('connections that adapt', () => {
     expect(m.stats.peakConnections).toBe(1);
   });
 
+  it('asks for the rest of a block cut by a reset at once, while what arrived of it is still being stored', async () => {
+    const size = 4 * MiB;
+    const m = await bed.mirror({ size, seed: 126, rate: 64 * MB, latencyMs: 5, faults: { resetAfterBytes: 600_000, faultRequests: 1 } });
+    const storedAt = new Map<number, number>();
+    const run = await bed.download(m.url, { connectionsPerServer: 1, maxConnectionsPerServer: 1 }, (_job, store) => {
+      const write = store.writeBlock.bind(store);
+      store.writeBlock = async (jobId, offset, data) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await write(jobId, offset, data);
+        storedAt.set(offset + data.length, Date.now());
+      };
+    });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(126, size));
+    const [cut, next] = m.stats.requests;
+    expect(cut!.aborted).toBe(true);
+    // The next request starts where the cut one's bytes end: before those bytes were stored.
+    const resumedAt = Number(/^bytes=(\d+)-/.exec(next!.range!)![1]);
+    expect(storedAt.get(resumedAt)).toBeDefined();
+    expect(next!.startedAt).toBeLessThan(storedAt.get(resumedAt)!);
+  });
+
   it('takes a server that resets every connection at once for a reset, not for one that refuses connections', async () => {
     const size = 12 * MiB;
     const m = await bed.mirror({ size, seed: 123, rate: 8 * MB, latencyMs: 50, slowStart: true });

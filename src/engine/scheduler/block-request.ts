@@ -75,8 +75,10 @@ export class BlockRequest implements RequestView {
   pos: number;
   lastByteAt: number;
   readonly controller = new AbortController();
-  /** Every byte arrived and its connection is free: only its last records are being stored. */
+  /** Every byte arrived, or its connection broke: it holds no connection, only its last records are being stored. */
   storing = false;
+  /** Its connection broke: the bytes past what it received are no longer its own. */
+  private broken = false;
   private writer: BlockWriter | undefined;
 
   constructor(
@@ -90,6 +92,11 @@ export class BlockRequest implements RequestView {
   ) {
     this.pos = start;
     this.lastByteAt = issuedAt;
+  }
+
+  /** Where the bytes it claims end (it may still bring them, or is storing them). */
+  get claimEnd(): number {
+    return this.broken ? this.pos : this.group.end;
   }
 
   /**
@@ -149,8 +156,16 @@ export class BlockRequest implements RequestView {
     } catch (caught) {
       const aborted = this.controller.signal.aborted ? this.controller.signal : exchange?.signal.aborted ? exchange.signal : undefined;
       const error: unknown = aborted ? aborted.reason : caught;
+      // Judged, its connection's slot and the rest of its block given to other requests now, not once what it
+      // received is stored: after a reset every connection of a server breaks at once, and each millisecond
+      // before they are reopened is one the server sends nothing.
+      this.broken = true;
+      hooks.failed(this, error, this.pos > this.start);
+      if (!this.storing) {
+        this.storing = true;
+        hooks.released(this);
+      }
       await writer.flush().catch((flushError: unknown) => hooks.storeFailed(flushError, writer.stored));
-      hooks.failed(this, error, writer.stored > 0 || this.pos > this.start);
     } finally {
       await exchange?.close();
     }

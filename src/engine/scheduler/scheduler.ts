@@ -260,7 +260,7 @@ export class MirrorScheduler {
 
   /** Bytes requests in flight will deliver or are storing. */
   private claims(): ByteRange[] {
-    return [...this.active].filter((r) => r.kind === 'block').map((r) => ({ start: r.start, end: r.group.end }));
+    return [...this.active].filter((r) => r.kind === 'block').map((r) => ({ start: r.start, end: r.claimEnd }));
   }
 
   private mirrorSetEvents() {
