@@ -5,10 +5,12 @@
 root=$(dirname "$(readlink -f "$0")")/..
 cli="$root/dist/cli"
 read -r flags < "$root/bin/node-flags"
+. "$root/bin/snapshot-name"
 version=$(node --version)
-snapshot="$cli/stitch-$version.blob"
-rm -f "$cli"/stitch-*.blob
 # $flags unquoted: one word per flag.
+snapshot_name "$version" $flags
+snapshot="$cli/$snapshot_name"
+rm -f "$cli"/stitch-*.blob
 if ! node $flags --snapshot-blob "$snapshot" --build-snapshot "$cli/stitch.cjs"; then
   rm -f "$snapshot"
   echo "stitch: could not make the CLI's start-up snapshot with Node $version; it will start from its bundle" >&2

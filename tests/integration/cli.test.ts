@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,17 +65,28 @@ describe('stitch get', () => {
     try {
       await mkdir(join(copy, 'bin'));
       await mkdir(join(copy, 'dist/cli'), { recursive: true });
-      for (const file of ['bin/stitch', 'bin/node-flags', 'dist/cli/stitch.cjs']) await cp(join(ROOT, file), join(copy, file));
+      for (const file of ['bin/stitch', 'bin/node-flags', 'bin/snapshot-name', 'dist/cli/stitch.cjs'])
+        await cp(join(ROOT, file), join(copy, file));
       const fromBundle = await runStitch(['get', m.url, '-o', 'b.bin'], dir, { bin: join(copy, 'bin/stitch') });
       expect(fromBundle.code, fromBundle.stderr).toBe(0);
       expect(fromBundle.execArgv).not.toContain('--snapshot-blob');
       expect(fromBundle.execArgv).toContain('--no-opt');
+      // This Node's snapshot, but other flags (as after an update that changed them, before a build): Node would
+      // refuse the snapshot and not start; the launcher does not find one for these flags and starts from the bundle.
+      for (const blob of (await readdir(join(ROOT, 'dist/cli'))).filter((name) => name.endsWith('.blob'))) {
+        await cp(join(ROOT, 'dist/cli', blob), join(copy, 'dist/cli', blob));
+      }
+      await writeFile(join(copy, 'bin/node-flags'), '--max-semi-space-size=1 --no-opt\n');
+      const otherFlags = await runStitch(['get', m.url, '-o', 'c.bin'], dir, { bin: join(copy, 'bin/stitch') });
+      expect(otherFlags.code, otherFlags.stderr).toBe(0);
+      expect(otherFlags.execArgv).not.toContain('--snapshot-blob');
     } finally {
       await rm(copy, { recursive: true, force: true });
     }
     const expected = await contentSha256(27, size);
     expect(await fileSha256(join(dir, 'a.bin'))).toBe(expected);
     expect(await fileSha256(join(dir, 'b.bin'))).toBe(expected);
+    expect(await fileSha256(join(dir, 'c.bin'))).toBe(expected);
   });
 
   it('loads neither fetch (undici) nor tls nor zlib for a plain http download: together they cost ~17 MiB of memory', async () => {
