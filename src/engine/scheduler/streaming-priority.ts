@@ -115,7 +115,9 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
     if (carrier) reserved.add(carrier.mirror);
     // Nothing brings the byte and no mirror can take a request (a window full of blocks taken in
     // order while the player had no position): the nearest mirror is freed of its far requests.
-    else if (!fresh) {
+    // Not when a request that received the byte is storing it: that needs no connection, and the
+    // far requests cut for it would only be taken again, over and over, until its write ends.
+    else if (!fresh && !claims.some((c) => c.start <= cursor && cursor < c.end)) {
       const nearest = context.mirrors.filter((m) => m.usable(now)).sort((a, b) => rtt(a) - rtt(b))[0];
       if (nearest) reserved.add(nearest);
     }

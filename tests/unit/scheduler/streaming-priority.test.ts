@@ -148,6 +148,19 @@ describe('streaming priority: time to byte', () => {
     expect(reserved.has(server)).toBe(true);
   });
 
+  it('cuts nothing for bytes that arrived and are being stored: no request there needs a connection', () => {
+    // The element read the index at the end: the request that brought it is storing its last record, and two
+    // blocks near the old playhead fill the window. Cutting them would only see them taken again, each pump.
+    const server = mirror('s', { rate: 72_000, inFlight: 2, rttMs: 20 });
+    const inOrder = request(server, 1_625_744, 1_638_400, { issuedAt: NOW - 5, lastByteAt: NOW - 5 });
+    const next = request(server, 1_646_332, 2_621_440, { issuedAt: NOW - 5, lastByteAt: NOW - 5 });
+    const size = 64 * MiB;
+    const storing = { start: size - 9189, end: size };
+    const base = context([server], [inOrder, next], [at(storing.start, 2 * MiB, 36_000)], [{ start: 0, end: 1_625_744 }]);
+    const { decisions } = streamingDecisions({ ...base, claims: [...base.claims, storing], windowRoom: 0 });
+    expect(decisions.filter((d) => d.kind === 'cut')).toEqual([]);
+  });
+
   it("lets the request at the player's first missing byte have its mirror alone: a later one there is cut until it is nearly done", () => {
     // The first frame: two blocks went out before the player attached and share the server's bandwidth.
     const server = mirror('s', { rate: 72_000, inFlight: 2, rttMs: 20 });
