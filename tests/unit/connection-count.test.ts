@@ -61,24 +61,34 @@ describe('ConnectionCount', () => {
     expect(own.limit(3_000)).toBeGreaterThanOrEqual(8);
   });
 
+  /** The counts over 3 s of a server whose connections each bring 1 MB/s, the whole download at `download(count)`. */
+  const limitsWith = (download: (n: number) => number) => {
+    const policy = new ConnectionCount();
+    const limits: number[] = [];
+    for (let now = 0; now <= 3_000; now += 25) {
+      const n = policy.limit(now);
+      limits.push(n);
+      policy.observe(now, { totalRate: n * MB, downloadRate: download(n), connections: n, rttMs: 20 });
+    }
+    return limits;
+  };
+
   it('quadruples only after a step that raised the whole download almost linearly, not this server alone', () => {
-    const feed = (policy: ConnectionCount, download: (n: number) => number) => {
-      const limits: number[] = [];
-      for (let now = 0; now <= 3_000; now += 25) {
-        const n = policy.limit(now);
-        limits.push(n);
-        policy.observe(now, { totalRate: n * MB, downloadRate: download(n), connections: n, rttMs: 20 });
-      }
-      return limits;
-    };
     // Each connection brings 1 MB/s; the other servers lose 0.3 MB/s of it (a line near its limit): it pays, doubling.
-    const shared = feed(new ConnectionCount(), (n) => 12 * MB + 0.7 * n * MB);
+    const shared = limitsWith((n) => 12 * MB + 0.7 * n * MB);
     expect(shared).toContain(8);
     expect(shared.at(-1)).toBe(16);
     // Nothing lost elsewhere: from 4 straight to 16.
-    const own = feed(new ConnectionCount(), (n) => 12 * MB + n * MB);
+    const own = limitsWith((n) => 12 * MB + n * MB);
     expect(own).not.toContain(8);
     expect(own.at(-1)).toBe(16);
+  });
+
+  it('adds one connection, not as many again, after a step the whole download gained only just enough of', () => {
+    // The download gains 55 % of what this server gains: the bar (half) is met, but by so little that other servers
+    // sharing a line, or a burst, may have made it; measured through four mirrors sharing a 16 MB/s line.
+    const counts = limitsWith((n) => 12 * MB + 0.55 * n * MB).filter((n, i, all) => n !== all[i - 1]);
+    expect(counts.slice(0, 5)).toEqual([2, 4, 5, 6, 7]);
   });
 
   it('stays at the option or per-site maximum', () => {

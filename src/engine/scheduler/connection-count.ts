@@ -9,7 +9,7 @@
  *   taken before they are warm (a far server's slow start takes a second). Whether a step paid is
  *   step-verdict.ts (the server's gain, each added connection's share, and the whole download's gain).
  *   While steps pay, the count doubles (quadruples
- *   after a step that scaled almost linearly), so a server that caps each connection gets its 16 within
+ *   after a step that scaled almost linearly; adds one after a step the whole download gained little of), so a server that caps each connection gets its 16 within
  *   three steps; a step that does not pay is undone and half of it tried, down to one connection: the
  *   count settles where one more does not pay.
  * - Hold: at the plateau, every `reprobeMs` try one connection more (the server may have room again) or
@@ -29,6 +29,11 @@ export interface ConnectionCountOptions extends WarmupOptions, RateWindowOptions
   initial: number;
   /** After a doubling whose connections each brought this share (and the download as much), the next step quadruples. */
   linearShare: number;
+  /**
+   * A step after which the whole download gained less than this share of what the server gained paid only just (other
+   * servers lost the rest, or noise made up the difference): the next step adds one connection, not as many again.
+   */
+  doublingNetShare: number;
   /** The round trip assumed until an observation gives one. */
   defaultRttMs: number;
   /** At the plateau, a probe one up or one down this often. */
@@ -46,6 +51,7 @@ export const DEFAULT_CONNECTION_COUNT: ConnectionCountOptions = {
   minShare: 0.5,
   minNetShare: 0.5,
   linearShare: 0.8,
+  doublingNetShare: 0.65,
   warmupMs: 50,
   warmupRtts: 6,
   measureMs: 60,
@@ -226,8 +232,10 @@ export class ConnectionCount {
         this.plateauSince = undefined;
         // Doubling, or quadrupling after a step that scaled almost linearly, for the whole download too (a client
         // or a line at its limit takes from the other servers what this one gains, and busy moments fake the rest).
-        const linear = Math.min(share, (measured.downloadRate - base.downloadRate) / gain) >= this.options.linearShare;
-        this.grow(now, count, this.refining ? added : linear ? 3 * count : count);
+        const netShare = (measured.downloadRate - base.downloadRate) / gain;
+        const linear = Math.min(share, netShare) >= this.options.linearShare;
+        const step = this.refining ? added : netShare < this.options.doublingNetShare ? 1 : linear ? 3 * count : count;
+        this.grow(now, count, step);
         if (this.target > count)
           this.why = `${base.count} → ${count} connections raised the rate ${percent(gain / base.rate)}; trying ${this.target}`;
         return;
