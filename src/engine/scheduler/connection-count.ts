@@ -8,10 +8,10 @@
  *   led to it, over the last window of observations; a step whose added connections already clearly pay is
  *   taken before they are warm (a far server's slow start takes a second). Whether a step paid is
  *   step-verdict.ts (the server's gain, each added connection's share, and the whole download's gain).
- *   While steps pay, the count doubles (quadruples
- *   after a step that scaled almost linearly; adds one after a step the whole download gained little of), so a server that caps each connection gets its 16 within
- *   three steps; a step that does not pay is undone and half of it tried, down to one connection: the
- *   count settles where one more does not pay.
+ *   While steps pay, the count doubles (quadruples after a step that scaled almost linearly; grows by one
+ *   after a step the whole download gained only just enough of), so a server that caps each connection gets
+ *   its 16 within three steps; a step that does not pay is undone and half of it tried, down to one
+ *   connection: the count settles where one more does not pay.
  * - Hold: at the plateau, every `reprobeMs` try one connection more (the server may have room again) or
  *   one fewer: if the rate holds without it, it is given back, and then twice as many, while it holds.
  * - Back off: a 429 or 503, or a connection refused or reset before the headers, means the server's limit
@@ -231,7 +231,8 @@ export class ConnectionCount {
         this.base = measured;
         this.plateauSince = undefined;
         // Doubling, or quadrupling after a step that scaled almost linearly, for the whole download too (a client
-        // or a line at its limit takes from the other servers what this one gains, and busy moments fake the rest).
+        // or a line at its limit takes from the other servers what this one gains, and busy moments fake the rest);
+        // one more when the download kept little more than the bar: a burst may have passed it.
         const netShare = (measured.downloadRate - base.downloadRate) / gain;
         const linear = Math.min(share, netShare) >= this.options.linearShare;
         const step = this.refining ? added : netShare < this.options.doublingNetShare ? 1 : linear ? 3 * count : count;
