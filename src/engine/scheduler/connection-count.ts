@@ -230,13 +230,7 @@ export class ConnectionCount {
         this.refusals.surpassed(count);
         this.base = measured;
         this.plateauSince = undefined;
-        // Doubling, or quadrupling after a step that scaled almost linearly, for the whole download too (a client
-        // or a line at its limit takes from the other servers what this one gains, and busy moments fake the rest);
-        // one more when the download kept little more than the bar: a burst may have passed it.
-        const netShare = (measured.downloadRate - base.downloadRate) / gain;
-        const linear = Math.min(share, netShare) >= this.options.linearShare;
-        const step = this.refining ? added : netShare < this.options.doublingNetShare ? 1 : linear ? 3 * count : count;
-        this.grow(now, count, step);
+        this.grow(now, count, this.nextStepSize(count, added, share, (measured.downloadRate - base.downloadRate) / gain));
         if (this.target > count)
           this.why = `${base.count} → ${count} connections raised the rate ${percent(gain / base.rate)}; trying ${this.target}`;
         return;
@@ -264,6 +258,18 @@ export class ConnectionCount {
     this.base = measured;
     this.hold(now, `gave back ${plural(removed, 'connection')} that no longer raised the rate`);
     this.target = Math.max(Math.ceil(count / 2), count - 2 * removed);
+  }
+
+  /**
+   * How many connections the step after a paying one adds: as many again (doubling), or three times as many (to
+   * four times) after a step that scaled almost linearly for the whole download too (a client or a line at its
+   * limit takes from the other servers what this one gains, and busy moments fake the rest); one when the download
+   * kept little more than the bar (a burst may have passed it); while refining, as many as the last step added.
+   */
+  private nextStepSize(count: number, added: number, share: number, netShare: number): number {
+    if (this.refining) return added;
+    if (netShare < this.options.doublingNetShare) return 1;
+    return Math.min(share, netShare) >= this.options.linearShare ? 3 * count : count;
   }
 
   /** After a measurement at the target with nothing under test. */
