@@ -53,9 +53,23 @@ describe('several mirrors at once', () => {
     expect(await run.sha256()).toBe(await contentSha256(41, size));
     expect(run.result.mirrors[1]).toMatchObject({ phase: 'dropped' });
     expect(run.result.mirrors[1]!.dropped).toMatch(/different bytes.*first difference at byte \d+/);
-    // Only the 16 KiB probe ever came from the bad mirror.
+    // Only the probe ever came from the bad mirror.
     expect(ms[1]!.stats.requests).toHaveLength(1);
     expect(run.notices.join('\n')).toMatch(/mirror .* was dropped: it serves different bytes/);
+  });
+
+  it("checks a mirror in one round trip: its probe and the answer's headers fit a new connection's first window", async () => {
+    const size = 4 * MiB;
+    const rttMs = 100;
+    const ms = await start([0, 1].map(() => ({ size, seed: 46, rate: 8 * MiB, latencyMs: rttMs, slowStart: true })));
+    const run = await download(ms);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(46, size));
+    const probe = ms[1]!.stats.requests[0]!;
+    expect(probe.range).toMatch(/^bytes=0-\d+$/);
+    // One round trip before the headers, and the body in the same round: a second one would take 2 × 100 ms.
+    expect(probe.endedAt! - probe.startedAt).toBeLessThan(1.5 * rttMs);
+    expect(run.result.mirrors[1]).toMatchObject({ phase: 'active' });
   });
 
   it('drops a mirror of another size, one that ignores ranges, and one that lies in Content-Range', async () => {
