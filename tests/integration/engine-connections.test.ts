@@ -107,6 +107,34 @@ describe('connections that adapt', () => {
     expect(next!.startedAt).toBeLessThan(storedAt.get(resumedAt)!);
   });
 
+  it('rebuilds in numbers when the only body on its way breaks: its replacement would start in slow start', async () => {
+    const size = 12 * MiB;
+    const m = await bed.mirror({ size, seed: 127, rate: 8 * MB, latencyMs: 50, slowStart: true });
+    let droppedAt: number | undefined;
+    let watch: ReturnType<typeof setInterval> | undefined;
+    const run = await bed.download(m.url, { connectionsPerServer: 1, maxConnectionsPerServer: 16 }, () => {
+      // Once a third of the file is in, cut the connections while exactly one body is on its way (none ended in the
+      // last 50 ms: the client may still be reading what a finished answer sent).
+      watch = setInterval(() => {
+        const now = Date.now();
+        const open = m.stats.requests.filter((r) => r.endedAt === undefined);
+        const justEnded = m.stats.requests.some((r) => r.endedAt !== undefined && now - r.endedAt < 50);
+        if (droppedAt !== undefined || m.stats.bytesSent < size / 3 || justEnded) return;
+        if (open.length !== 1 || open[0]!.bytesSent === 0) return;
+        droppedAt = now;
+        m.dropConnections();
+      }, 2);
+    });
+    clearInterval(watch);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(127, size));
+    expect(droppedAt).toBeDefined();
+    // At 8 MB/s and 50 ms, a new connection's first round trip carries a 27th of the rate: more than one is opened
+    // at once (one alone, as before the cut, would take five round trips to carry it again).
+    const after = m.stats.requests.filter((r) => r.startedAt >= droppedAt! && r.startedAt < droppedAt! + 40);
+    expect(after.length).toBeGreaterThanOrEqual(4);
+  });
+
   it('takes a server that resets every connection at once for a reset, not for one that refuses connections', async () => {
     const size = 12 * MiB;
     const m = await bed.mirror({ size, seed: 123, rate: 8 * MB, latencyMs: 50, slowStart: true });

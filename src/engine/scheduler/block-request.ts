@@ -94,6 +94,11 @@ export class BlockRequest implements RequestView {
     this.lastByteAt = issuedAt;
   }
 
+  /** Its body is on its way: bytes arrived, and more are due. */
+  get receiving(): boolean {
+    return !this.storing && !this.broken && this.pos > this.start;
+  }
+
   /** Where the bytes it claims end (it may still bring them, or is storing them). */
   get claimEnd(): number {
     return this.broken ? this.pos : this.group.end;

@@ -93,9 +93,9 @@ export class MirrorState {
     return this.connectionCount.limit(now);
   }
 
-  /** A request of it broke: before its headers or mid-body. */
-  broke(now: number): void {
-    if (this.refusalOrReset.broke(now)) this.connectionCount.reset(now);
+  /** A request of it broke: before its headers or mid-body (`lastBody`: the only body on its way from it). */
+  broke(now: number, lastBody = false): void {
+    if (this.refusalOrReset.broke(now, lastBody)) this.connectionCount.reset(now);
   }
 
   /** A new connection was closed before any header while `working` others to it were open. */

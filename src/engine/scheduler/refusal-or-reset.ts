@@ -2,7 +2,8 @@
  * Whether a new connection closed before any header was the server refusing one more, or part of a reset.
  * Pure: the caller passes the time. Alone, a close before answering while others are open is a refusal;
  * with other requests of the same server breaking at the same moment, a reset (or an outage), which says
- * nothing about how many connections the server allows.
+ * nothing about how many connections the server allows. A reset also when the only body on the way broke:
+ * whatever carried the server's rate is gone, and the connections that replace it start in slow start.
  */
 
 /** Requests of one server that break within this much of each other broke together. */
@@ -15,12 +16,16 @@ export class RefusalOrReset {
   /** When a reset was last reported. */
   private resetAt = -Infinity;
 
-  /** A request broke: before its headers or mid-body. True once per reset: when another broke with it. */
-  broke(now: number): boolean {
+  /**
+   * A request broke: before its headers or mid-body (`lastBody`: mid-body, and no other body of the server was on
+   * its way). True once per reset: when another broke with it, or it was the last body.
+   */
+  broke(now: number, lastBody = false): boolean {
     const last = this.breaks.at(-1);
     this.breaks.push(now);
     if (this.breaks.length > 16) this.breaks.shift();
-    if (last === undefined || now - last > TOGETHER_MS || now - this.resetAt <= TOGETHER_MS) return false;
+    const together = last !== undefined && now - last <= TOGETHER_MS;
+    if (!(together || lastBody) || now - this.resetAt <= TOGETHER_MS) return false;
     this.resetAt = now;
     return true;
   }

@@ -28,6 +28,8 @@ export interface OutcomeContext {
   bench(mirror: MirrorState): void;
   /** A request is done with its connection before it settles (its last records are being stored). */
   released(request: BlockRequest): void;
+  /** Another request of the same mirror is receiving its body. */
+  othersReceiving(request: BlockRequest): boolean;
 }
 
 /**
@@ -76,8 +78,9 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
         case 'drop':
           return sources.drop(mirror, verdict.reason, new DownloadError(verdict.code, verdict.reason));
         case 'resume':
-          // A reset mid-body: the rest is requested again at once, here or elsewhere.
-          mirror.broke(host.options.clock.now());
+          // A reset mid-body: the rest is requested again at once, here or elsewhere. A stall is the server's silence,
+          // not a reset: its connections are not rebuilt in numbers.
+          mirror.broke(host.options.clock.now(), !verdict.stalled && !context.othersReceiving(request));
           if (verdict.stalled) context.bench(mirror);
           return;
         case 'retry':

@@ -63,6 +63,7 @@ export class MirrorScheduler {
           request.mirror.inFlight--;
           this.pump();
         },
+        othersReceiving: (request) => [...this.active].some((r) => r !== request && r.mirror === request.mirror && r.receiving),
       },
       new WriteGate(host.store.writeConcurrency),
     );

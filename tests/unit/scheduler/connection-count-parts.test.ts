@@ -151,6 +151,13 @@ describe('RefusalOrReset', () => {
     expect(judge.broke(2_000)).toBe(false);
     expect(judge.broke(2_005)).toBe(true);
   });
+  it('reports a reset when the only body on its way broke, once, and not for a lone break of another kind', () => {
+    const judge = new RefusalOrReset();
+    expect(judge.broke(1_000)).toBe(false); // before its headers, or with other bodies on their way
+    expect(judge.broke(1_500, true)).toBe(true);
+    expect(judge.broke(1_550, true)).toBe(false); // the same reset
+    expect(judge.broke(2_000, true)).toBe(true);
+  });
   it('ignores breaks long before or after', () => {
     const judge = new RefusalOrReset();
     judge.broke(500);

@@ -28,6 +28,16 @@ describe('MirrorState: a refusal or a reset', () => {
     expect(mirror.connections(1_200)).toBe(4);
     expect(mirror.connections(1_300)).toBe(2);
   });
+
+  it('takes the break of the only body on its way for a reset too; not one while others go on', () => {
+    const mirror = newMirror();
+    mirror.broke(1_000);
+    mirror.observeConnections(1_050, 0);
+    expect(mirror.connections(1_050)).toBe(2);
+    mirror.broke(2_000, true);
+    expect(mirror.connections(2_000)).toBe(4);
+    expect(mirror.connections(2_300)).toBe(2);
+  });
 });
 
 describe('MirrorState: a far server', () => {
