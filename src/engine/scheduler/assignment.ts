@@ -50,7 +50,19 @@ export function* assignWork<M extends MirrorView, R extends RequestView & { mirr
       const busy = context.mirrors.filter((m) => m.phase === 'active' || m.phase === 'tentative');
       const totalRate = busy.reduce((sum, m) => sum + m.rate(), 0);
       const connections = context.connections(mirror);
-      const bytes = blockBytes(mirror, { ...context.sizes, connections, unclaimedBytes, busyMirrors: busy.length, totalRate, playback });
+      // What requests in flight still bring, each block once (an end-game copy brings the same bytes).
+      const toCome = new Map<RequestView['group'], number>();
+      for (const r of context.requests()) toCome.set(r.group, Math.min(toCome.get(r.group) ?? Infinity, Math.max(0, r.group.end - r.pos)));
+      const inFlightBytes = [...toCome.values()].reduce((sum, bytes) => sum + bytes, 0);
+      const bytes = blockBytes(mirror, {
+        ...context.sizes,
+        connections,
+        unclaimedBytes,
+        inFlightBytes,
+        busyMirrors: busy.length,
+        totalRate,
+        playback,
+      });
       const block = plan.nextBlock(claims, bytes, from);
       if (block) {
         yield { kind: 'issue', mirror, start: block.start, end: block.end };

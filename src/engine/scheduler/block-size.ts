@@ -25,6 +25,8 @@ export interface BlockSizeContext {
   connections: number;
   /** Bytes neither stored nor requested. */
   unclaimedBytes: number;
+  /** Bytes requests in flight have yet to bring. */
+  inFlightBytes: number;
   /** Mirrors sharing the remaining bytes… */
   busyMirrors: number;
   /** …and their rates together, bytes/s (0 until measured). */
@@ -54,8 +56,14 @@ export function blockBytes(mirror: MirrorView, context: BlockSizeContext): numbe
   if (restSeconds !== undefined) bytes = Math.min(bytes, (perConnection * restSeconds) / 2);
   // Each request leaves its connection idle for a round trip: a block lasts at least two…
   bytes = Math.max(bytes, perConnection * 2 * rttSeconds);
-  // …yet ends with the rest, its round trip included, where other mirrors would otherwise wait for it.
-  if (restSeconds !== undefined && context.busyMirrors > 1) bytes = Math.min(bytes, perConnection * (restSeconds - rttSeconds));
   bytes = Math.min(context.maxBlockBytes, Math.max(context.minBlockBytes, bytes));
+  // …yet ends with all the work left (what requests in flight still bring too), its round trip included, where other
+  // mirrors would otherwise wait for it: down to a round trip's worth of body (a slow mirror's last block may be
+  // under the smallest), never under both.
+  if (rate > 0 && context.totalRate > 0 && context.busyMirrors > 1) {
+    const allSeconds = (context.unclaimedBytes + context.inFlightBytes) / context.totalRate;
+    const least = Math.min(context.minBlockBytes, perConnection * rttSeconds);
+    bytes = Math.min(bytes, Math.max(least, perConnection * (allSeconds - rttSeconds)));
+  }
   return context.playback ? Math.min(bytes, context.playback.aheadBytes / 2) : bytes;
 }

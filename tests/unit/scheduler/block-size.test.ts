@@ -8,6 +8,7 @@ const base = {
   maxBlockBytes: 16 * MiB,
   connections: 2,
   unclaimedBytes: 1024 * MiB,
+  inFlightBytes: 0,
   busyMirrors: 1,
   totalRate: 0,
   playback: undefined,
@@ -46,6 +47,15 @@ describe('block size', () => {
     const end = { ...base, unclaimedBytes: 16 * MiB, totalRate: 16 * MiB };
     expect(blockBytes(far(0), end)).toBe(0.6 * MiB);
     expect(blockBytes(far(0.5), end)).toBe(1.2 * MiB);
+  });
+
+  it("near the end, a slow mirror's block ends with all the work left, under the smallest block if need be", () => {
+    // 1 MiB/s per connection, 20 ms away; 1 MiB in flight and 0.5 MiB unrequested take 100 ms at 15 MiB/s: 80 ms of body.
+    const slow = mirror('m', { rate: 2 * MiB, rttMs: 20 });
+    const end = { ...base, busyMirrors: 4, totalRate: 15 * MiB, unclaimedBytes: 0.5 * MiB, inFlightBytes: 1 * MiB };
+    expect(blockBytes(slow, end)).toBeCloseTo(0.08 * MiB, 0);
+    // Without what requests in flight bring, the work left is shorter than its round trip: a round trip's worth of body.
+    expect(blockBytes(slow, { ...end, inFlightBytes: 0 })).toBeCloseTo(0.02 * MiB, 0);
   });
 
   it('starts at a fixed size before the rate is known', () => {
