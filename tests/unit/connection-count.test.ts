@@ -61,6 +61,45 @@ describe('ConnectionCount', () => {
     expect(own.limit(3_000)).toBeGreaterThanOrEqual(8);
   });
 
+  it('takes no rate to judge a step against while the whole download still rises (its servers in slow start)', () => {
+    // Four servers share a 16 MB/s line that their connections, in slow start, fill in 150 ms (the download doubling
+    // every 50 ms); this one's share grows with its count, the download's does not. Judged on the ramp, 2 → 4 would
+    // seem to pay.
+    const policy = new ConnectionCount();
+    const download = (now: number) => Math.min(16 * MB, 2 * MB * 2 ** (now / 50));
+    let most = 0;
+    for (let now = 0; now <= 3_000; now += 25) {
+      const n = policy.limit(now);
+      most = Math.max(most, n);
+      policy.observe(now, { totalRate: (download(now) * n) / (n + 6), downloadRate: download(now), connections: n, rttMs: 20 });
+    }
+    expect(most).toBeLessThanOrEqual(4);
+    expect(policy.limit(3_000)).toBe(2);
+  });
+
+  it('keeps a step beside other servers only if a second window agrees: a burst of the shared line fakes one', () => {
+    // Four servers share a 16 MB/s line, full; for 150 ms after this server first opens four, the line's buffer
+    // empties (a burst of 19 MB/s, most of it to the new connections).
+    const policy = new ConnectionCount();
+    let burstFrom: number | undefined;
+    let most = 0;
+    for (let now = 0; now <= 3_000; now += 25) {
+      const n = policy.limit(now);
+      most = Math.max(most, n);
+      if (n === 4) burstFrom ??= now;
+      const burst = burstFrom !== undefined && now - burstFrom < 150;
+      policy.observe(now, {
+        totalRate: burst ? 6.8 * MB : (16 * MB * n) / (n + 6),
+        downloadRate: burst ? 19 * MB : 16 * MB,
+        connections: n,
+        rttMs: 20,
+      });
+    }
+    expect(burstFrom).toBeDefined();
+    expect(most).toBe(4);
+    expect(policy.limit(3_000)).toBeLessThanOrEqual(3);
+  });
+
   /** The counts over 3 s of a server whose connections each bring 1 MB/s, the whole download at `download(count)`. */
   const limitsWith = (download: (n: number) => number) => {
     const policy = new ConnectionCount();

@@ -7,7 +7,9 @@
  *   a new connection needs to reach the rate of the others) and carried enough bytes, judge the step that
  *   led to it, over the last window of observations; a step whose added connections already clearly pay is
  *   taken before they are warm (a far server's slow start takes a second). Whether a step paid is
- *   step-verdict.ts (the server's gain, each added connection's share, and the whole download's gain).
+ *   step-verdict.ts (the server's gain, each added connection's share, and the whole download's gain). The rate a
+ *   step is judged against is taken while the whole download holds steady, and beside other servers a step must
+ *   pay in two windows in a row: a download still ramping, or one burst, would make any step seem to pay.
  *   While steps pay, the count doubles (quadruples after a step that scaled almost linearly; grows by one
  *   after a step the whole download gained only just enough of), so a server that caps each connection gets
  *   its 16 within three steps; a step that does not pay is undone and half of it tried, down to one
@@ -21,7 +23,7 @@
 import { ServerLimit, type ServerLimitOptions } from './server-limit';
 import { RateWindow, type RateWindowOptions } from './rate-window';
 import { endsBeforeWarm, farStartCount, rewarmCount, warmupMs, type WarmupOptions } from './slow-start';
-import { stepGain, stepPays, type Measured, type StepVerdictOptions } from './step-verdict';
+import { sharesDownload, stepGain, stepPays, type Measured, type StepVerdictOptions } from './step-verdict';
 
 export interface ConnectionCountOptions extends WarmupOptions, RateWindowOptions, ServerLimitOptions, StepVerdictOptions {
   /** The cap (the user's maximum, or a per-site override): at most this many, ever. */
@@ -110,6 +112,8 @@ export class ConnectionCount {
   /** Started with more than `initial` for a far server. */
   private farStart = false;
   private remainingBytes: number | undefined;
+  /** A count whose step paid in one window, beside other servers: it must pay in the next one too. */
+  private unconfirmed: number | undefined;
 
   constructor(options: Partial<ConnectionCountOptions> = {}) {
     this.options = { ...DEFAULT_CONNECTION_COUNT, ...options };
@@ -165,12 +169,15 @@ export class ConnectionCount {
     if (connections !== this.limit(now) || connections === 0) return;
     const measured = this.window.rate(now, this.rttMs);
     if (!measured) return;
-    const { rate, downloadRate, firstAt, startedAt } = measured;
+    const { rate, downloadRate, downloadRise, firstAt, startedAt } = measured;
     const step = { count: connections, rate, downloadRate };
-    // The last window lies past the warm-up, or the step already pays while its connections still warm up,
-    // each added one bringing almost an average connection's rate (a margin no busy moment of the client fakes).
     const base = this.base;
     const stepping = base !== undefined && connections > base.count;
+    // A rate the next step is judged against is taken while the whole download holds steady: while it still
+    // rises (its servers' connections in slow start, other servers joining), any step would seem to raise it.
+    if (!stepping && downloadRise > this.options.minGain) return;
+    // The last window lies past the warm-up, or the step already pays while its connections still warm up,
+    // each added one bringing almost an average connection's rate (a margin no busy moment of the client fakes).
     const perConnection = stepping ? base.rate / base.count : rate / connections;
     const warm = firstAt - startedAt >= warmupMs(perConnection, this.rttMs, this.options);
     if (!warm && !(stepping && stepPays(base, step, this.options, this.options.linearShare))) return;
@@ -197,6 +204,7 @@ export class ConnectionCount {
     const known = this.refusals.known!;
     this.target = working === 0 ? 0 : known;
     this.base = undefined;
+    this.unconfirmed = undefined;
     this.refining = true;
     this.plateauSince = now;
     this.why =
@@ -227,6 +235,14 @@ export class ConnectionCount {
       const gain = rate - base.rate;
       const share = gain / added / (base.rate / base.count);
       if (stepPays(base, measured, this.options)) {
+        if (this.unconfirmed !== count && sharesDownload(base, measured, this.options)) {
+          // Beside other servers one window can fake a gain (a burst of a shared line, another server's ramp);
+          // two in a row rarely do.
+          this.unconfirmed = count;
+          this.why = `${base.count} → ${count} connections raised the rate ${percent(gain / base.rate)}; measuring it again`;
+          return;
+        }
+        this.unconfirmed = undefined;
         this.refusals.surpassed(count);
         this.base = measured;
         this.plateauSince = undefined;
@@ -235,6 +251,7 @@ export class ConnectionCount {
           this.why = `${base.count} → ${count} connections raised the rate ${percent(gain / base.rate)}; trying ${this.target}`;
         return;
       }
+      this.unconfirmed = undefined;
       if (added > 1) {
         // Undo the step and try half of it.
         this.refining = true;

@@ -13,11 +13,13 @@ export interface RateWindowOptions {
 
 /**
  * Rates over the last window, the server's and the whole download's: `firstAt` is where the window starts,
- * `startedAt` when the count last changed.
+ * `startedAt` when the count last changed; `downloadRise`, how much faster the whole download received in the
+ * window's second half than in its first (0.2: 20 % faster; 0 when it cannot tell).
  */
 export interface WindowRate {
   rate: number;
   downloadRate: number;
+  downloadRise: number;
   firstAt: number;
   startedAt: number;
 }
@@ -73,9 +75,23 @@ export class RateWindow {
     return {
       rate: ((this.bytes - first.bytes) / ms) * 1000,
       downloadRate: ((this.downloadBytes - first.downloadBytes) / ms) * 1000,
+      downloadRise: this.downloadRise(now),
       firstAt: first.at,
       startedAt: this.startedAt,
     };
+  }
+
+  /** The whole download's rate over the second half of the window against the first (the observation nearest its middle). */
+  private downloadRise(now: number): number {
+    const samples = this.samples;
+    const first = samples[0]!;
+    const middle = (first.at + now) / 2;
+    let split = first;
+    for (const sample of samples) if (Math.abs(sample.at - middle) < Math.abs(split.at - middle)) split = sample;
+    if (split.at <= first.at || split.at >= now) return 0;
+    const before = (split.downloadBytes - first.downloadBytes) / (split.at - first.at);
+    const after = (this.downloadBytes - split.downloadBytes) / (now - split.at);
+    return before > 0 ? after / before - 1 : 0;
   }
 
   /** The rate was used: the next one is measured from now, on fresh observations. */

@@ -33,6 +33,12 @@ export function stepPays(base: Measured, step: Measured, options: StepVerdictOpt
   return gain >= options.minGain * base.rate && share >= minShare && netGain >= options.minNetShare * gain;
 }
 
+/** Whether other servers carried a part of the download worth judging (more than `minGain` of it) around a step. */
+export function sharesDownload(base: Measured, step: Measured, options: StepVerdictOptions): boolean {
+  const others = (measured: Measured) => measured.downloadRate - measured.rate;
+  return Math.max(others(base), others(step)) > options.minGain * Math.max(base.downloadRate, step.downloadRate);
+}
+
 /** How much a step raised the rate, in plain words: "83 %", "only 7 %", or what the rest of the download lost. */
 export function stepGain(base: Measured, step: Measured, options: StepVerdictOptions): string {
   const gain = step.rate - base.rate;

@@ -85,6 +85,18 @@ describe('RateWindow', () => {
     window.add(60, 4 * MB, 4);
     expect(window.rate(60, 20)?.rate).toBeCloseTo(4 * MB);
   });
+  it("tells how much faster the whole download received in the window's second half than in its first", () => {
+    const options = { measureMs: 100, measureRtts: 2, minMeasureBytes: 128 * 1024 };
+    const ramping = new RateWindow(options);
+    ramping.add(0, 0, 2);
+    // The download ramps from 8 to 16 MB/s while this server holds 4 MB/s.
+    for (let now = 20; now <= 100; now += 20) ramping.add(now, 4 * MB, 2, 8 * MB + now * 80_000);
+    expect(ramping.rate(100, 20)!.downloadRise).toBeGreaterThan(0.3);
+    const steady = new RateWindow(options);
+    steady.add(0, 0, 2);
+    for (let now = 20; now <= 100; now += 20) steady.add(now, 4 * MB, 2, 16 * MB);
+    expect(steady.rate(100, 20)!.downloadRise).toBeCloseTo(0);
+  });
 });
 
 describe('ServerLimit', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONNECTION_COUNT } from '../../../src/engine/scheduler/connection-count';
-import { stepGain, stepPays } from '../../../src/engine/scheduler/step-verdict';
+import { sharesDownload, stepGain, stepPays } from '../../../src/engine/scheduler/step-verdict';
 
 const MB = 1_000_000;
 const options = DEFAULT_CONNECTION_COUNT;
@@ -33,5 +33,16 @@ describe('stepPays: whether added connections paid', () => {
     const step = { count: 4, rate: 7 * MB, downloadRate: 19 * MB };
     expect(stepPays(base, step, options)).toBe(true);
     expect(stepPays(base, step, options, options.linearShare)).toBe(false);
+  });
+
+  it('tells a step beside other servers that carry a part of the download from one of a server alone', () => {
+    expect(sharesDownload(base, { count: 4, rate: 6 * MB, downloadRate: 18 * MB }, options)).toBe(true);
+    // The others carried 5 % of the download: within the noise of this server's own rate.
+    expect(
+      sharesDownload({ count: 2, rate: 4 * MB, downloadRate: 4.2 * MB }, { count: 4, rate: 8 * MB, downloadRate: 8.4 * MB }, options),
+    ).toBe(false);
+    expect(
+      sharesDownload({ count: 2, rate: 4 * MB, downloadRate: 4 * MB }, { count: 4, rate: 8 * MB, downloadRate: 8 * MB }, options),
+    ).toBe(false);
   });
 });
