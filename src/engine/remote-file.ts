@@ -17,7 +17,10 @@ export interface RemoteFile {
 }
 
 /** Why `next` shows the file is not the one `known` describes, or undefined if it may be. */
-export function fileChange(known: RemoteFile, next: { size?: number; etag?: string; lastModified?: string }): string | undefined {
+export function fileChange(
+  known: Pick<RemoteFile, 'size' | 'etag' | 'lastModified'>,
+  next: { size?: number; etag?: string; lastModified?: string },
+): string | undefined {
   if (known.etag && next.etag && known.etag !== next.etag) return `its ETag changed from ${known.etag} to ${next.etag}`;
   if (known.lastModified && next.lastModified && known.lastModified !== next.lastModified) {
     return `its Last-Modified date changed from ${known.lastModified} to ${next.lastModified}`;

@@ -53,8 +53,9 @@ describe('several mirrors at once', () => {
     expect(await run.sha256()).toBe(await contentSha256(41, size));
     expect(run.result.mirrors[1]).toMatchObject({ phase: 'dropped' });
     expect(run.result.mirrors[1]!.dropped).toMatch(/different bytes.*first difference at byte \d+/);
-    // Only the probe ever came from the bad mirror.
-    expect(ms[1]!.stats.requests).toHaveLength(1);
+    // Only the probe, and the first block asked with it (given up unread once the probe failed), went to the bad mirror.
+    expect(ms[1]!.stats.requests.length).toBeLessThanOrEqual(2);
+    expect(ms[1]!.stats.requests.slice(1).every((r) => r.aborted)).toBe(true);
     expect(run.notices.join('\n')).toMatch(/mirror .* was dropped: it serves different bytes/);
   });
 
@@ -70,6 +71,52 @@ describe('several mirrors at once', () => {
     // One round trip before the headers, and the body in the same round: a second one would take 2 × 100 ms.
     expect(probe.endedAt! - probe.startedAt).toBeLessThan(1.5 * rttMs);
     expect(run.result.mirrors[1]).toMatchObject({ phase: 'active' });
+  });
+
+  it("asks each mirror's first block with its probe, before the size is known, and stores it once the probe passed", async () => {
+    const size = 8 * MiB;
+    const rttMs = 100;
+    const ms = await start([0, 1, 2].map(() => ({ size, seed: 47, rate: 8 * MiB, latencyMs: rttMs, slowStart: true })));
+    const run = await download(ms);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(47, size));
+    const guesses = ms.slice(1).map((m) => {
+      const [probe, guess] = m.stats.requests;
+      expect(probe!.range).toMatch(/^bytes=0-/);
+      // Asked at the probe's moment, not a round trip later once the probe answered.
+      expect(guess!.startedAt - probe!.startedAt).toBeLessThan(rttMs / 2);
+      expect(guess!.aborted).toBe(false);
+      return guess!.range;
+    });
+    // Each past the primary's first MiB and the other's guess.
+    expect(guesses.sort()).toEqual(['bytes=1048576-1572863', 'bytes=1572864-2097151']);
+    expect(run.result.mirrors.map((m) => m.phase)).toEqual(['active', 'active', 'active']);
+  });
+
+  it('gives up a guessed first block past the end of a small file, holding nothing against its mirror', async () => {
+    const size = 700 * 1024;
+    const ms = await start([0, 1].map(() => ({ size, seed: 48, rate: 2 * MiB, latencyMs: 20 })));
+    const run = await download(ms);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(48, size));
+    const [, guess] = ms[1]!.stats.requests;
+    expect(guess!.status).toBe(416);
+    expect(run.result.mirrors[1]).toMatchObject({ phase: 'active', failures: 0 });
+  });
+
+  it('drops a mirror whose copy changed between its probe and the first block asked with it', async () => {
+    const size = 8 * MiB;
+    const ms = await start([
+      { size, seed: 49, rate: 8 * MiB, latencyMs: 20 },
+      { size, seed: 49, rate: 8 * MiB, latencyMs: 20, faults: { changeAfterRequests: 1 } },
+    ]);
+    const run = await download(ms);
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(await contentSha256(49, size));
+    const [first] = ms[1]!.stats.requests;
+    // The probe saw the old copy and passed, so the guess (the new copy) was refused; or the other way round.
+    const probeFirst = first!.range === `bytes=0-${12 * 1024 - 1}`;
+    expect(run.result.mirrors[1]!.dropped).toMatch(probeFirst ? /its copy changed between two requests/ : /different bytes/);
   });
 
   it('drops a mirror of another size, one that ignores ranges, and one that lies in Content-Range', async () => {
@@ -208,14 +255,16 @@ describe('several mirrors at once', () => {
     const size = 12 * MiB;
     const ms = await start([
       { size, seed: 49, rate: 3 * MiB },
-      { size, seed: 49, rate: 3 * MiB, faults: { errorStatus: { status: 503, retryAfter: '1' }, faultRequests: 2 } },
+      { size, seed: 49, rate: 3 * MiB, faults: { errorStatus: { status: 503, retryAfter: '1' }, faultRequests: 3 } },
     ]);
     const run = await download(ms);
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(49, size));
-    const [first, second, third] = ms[1]!.stats.requests;
-    expect([first!.status, second!.status]).toEqual([503, 503]);
-    expect(second!.startedAt - first!.startedAt).toBeGreaterThanOrEqual(950);
+    // First its probe and the first block asked with it, both 503; then nothing for a second, each time.
+    const [probe, guess, second, third] = ms[1]!.stats.requests;
+    expect([probe!.status, guess!.status, second!.status]).toEqual([503, 503, 503]);
+    expect(guess!.startedAt - probe!.startedAt).toBeLessThan(100);
+    expect(second!.startedAt - guess!.startedAt).toBeGreaterThanOrEqual(950);
     expect(third!.startedAt - second!.startedAt).toBeGreaterThanOrEqual(950);
     expect(ms[1]!.stats.bytesSent).toBeGreaterThan(MiB);
     expect(run.result.mirrors[1]!.phase).toBe('active');

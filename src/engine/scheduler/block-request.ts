@@ -6,6 +6,7 @@ import type { EngineOptions } from '../options';
 import type { DownloadStore } from '../store';
 import type { WriteGate } from '../write-gate';
 import type { MirrorState } from './mirror-state';
+import { LOST } from './outcomes';
 import type { GroupView, RequestView } from './views';
 
 /** Records for bytes a player waits for: about this long at the request's rate, not a whole block. */
@@ -89,6 +90,8 @@ export class BlockRequest implements RequestView {
     readonly issuedAt: number,
     readonly expectedMs: number | undefined,
     readonly deadline: number,
+    /** Asked before the file's size was known, at a guessed offset (probing.ts, guessedFirstBlock). */
+    readonly guessed = false,
   ) {
     this.pos = start;
     this.lastByteAt = issuedAt;
@@ -97,6 +100,18 @@ export class BlockRequest implements RequestView {
   /** Its body is on its way: bytes arrived, and more are due. */
   get receiving(): boolean {
     return !this.storing && !this.broken && this.pos > this.start;
+  }
+
+  /**
+   * A guessed block, once the size is known: it ends at the file's end, and one that would start past it is given
+   * up (false). Claims past the end would otherwise be duplicated, and the server would answer 416.
+   */
+  fitTo(size: number): boolean {
+    // Past the end, it claims nothing from now on (it is in flight until its abort is seen).
+    this.group.end = Math.max(this.start, Math.min(this.group.end, size));
+    if (this.start < size) return true;
+    this.controller.abort(LOST);
+    return false;
   }
 
   /** Where the bytes it claims end (it may still bring them, or is storing them). */

@@ -2,6 +2,7 @@ import type { Exchange } from '../http/exchange';
 import type { Ask } from '../http/response-check';
 import type { ResponseFacts } from '../http/response-facts';
 import { hexDigestsContradict, toHexDigests } from '../integrity/expected';
+import { fileChange } from '../remote-file';
 import { describeFile, type SchedulerHost } from '../transfer-host';
 import type { BlockRequest } from './block-request';
 import type { MirrorSet } from './mirror-set';
@@ -62,6 +63,7 @@ export class Discovery {
   async accept(request: BlockRequest, ask: Ask, facts: ResponseFacts): Promise<{ start: number; end?: number; size?: number }> {
     const { host, sources } = this;
     const mirror = request.mirror;
+    if (request.guessed) await this.checkGuess(request, facts);
     const verdict = vetResponse(facts, ask, {
       isPrimary: mirror.isPrimary,
       file: host.file,
@@ -93,6 +95,23 @@ export class Discovery {
   }
 
   /**
+   * A block asked before the size was known waits (unread: its bytes stay with the connection) until its mirror may
+   * store bytes; then it must lie within the file, and come from the copy the mirror's probe described (it was asked
+   * without If-Range: the mirror's validators were not known yet).
+   */
+  private async checkGuess(request: BlockRequest, facts: ResponseFacts): Promise<void> {
+    const { mirror, controller } = request;
+    await this.sources.admitted(mirror, controller.signal);
+    // Admitted once the plan exists.
+    const size = this.plan!.size;
+    if (!request.fitTo(size)) controller.signal.throwIfAborted();
+    const total = facts.contentRange?.kind === 'bytes' ? facts.contentRange.total : undefined;
+    const copy = { size, etag: mirror.etag, lastModified: mirror.lastModified };
+    const change = fileChange(copy, { size: total, etag: facts.etag, lastModified: facts.lastModified });
+    if (change) throw new MirrorProblem(`its copy changed between two requests (${change})`);
+  }
+
+  /**
    * A probe's bytes must equal the primary's: otherwise the mirror serves another file. When
    * the primary has not answered yet (a far origin, near mirrors), the mirror starts working
    * at once on trust, and is checked as soon as the primary's first bytes arrive.
@@ -105,8 +124,7 @@ export class Discovery {
     mirror.failuresInARow = 0;
     if (this.sources.referencePending && size !== undefined && (!this.plan || this.plan.size === size)) {
       if (!this.plan) await this.startPlan(size);
-      mirror.phase = 'tentative';
-      this.sources.report(true);
+      this.sources.admit(mirror, 'tentative');
       return;
     }
     await this.sources.reference.ready(request.controller.signal);

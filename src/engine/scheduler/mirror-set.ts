@@ -33,6 +33,8 @@ export class MirrorSet {
   /** Mirrors found to serve another file; they stay out across restarts. */
   readonly excluded = new Map<string, string>();
   private lastReportAt = 0;
+  /** Requests waiting for their mirror to be checked (guessed first blocks). */
+  private checkWaiters: Array<{ mirror: MirrorState; resolve: () => void }> = [];
 
   constructor(
     private readonly host: SchedulerHost,
@@ -89,8 +91,34 @@ export class MirrorSet {
       const reason = `it serves different bytes than ${this.primary.url} (first difference at byte ${difference})`;
       return this.drop(mirror, reason, new DownloadError('bad-range', reason));
     }
-    mirror.phase = 'active';
+    this.admit(mirror, 'active');
+  }
+
+  /** `mirror` may store bytes from now on: checked (active), or working on trust until it is (tentative). */
+  admit(mirror: MirrorState, phase: 'tentative' | 'active'): void {
+    mirror.phase = phase;
     this.report(true);
+    const ready = this.checkWaiters.filter((w) => w.mirror === mirror);
+    this.checkWaiters = this.checkWaiters.filter((w) => w.mirror !== mirror);
+    for (const w of ready) w.resolve();
+  }
+
+  /** Resolves once `mirror` may store bytes (at once if it may); rejects with the reason `signal` aborts with. */
+  admitted(mirror: MirrorState, signal: AbortSignal): Promise<void> {
+    if (mirror.phase === 'active' || mirror.phase === 'tentative') return Promise.resolve();
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise((resolve, reject) => {
+      const waiter = { mirror, resolve };
+      this.checkWaiters.push(waiter);
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.checkWaiters = this.checkWaiters.filter((w) => w !== waiter);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
   }
 
   /** Takes the primary's bytes; once its first bytes are in, every mirror that started on trust is judged. */
@@ -112,15 +140,19 @@ export class MirrorSet {
   }
 
   /**
-   * A request failed before any byte. While the mirror's other connections work, the server
-   * refused one more: the connection count remembers its limit, and the mirror goes on. With
-   * none working, it backs off, and is dropped after too many failures in a row.
+   * A request failed before any byte, while `working` other requests of the mirror were open. While they work,
+   * the server refused one more: the connection count remembers its limit, and the mirror goes on. With none
+   * working, it backs off, and is dropped after too many failures in a row.
    */
-  failedBeforeBytes(mirror: MirrorState, error: unknown, retryAfterMs: number | undefined, status: number | undefined): void {
+  failedBeforeBytes(
+    mirror: MirrorState,
+    error: unknown,
+    retryAfterMs: number | undefined,
+    status: number | undefined,
+    working: number,
+  ): void {
     const { options } = this.host;
     const now = options.clock.now();
-    // This request still counts in `inFlight` until it has settled.
-    const working = mirror.inFlight - 1;
     // A busy answer says where the server's limit is; an extra connection closed while others work may (the
     // mirror tells a refusal from a reset once it sees whether the others broke too).
     const busy = status === 429 || status === 503;

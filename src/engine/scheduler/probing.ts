@@ -1,4 +1,6 @@
+import type { ByteRange } from '../ranges';
 import { rankedOrder } from '../sources/hrw';
+import { INITIAL_BLOCK } from './block-size';
 import type { MirrorView } from './views';
 
 const DISCOVERY_BLOCK = 1024 * 1024;
@@ -23,6 +25,16 @@ export function discoveryRequest(primary: MirrorView, context: DiscoveryContext)
   if (context.known || !primary.usable(context.now) || primary.inFlight > 0) return undefined;
   const first = context.playing ? DISCOVERY_BLOCK_PLAYING : DISCOVERY_BLOCK;
   return Math.min(first, context.size ?? first);
+}
+
+/**
+ * A mirror's first block while the file's size is unknown, asked together with its probe so that its bytes come a
+ * round trip sooner: the next INITIAL_BLOCK past the primary's first block and every block asked so far. Its body
+ * waits until the mirror is checked; a guess past the file's end is given up unread.
+ */
+export function guessedFirstBlock(claims: readonly ByteRange[]): ByteRange {
+  const start = claims.reduce((end, claim) => Math.max(end, claim.end), DISCOVERY_BLOCK);
+  return { start, end: start + INITIAL_BLOCK };
 }
 
 /**

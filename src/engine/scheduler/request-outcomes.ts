@@ -28,8 +28,8 @@ export interface OutcomeContext {
   bench(mirror: MirrorState): void;
   /** A request is done with its connection before it settles (its last records are being stored). */
   released(request: BlockRequest): void;
-  /** Another request of the same mirror is receiving its body. */
-  othersReceiving(request: BlockRequest): boolean;
+  /** The requests of `mirror` not yet settled. */
+  requestsOf(mirror: MirrorState): BlockRequest[];
 }
 
 /**
@@ -71,7 +71,10 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
     failed: (request, error, progressed) => {
       if (!context.running()) return;
       const { mirror } = request;
+      const others = context.requestsOf(mirror).filter((r) => r !== request);
       const verdict = judgeFailure(error, progressed, host.options.maxRetryAfterMs, () => storageFull(0));
+      // A guessed block that got nothing says nothing its mirror's probe, asked at the same moment, does not.
+      if (request.guessed && verdict.kind === 'retry') return;
       switch (verdict.kind) {
         case 'fail':
           return context.fail(verdict.error);
@@ -80,12 +83,17 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
         case 'resume':
           // A reset mid-body: the rest is requested again at once, here or elsewhere. A stall is the server's silence,
           // not a reset: its connections are not rebuilt in numbers.
-          mirror.broke(host.options.clock.now(), !verdict.stalled && !context.othersReceiving(request));
+          mirror.broke(host.options.clock.now(), !verdict.stalled && !others.some((r) => r.receiving));
           if (verdict.stalled) context.bench(mirror);
           return;
-        case 'retry':
+        case 'retry': {
           mirror.broke(host.options.clock.now());
-          return sources.failedBeforeBytes(mirror, error, verdict.retryAfterMs, verdict.status);
+          // Its probe failed: blocks guessed with it would wait for a check that is not coming soon.
+          if (request.kind === 'probe') for (const r of others) if (r.guessed) r.controller.abort(LOST);
+          // A guess is no working connection until its mirror is admitted; one storing its last records holds none.
+          const working = others.filter((r) => !r.storing && !(r.guessed && mirror.phase === 'probing')).length;
+          return sources.failedBeforeBytes(mirror, error, verdict.retryAfterMs, verdict.status, working);
+        }
       }
     },
     storeFailed: (error, kept) => context.fail(isQuotaError(error) ? storageFull(kept) : error),

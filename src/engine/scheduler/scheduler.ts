@@ -14,7 +14,7 @@ import type { MirrorState } from './mirror-state';
 import { FallbackToStream, LOST, RestartAll, YIELDED } from './outcomes';
 import { requestOutcomes } from './request-outcomes';
 import { Plan } from './plan';
-import { discoveryRequest, mirrorsToProbe } from './probing';
+import { discoveryRequest, guessedFirstBlock, mirrorsToProbe } from './probing';
 import { Reference } from './reference';
 import { streamingDecisions } from './streaming-priority';
 
@@ -63,7 +63,7 @@ export class MirrorScheduler {
           request.mirror.inFlight--;
           this.pump();
         },
-        othersReceiving: (request) => [...this.active].some((r) => r !== request && r.mirror === request.mirror && r.receiving),
+        requestsOf: (mirror) => [...this.active].filter((r) => r.mirror === mirror),
       },
       new WriteGate(host.store.writeConcurrency),
     );
@@ -143,8 +143,12 @@ export class MirrorScheduler {
     if (firstEnd !== undefined) this.issue(sources.primary, 0, newGroup(firstEnd));
     for (const mirror of mirrorsToProbe(sources.mirrors, now, host.options.maxMirrors, host.url, host.options.userLocation)) {
       this.issue(mirror, 0, newGroup(plan ? sources.reference.length : Reference.PROBE_BYTES), 'probe');
+      if (plan || playing || this.connections(mirror) < 2) continue;
+      const guess = guessedFirstBlock(this.claims());
+      this.issue(mirror, guess.start, newGroup(guess.end), 'block', true);
     }
     if (!plan) return;
+    for (const request of this.active) if (request.guessed) request.fitTo(plan.size);
     const playback = host.playback();
     const streaming = playback ? streamingDecisions({ ...this.snapshot(now), plan, players: host.playbacks() }) : undefined;
     streaming?.decisions.forEach((d) => this.carryOut(d));
@@ -218,11 +222,11 @@ export class MirrorScheduler {
     }
   }
 
-  private issue(mirror: MirrorState, start: number, group: Group, kind: 'block' | 'probe' = 'block'): void {
+  private issue(mirror: MirrorState, start: number, group: Group, kind: 'block' | 'probe' = 'block', guessed = false): void {
     const now = this.host.options.clock.now();
     const expected = expectedMs(mirror, group.end - start);
     const deadline = this.deadlines.deadline(now, expected, group.attempts, group.urgent === true);
-    const request = new BlockRequest(kind, mirror, start, group, now, expected, deadline);
+    const request = new BlockRequest(kind, mirror, start, group, now, expected, deadline, guessed);
     // A pause or cancel reaches requests through fail(), which aborts every active one.
     if (this.signal.aborted) request.controller.abort(this.signal.reason);
     group.attempts++;

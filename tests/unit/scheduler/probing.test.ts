@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { discoveryRequest, mirrorsToProbe } from '../../../src/engine/scheduler/probing';
+import { discoveryRequest, guessedFirstBlock, mirrorsToProbe } from '../../../src/engine/scheduler/probing';
 import { hrwOrder } from '../../../src/engine/sources/hrw';
 import { KiB, MiB, mirror } from './views';
 
@@ -37,5 +37,14 @@ describe('probing', () => {
     order[1]!.backoffUntil = 500;
     expect(mirrorsToProbe([primary, ...waiting], 0, 3, FILE)).toEqual([order[2]]);
     expect(mirrorsToProbe([primary, ...waiting], 600, 3, FILE)).toEqual([order[1]]);
+  });
+
+  it("guesses a mirror's first block past the primary's first block and every block guessed before", () => {
+    expect(guessedFirstBlock([])).toEqual({ start: 1 * MiB, end: 1.5 * MiB });
+    const primaryFirst = { start: 0, end: 1 * MiB };
+    expect(guessedFirstBlock([primaryFirst])).toEqual({ start: 1 * MiB, end: 1.5 * MiB });
+    expect(guessedFirstBlock([primaryFirst, { start: 1 * MiB, end: 1.5 * MiB }])).toEqual({ start: 1.5 * MiB, end: 2 * MiB });
+    // Claims in any order: past the furthest.
+    expect(guessedFirstBlock([{ start: 1.5 * MiB, end: 2 * MiB }, primaryFirst])).toEqual({ start: 2 * MiB, end: 2.5 * MiB });
   });
 });
