@@ -77,6 +77,21 @@ describe('ConnectionCount', () => {
     expect(policy.limit(3_000)).toBe(2);
   });
 
+  it("judges a step beside other servers against the download's level, not a dip of it", () => {
+    // Four servers share a full 16 MB/s line; for 100 ms the download dips to 11 MB/s (a busy client), just when this
+    // server's first rate is taken. Judged against the dip, 2 → 4 would seem to pay the download too.
+    const policy = new ConnectionCount();
+    const download = (now: number) => (now > 75 && now <= 175 ? 11 * MB : 16 * MB);
+    let most = 0;
+    for (let now = 0; now <= 3_000; now += 25) {
+      const n = policy.limit(now);
+      most = Math.max(most, n);
+      policy.observe(now, { totalRate: (download(now) * n) / (n + 6), downloadRate: download(now), connections: n, rttMs: 20 });
+    }
+    expect(most).toBeLessThanOrEqual(4);
+    expect(policy.limit(3_000)).toBe(2);
+  });
+
   it('keeps a step beside other servers only if a second window agrees: a burst of the shared line fakes one', () => {
     // Four servers share a 16 MB/s line, full; for 150 ms after this server first opens four, the line's buffer
     // empties (a burst of 19 MB/s, most of it to the new connections).

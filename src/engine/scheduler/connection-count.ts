@@ -8,8 +8,9 @@
  *   led to it, over the last window of observations; a step whose added connections already clearly pay is
  *   taken before they are warm (a far server's slow start takes a second). Whether a step paid is
  *   step-verdict.ts (the server's gain, each added connection's share, and the whole download's gain). The rate a
- *   step is judged against is taken while the whole download holds steady, and beside other servers a step must
- *   pay in two windows in a row: a download still ramping, or one burst, would make any step seem to pay.
+ *   step is judged against is taken while the whole download holds steady (and beside other servers counts the
+ *   download at its level before, if higher), and beside other servers a step must pay in two windows in a row: a
+ *   download still ramping, in a dip, or in one burst would make any step seem to pay.
  *   While steps pay, the count doubles (quadruples after a step that scaled almost linearly; grows by one
  *   after a step the whole download gained only just enough of), so a server that caps each connection gets
  *   its 16 within three steps; a step that does not pay is undone and half of it tried, down to one
@@ -169,13 +170,16 @@ export class ConnectionCount {
     if (connections !== this.limit(now) || connections === 0) return;
     const measured = this.window.rate(now, this.rttMs);
     if (!measured) return;
-    const { rate, downloadRate, downloadRise, firstAt, startedAt } = measured;
-    const step = { count: connections, rate, downloadRate };
+    const { rate, downloadRate, downloadRise, downloadLevel, firstAt, startedAt } = measured;
     const base = this.base;
     const stepping = base !== undefined && connections > base.count;
     // A rate the next step is judged against is taken while the whole download holds steady: while it still
     // rises (its servers' connections in slow start, other servers joining), any step would seem to raise it.
-    if (!stepping && downloadRise > this.options.minGain) return;
+    // Beside other servers, a dip of the download (a busy client) would too: it counts at its level before.
+    const taking = !base || connections === base.count;
+    if (taking && downloadRise > this.options.minGain) return;
+    const step = { count: connections, rate, downloadRate };
+    if (taking && sharesDownload(step, step, this.options)) step.downloadRate = Math.max(downloadRate, downloadLevel);
     // The last window lies past the warm-up, or the step already pays while its connections still warm up,
     // each added one bringing almost an average connection's rate (a margin no busy moment of the client fakes).
     const perConnection = stepping ? base.rate / base.count : rate / connections;

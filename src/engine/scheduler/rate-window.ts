@@ -14,15 +14,20 @@ export interface RateWindowOptions {
 /**
  * Rates over the last window, the server's and the whole download's: `firstAt` is where the window starts,
  * `startedAt` when the count last changed; `downloadRise`, how much faster the whole download received in the
- * window's second half than in its first (0.2: 20 % faster; 0 when it cannot tell).
+ * window's second half than in its first (0.2: 20 % faster; 0 when it cannot tell); `downloadLevel`, the whole
+ * download's rate over the LEVEL_WINDOWS windows before this one, whatever the count (0 when there were none).
  */
 export interface WindowRate {
   rate: number;
   downloadRate: number;
   downloadRise: number;
+  downloadLevel: number;
   firstAt: number;
   startedAt: number;
 }
+
+/** The whole download's level spans this many windows: a dip of one window shows against it. */
+const LEVEL_WINDOWS = 4;
 
 export class RateWindow {
   private connections: number | undefined;
@@ -31,14 +36,24 @@ export class RateWindow {
   private downloadBytes = 0;
   /** (time, bytes so far) at the observations of the last window. */
   private samples: { at: number; bytes: number; downloadBytes: number }[] = [];
+  /** (time, the whole download's bytes so far) at the observations of this window and the LEVEL_WINDOWS before. */
+  private level: { at: number; downloadBytes: number }[] = [];
+  private levelSpanMs: number;
 
-  constructor(private readonly options: RateWindowOptions) {}
+  constructor(private readonly options: RateWindowOptions) {
+    this.levelSpanMs = (LEVEL_WINDOWS + 1) * options.measureMs;
+  }
 
   /**
    * Adds an observation: the server's `totalRate` since the previous one, with `connections` transferring, and
    * the whole download's rate (one server: the same); starts again when the count changes.
    */
   add(now: number, totalRate: number, connections: number, downloadRate = totalRate): void {
+    const level = this.level;
+    const last = level.at(-1);
+    const downloadBytes = last ? last.downloadBytes + (downloadRate * Math.max(0, now - last.at)) / 1000 : 0;
+    level.push({ at: now, downloadBytes });
+    while (level.length > 2 && now - level[1]!.at >= this.levelSpanMs) level.shift();
     if (this.connections !== connections) {
       this.connections = connections;
       this.startedAt = now;
@@ -72,10 +87,12 @@ export class RateWindow {
     if (!enough(0)) return undefined;
     const first = samples[0]!;
     const ms = now - first.at;
+    this.levelSpanMs = (LEVEL_WINDOWS + 1) * window;
     return {
       rate: ((this.bytes - first.bytes) / ms) * 1000,
       downloadRate: ((this.downloadBytes - first.downloadBytes) / ms) * 1000,
       downloadRise: this.downloadRise(now),
+      downloadLevel: this.downloadLevel(first.at),
       firstAt: first.at,
       startedAt: this.startedAt,
     };
@@ -92,6 +109,15 @@ export class RateWindow {
     const before = (split.downloadBytes - first.downloadBytes) / (split.at - first.at);
     const after = (this.downloadBytes - split.downloadBytes) / (now - split.at);
     return before > 0 ? after / before - 1 : 0;
+  }
+
+  /** The whole download's rate from the oldest observation kept to `until`. */
+  private downloadLevel(until: number): number {
+    const level = this.level;
+    const from = level[0]!;
+    let to = from;
+    for (const entry of level) if (entry.at <= until) to = entry;
+    return to.at > from.at ? ((to.downloadBytes - from.downloadBytes) / (to.at - from.at)) * 1000 : 0;
   }
 
   /** The rate was used: the next one is measured from now, on fresh observations. */

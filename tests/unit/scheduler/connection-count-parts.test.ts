@@ -97,6 +97,21 @@ describe('RateWindow', () => {
     for (let now = 20; now <= 100; now += 20) steady.add(now, 4 * MB, 2, 16 * MB);
     expect(steady.rate(100, 20)!.downloadRise).toBeCloseTo(0);
   });
+
+  it("gives the whole download's level over the four windows before the last, across changes of the count", () => {
+    const window = new RateWindow({ measureMs: 60, measureRtts: 2, minMeasureBytes: 128 * 1024 });
+    window.add(0, 0, 2);
+    for (let now = 20; now <= 60; now += 20) window.add(now, 4 * MB, 2, 16 * MB);
+    expect(window.rate(60, 20)!.downloadLevel).toBe(0); // nothing before the first window
+    // 16 MB/s until 300 ms at two connections, then 12 MB/s at three (a dip of the download).
+    for (let now = 80; now <= 300; now += 20) window.add(now, 4 * MB, 2, 16 * MB);
+    for (let now = 320; now <= 400; now += 20) window.add(now, 4 * MB, 3, 12 * MB);
+    const measured = window.rate(400, 20)!;
+    expect(measured.downloadRate).toBeCloseTo(12 * MB, -3);
+    expect(measured.firstAt).toBe(340);
+    // The 240 ms before the last window: 200 of them at 16 MB/s, 40 at 12.
+    expect(measured.downloadLevel).toBeCloseTo((200 * 16 * MB + 40 * 12 * MB) / 240, -4);
+  });
 });
 
 describe('ServerLimit', () => {
