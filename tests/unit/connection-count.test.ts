@@ -61,35 +61,36 @@ describe('ConnectionCount', () => {
     expect(own.limit(3_000)).toBeGreaterThanOrEqual(8);
   });
 
-  it('takes no rate to judge a step against while the whole download still rises (its servers in slow start)', () => {
-    // Four servers share a 16 MB/s line that their connections, in slow start, fill in 150 ms (the download doubling
-    // every 50 ms); this one's share grows with its count, the download's does not. Judged on the ramp, 2 → 4 would
-    // seem to pay.
+  /**
+   * Over 3 s, the most connections and the last count of one of four servers on a line that carries `download(now)`:
+   * its share grows with its count, the download's does not (the others have six connections).
+   */
+  const onSharedLine = (download: (now: number) => number) => {
     const policy = new ConnectionCount();
-    const download = (now: number) => Math.min(16 * MB, 2 * MB * 2 ** (now / 50));
     let most = 0;
     for (let now = 0; now <= 3_000; now += 25) {
       const n = policy.limit(now);
       most = Math.max(most, n);
       policy.observe(now, { totalRate: (download(now) * n) / (n + 6), downloadRate: download(now), connections: n, rttMs: 20 });
     }
+    return { most, last: policy.limit(3_000) };
+  };
+
+  it('takes no rate to judge a step against while the whole download still rises (its servers in slow start)', () => {
+    // Four servers share a 16 MB/s line that their connections, in slow start, fill in 150 ms (the download doubling
+    // every 50 ms); this one's share grows with its count, the download's does not. Judged on the ramp, 2 → 4 would
+    // seem to pay.
+    const { most, last } = onSharedLine((now) => Math.min(16 * MB, 2 * MB * 2 ** (now / 50)));
     expect(most).toBeLessThanOrEqual(4);
-    expect(policy.limit(3_000)).toBe(2);
+    expect(last).toBe(2);
   });
 
   it("judges a step beside other servers against the download's level, not a dip of it", () => {
     // Four servers share a full 16 MB/s line; for 100 ms the download dips to 11 MB/s (a busy client), just when this
     // server's first rate is taken. Judged against the dip, 2 → 4 would seem to pay the download too.
-    const policy = new ConnectionCount();
-    const download = (now: number) => (now > 75 && now <= 175 ? 11 * MB : 16 * MB);
-    let most = 0;
-    for (let now = 0; now <= 3_000; now += 25) {
-      const n = policy.limit(now);
-      most = Math.max(most, n);
-      policy.observe(now, { totalRate: (download(now) * n) / (n + 6), downloadRate: download(now), connections: n, rttMs: 20 });
-    }
+    const { most, last } = onSharedLine((now) => (now > 75 && now <= 175 ? 11 * MB : 16 * MB));
     expect(most).toBeLessThanOrEqual(4);
-    expect(policy.limit(3_000)).toBe(2);
+    expect(last).toBe(2);
   });
 
   it('keeps a step beside other servers only if a second window agrees: a burst of the shared line fakes one', () => {
