@@ -27,6 +27,8 @@ export class Discovery {
     private readonly sources: MirrorSet,
     private readonly pump: () => void,
     private readonly fail: (error: unknown) => void,
+    /** The size is known: blocks guessed before it must fit the file. */
+    private readonly sizeKnown: (size: number) => void,
   ) {}
 
   /** A new run: size, plan and pieces are learned again. */
@@ -54,6 +56,7 @@ export class Discovery {
   async startPlan(size: number): Promise<void> {
     const { store, jobId } = this.host;
     this.plan = new Plan(size, await store.storedRanges(jobId));
+    this.sizeKnown(size);
     const reference = this.sources.reference;
     reference.setSize(size);
     if (this.plan.covers(0, reference.length)) await reference.loadFrom(store.read(jobId, 0, reference.length));

@@ -108,16 +108,19 @@ export class MirrorSet {
     if (mirror.phase === 'active' || mirror.phase === 'tentative') return Promise.resolve();
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     return new Promise((resolve, reject) => {
-      const waiter = { mirror, resolve };
-      this.checkWaiters.push(waiter);
-      signal.addEventListener(
-        'abort',
-        () => {
-          this.checkWaiters = this.checkWaiters.filter((w) => w !== waiter);
-          reject(signal.reason);
+      const aborted = () => {
+        this.checkWaiters = this.checkWaiters.filter((w) => w !== waiter);
+        reject(signal.reason as Error);
+      };
+      const waiter = {
+        mirror,
+        resolve: () => {
+          signal.removeEventListener('abort', aborted);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      this.checkWaiters.push(waiter);
+      signal.addEventListener('abort', aborted, { once: true });
     });
   }
 

@@ -47,6 +47,9 @@ export class MirrorScheduler {
       this.sources,
       () => this.pump(),
       (error) => this.fail(error),
+      (size) => {
+        for (const request of this.active) if (request.guessed) request.fitTo(size);
+      },
     );
     this.hooks = requestOutcomes(
       {
@@ -148,7 +151,6 @@ export class MirrorScheduler {
       this.issue(mirror, guess.start, newGroup(guess.end), 'block', true);
     }
     if (!plan) return;
-    for (const request of this.active) if (request.guessed) request.fitTo(plan.size);
     const playback = host.playback();
     const streaming = playback ? streamingDecisions({ ...this.snapshot(now), plan, players: host.playbacks() }) : undefined;
     streaming?.decisions.forEach((d) => this.carryOut(d));
