@@ -30,6 +30,8 @@ export class JobSaver {
   /** Each download's blob URL or save frame, let go of when it ends. */
   private readonly releases = new Map<number, () => Promise<void>>();
   private readonly waiters = new Map<number, ((end: SaveEnd) => void)[]>();
+  /** Downloads Stitch is cancelling, with why: their interruption is Stitch's, not the user's. */
+  private readonly cancelling = new Map<number, string>();
 
   constructor(
     private readonly api: BrowserApi,
@@ -87,9 +89,15 @@ export class JobSaver {
 
   /** Stops download `id` and erases it (the browser deletes its partial file); its waiters hear `byStitch`. */
   async cancel(id: number, reason: string): Promise<void> {
-    await this.api.downloads.cancel(id).catch(() => {});
-    this.settle(id, { ok: false, error: reason, byStitch: true });
-    await this.api.downloads.erase(id).catch(() => {});
+    // The browser may report the interruption (as USER_CANCELED) before its cancel() answers.
+    this.cancelling.set(id, reason);
+    try {
+      await this.api.downloads.cancel(id).catch(() => {});
+      this.settle(id, cancelledByStitch(reason));
+      await this.api.downloads.erase(id).catch(() => {});
+    } finally {
+      this.cancelling.delete(id);
+    }
   }
 
   /** The id of the browser download of `url` once it is created. */
@@ -121,14 +129,19 @@ export class JobSaver {
     const item = await this.api.downloads.search(id).catch(() => undefined);
     if (!item) this.settle(id, { ok: false, error: 'the browser no longer knows this download', gone: true });
     else if (item.state === 'complete') this.settle(id, { ok: true, filename: baseName(item.filename) });
-    else if (item.state === 'interrupted') this.settle(id, interrupted(item.error));
+    else if (item.state === 'interrupted') this.settle(id, this.interrupted(id, item.error));
     return wait;
   }
 
   private changed(delta: DownloadDelta): void {
     const state = delta.state?.current;
     if (state === 'complete') void this.completed(delta.id);
-    else if (state === 'interrupted') this.settle(delta.id, interrupted(delta.error?.current));
+    else if (state === 'interrupted') this.settle(delta.id, this.interrupted(delta.id, delta.error?.current));
+  }
+
+  private interrupted(id: number, reason: string | undefined): SaveEnd {
+    const byStitch = this.cancelling.get(id);
+    return byStitch !== undefined ? cancelledByStitch(byStitch) : interrupted(reason);
   }
 
   /** Written: asks the browser for the name it chose before saying so. */
@@ -153,6 +166,10 @@ export class JobSaver {
 function baseName(path: string | undefined): string | undefined {
   const name = path?.split(/[\\/]/).pop();
   return name === '' ? undefined : name;
+}
+
+function cancelledByStitch(reason: string): SaveEnd {
+  return { ok: false, error: reason, byStitch: true };
 }
 
 function interrupted(reason: string | undefined): SaveEnd {

@@ -55,10 +55,10 @@ export class FakeBrowser implements BrowserApi {
       if (this.autoComplete) queueMicrotask(() => this.finishDownload(id, 'complete'));
       return id;
     },
+    /** As Chrome: the interruption (USER_CANCELED, whoever cancelled) is reported before cancel() answers. */
     cancel: async (id: number) => {
       this.calls.push(`cancel ${id}`);
-      const item = this.items.get(id);
-      if (item && item.state === 'in_progress') item.state = 'interrupted';
+      if (this.items.get(id)?.state === 'in_progress') this.finishDownload(id, 'interrupted', 'USER_CANCELED');
     },
     erase: async (id: number) => {
       this.calls.push(`erase ${id}`);
