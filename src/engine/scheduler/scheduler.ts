@@ -16,6 +16,7 @@ import { requestOutcomes } from './request-outcomes';
 import { Plan } from './plan';
 import { discoveryRequest, guessedFirstBlock, mirrorsToProbe } from './probing';
 import { Reference } from './reference';
+import { FreedMirrors } from './freed-mirrors';
 import { streamingDecisions } from './streaming-priority';
 
 /** The connection count judges rates over at least three gaps between ticks: at 50 ms a window took 150 ms. */
@@ -30,6 +31,7 @@ const TICK_MS = 25;
 export class MirrorScheduler {
   private readonly active = new Set<BlockRequest>();
   private readonly deadlines = new DeadlineEstimator();
+  private readonly freedMirrors = new FreedMirrors<MirrorState>();
   private window = new BlockWindow(1, 1);
   private readonly sources: MirrorSet;
   private readonly discovery: Discovery;
@@ -152,8 +154,11 @@ export class MirrorScheduler {
     }
     if (!plan) return;
     const playback = host.playback();
-    const streaming = playback ? streamingDecisions({ ...this.snapshot(now), plan, players: host.playbacks() }) : undefined;
+    const players = host.playbacks();
+    const streaming = playback ? streamingDecisions({ ...this.snapshot(now), plan, players }) : undefined;
     streaming?.decisions.forEach((d) => this.carryOut(d));
+    if (streaming?.freed) this.freedMirrors.freed(streaming.freed.mirrors, streaming.freed.at);
+    const held = this.freedMirrors.stillHeld(plan, players);
     const work = assignWork({
       ...this.snapshot(now),
       plan,
@@ -164,7 +169,7 @@ export class MirrorScheduler {
       fileKey: host.url,
       userLocation: host.options.userLocation,
       playback,
-      reserved: streaming?.reserved,
+      reserved: new Set([...(streaming?.reserved ?? []), ...held]),
       sizes: host.options,
     });
     for (const decision of work) this.carryOut(decision);

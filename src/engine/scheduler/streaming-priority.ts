@@ -35,6 +35,8 @@ export interface StreamingPlan<M extends MirrorView, R extends RequestView> {
   decisions: Decision<M, R>[];
   /** Mirrors that carry a player's bytes: they start no other block until the windows are stored. */
   reserved: Set<M>;
+  /** Mirrors whose far requests this plan cuts, and the player's byte they are freed for (see FreedMirrors). */
+  freed?: { mirrors: Set<M>; at: number };
 }
 
 /**
@@ -57,7 +59,8 @@ export function urgentBlockBytes(mirror: MirrorView, player: Playback, bufferedB
  * window is requested nearest first, in blocks sized by playback time, pipelined per mirror
  * (the next request goes out when the last is two round trips from done); the window's
  * mirrors take no far block until it is stored, and requests on them outside every window
- * (a far block, a window left by a seek) are cut.
+ * (a far block, a window left by a seek) are cut. The scheduler keeps mirrors freed so from far
+ * blocks until the byte they were freed for is stored (FreedMirrors), not only on this pump.
  */
 export function streamingDecisions<M extends MirrorView, R extends RequestView & { mirror: M }>(
   context: StreamingContext<M, R>,
@@ -138,18 +141,18 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
   }
 
   const allStored = windows.every((w) => plan.firstMissing(w.start) >= w.end);
+  const freedMirrors = new Set<M>();
   const firstMirrors = new Set(first ? blocks.filter((r) => inWindow(r, first)).map((r) => r.mirror) : []);
   for (const d of decisions) if (d.kind === 'issue' && first && d.start < first.end && d.end > first.start) firstMirrors.add(d.mirror);
   for (const r of blocks) {
-    // Another player's request on a mirror the first player's bytes need gives way to them.
+    // Another player's request on a mirror the first player's bytes need gives way to them, as does a
+    // far request on a mirror a window needs: the mirror is freed for the first player's byte.
     const behindFirst = first !== undefined && !inWindow(r, first) && firstMirrors.has(r.mirror);
-    if (behindFirst && !(context.referencePending && r.mirror.isPrimary)) {
-      decisions.push({ kind: 'cut', request: r });
-      continue;
-    }
-    if (allStored || !reserved.has(r.mirror) || inAnyWindow(r)) continue;
+    const farFromWindows = !allStored && reserved.has(r.mirror) && !inAnyWindow(r);
+    if (!behindFirst && !farFromWindows) continue;
     if (context.referencePending && r.mirror.isPrimary) continue;
     decisions.push({ kind: 'cut', request: r });
+    freedMirrors.add(r.mirror);
   }
   const sharing = bandwidthSharers(windows, blocks, plan, now, endOf);
   for (const r of blocks) {
@@ -162,7 +165,8 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
     // A mirror busy with a player's bytes takes no far block meanwhile: it would share their bandwidth.
     reserved.add(r.mirror);
   }
-  return { decisions, reserved: allStored ? new Set() : reserved };
+  const freed = first && freedMirrors.size > 0 ? { mirrors: freedMirrors, at: plan.firstMissing(first.start) } : undefined;
+  return { decisions, reserved: allStored ? new Set() : reserved, freed };
 }
 
 /**

@@ -128,9 +128,11 @@ describe('streaming priority: time to byte', () => {
     const plan = streamingDecisions(context([busy, other], [far, elsewhere], [at(0)]));
     expect(plan.decisions).toContainEqual({ kind: 'cut', request: far });
     expect(plan.decisions).not.toContainEqual({ kind: 'cut', request: elsewhere });
+    expect(plan.freed).toEqual({ mirrors: new Set([busy]), at: 0 });
     const stored = streamingDecisions(context([busy, other], [far, elsewhere], [at(0)], [{ start: 0, end: 2 * MiB }]));
     expect(stored.decisions.some((d) => d.kind === 'cut')).toBe(false);
     expect(stored.reserved.size).toBe(0);
+    expect(stored.freed).toBeUndefined();
   });
 
   it('frees a mirror for a seek that no request carries when the window is full: its far requests are cut', () => {
@@ -139,13 +141,15 @@ describe('streaming priority: time to byte', () => {
     const server = mirror('s', { rate: 72_000, inFlight: 2, rttMs: 20 });
     const inOrder = request(server, 219_455, 458_752, { pos: 230_000, issuedAt: NOW - 30, lastByteAt: NOW });
     const next = request(server, 458_752, 720_896, { pos: 468_000, issuedAt: NOW - 30, lastByteAt: NOW });
-    const { decisions, reserved } = streamingDecisions({
+    const { decisions, reserved, freed } = streamingDecisions({
       ...context([server], [inOrder, next], [at(1_703_936, 512 * KiB, 36_000)], [{ start: 0, end: 219_455 }]),
       windowRoom: 0,
     });
     expect(decisions).toContainEqual({ kind: 'cut', request: inOrder });
     expect(decisions).toContainEqual({ kind: 'cut', request: next });
     expect(reserved.has(server)).toBe(true);
+    // Held for the seek's byte on later pumps too (FreedMirrors), not only on this one.
+    expect(freed).toEqual({ mirrors: new Set([server]), at: 1_703_936 });
   });
 
   it('cuts nothing for bytes that arrived and are being stored: no request there needs a connection', () => {
@@ -157,8 +161,9 @@ describe('streaming priority: time to byte', () => {
     const size = 64 * MiB;
     const storing = { start: size - 9189, end: size };
     const base = context([server], [inOrder, next], [at(storing.start, 2 * MiB, 36_000)], [{ start: 0, end: 1_625_744 }]);
-    const { decisions } = streamingDecisions({ ...base, claims: [...base.claims, storing], windowRoom: 0 });
+    const { decisions, freed } = streamingDecisions({ ...base, claims: [...base.claims, storing], windowRoom: 0 });
     expect(decisions.filter((d) => d.kind === 'cut')).toEqual([]);
+    expect(freed).toBeUndefined();
   });
 
   it("lets the request at the player's first missing byte have its mirror alone: a later one there is cut until it is nearly done", () => {
