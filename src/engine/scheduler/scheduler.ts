@@ -158,7 +158,6 @@ export class MirrorScheduler {
     const streaming = playback ? streamingDecisions({ ...this.snapshot(now), plan, players }) : undefined;
     streaming?.decisions.forEach((d) => this.carryOut(d));
     if (streaming?.freed) this.freedMirrors.freed(streaming.freed.mirrors, streaming.freed.at);
-    const held = this.freedMirrors.stillHeld(plan, players);
     const work = assignWork({
       ...this.snapshot(now),
       plan,
@@ -169,7 +168,7 @@ export class MirrorScheduler {
       fileKey: host.url,
       userLocation: host.options.userLocation,
       playback,
-      reserved: new Set([...(streaming?.reserved ?? []), ...held]),
+      reserved: streaming && new Set([...streaming.reserved, ...this.freedMirrors.stillHeld(plan, players)]),
       sizes: host.options,
     });
     for (const decision of work) this.carryOut(decision);
