@@ -3,7 +3,9 @@
  * bytes of one connection as they are read and hands the body on as views of those same bytes (no
  * copy): the caller decides how long a view stays valid. Whatever it does not understand is an
  * error, never a guess: a bad status line or header, a bad or conflicting Content-Length, a
- * Transfer-Encoding other than chunked, a head or chunk line past its size limit.
+ * Transfer-Encoding other than chunked or next to a Content-Length, a malformed chunk-size line, a
+ * head or chunk line past its size limit. Where RFC 9112 leaves room, it does what llhttp (Node's
+ * parser) does in its default, strict mode.
  */
 
 export interface ResponseHead {
@@ -45,7 +47,17 @@ type State = 'head' | 'length' | 'close' | 'chunk-line' | 'chunk-data' | 'chunk-
 
 const CR = 0x0d;
 const LF = 0x0a;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const TCHAR = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]";
+const TOKEN = new RegExp(`^${TCHAR}+$`);
+/** quoted-string: qdtext (tab, space, visible characters but `"` and backslash, obs-text), or a backslash and the byte it quotes. */
+const QUOTED_STRING = String.raw`"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t\x20-\x7e\x80-\xff])*"`;
+/**
+ * A chunk-size line (RFC 9112, section 7.1): hex digits (at most 13 after leading zeros, so the
+ * size is a safe integer), then extensions `;name` or `;name=value`, the value a token or a quoted-string. No
+ * whitespace anywhere: llhttp refuses it, and a line one parser reads otherwise than another is how
+ * a body gets smuggled.
+ */
+const CHUNK_LINE = new RegExp(`^0*([0-9A-Fa-f]{1,13})(?:;${TCHAR}+(?:=(?:${TCHAR}+|${QUOTED_STRING}))?)*\r\n$`);
 /** Field values: visible characters, spaces, tabs and obs-text; nothing else (no NUL, no CR, no LF). */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: ([\t\x20-\x7e\x80-\xff]*))?$/;
@@ -86,6 +98,10 @@ export class ResponseParser {
     while (at < data.length) {
       switch (this.state) {
         case 'head':
+          // Empty lines before a status line are skipped, as llhttp does: aiohttp sends one after 100 Continue.
+          if (this.pending.length === 0 && (data[at] === CR || data[at] === LF)) at++;
+          else at = this.takeLine(data, at);
+          break;
         case 'trailers':
         case 'chunk-line':
           at = this.takeLine(data, at);
@@ -168,6 +184,11 @@ export class ResponseParser {
     const status = STATUS_LINE.exec(lines[0]!);
     if (!status) throw new ResponseParseError(`"${printable(lines[0]!)}" is not an HTTP/1.x status line`);
     const headers = lines.slice(1).map(parseField);
+    // Two framings at once is the request-smuggling shape: RFC 9112 (section 6.3) says to handle it
+    // as an error, and llhttp does, on every response (HEAD, 204 and 1xx answers included).
+    if (values(headers, 'transfer-encoding').length > 0 && values(headers, 'content-length').length > 0) {
+      throw new ResponseParseError('the response has both Content-Length and Transfer-Encoding');
+    }
     const code = Number(status[2]);
     if (code === 101) throw new ResponseParseError('the server switched protocols, which nothing asked for');
     // Interim answers (100 Continue, 103 Early Hints) come before the real one.
@@ -191,8 +212,6 @@ export class ResponseParser {
           `the server sent the body with Transfer-Encoding "${printable(codings.join(', '))}", which is not supported`,
         );
       }
-      // A length next to chunked is ignored, and the connection not trusted again.
-      if (values(headers, 'content-length').length > 0) this.keepAlive = false;
       return { state: 'chunk-line', length: 0 };
     }
     const length = contentLength(headers);
@@ -202,15 +221,17 @@ export class ResponseParser {
   }
 
   private onChunkLine(text: string): void {
-    const size = /^([0-9A-Fa-f]{1,13})[\t ]*(?:;[^\r\n]*)?\r\n$/.exec(text);
-    if (!size) throw new ResponseParseError(`"${printable(text.trimEnd())}" is not a chunk size`);
+    const size = CHUNK_LINE.exec(text);
+    if (!size) throw new ResponseParseError(`"${printable(text.slice(0, -2))}" is not a valid chunk-size line`);
     this.remaining = parseInt(size[1]!, 16);
     this.state = this.remaining === 0 ? 'trailers' : 'chunk-data';
   }
 
   private onTrailers(text: string): void {
     // Trailers are read and checked, not used (the engine reads digests from the headers).
-    if (text !== '\r\n') text.slice(0, -4).split('\r\n').forEach(parseField);
+    const trailers = text === '\r\n' ? [] : text.slice(0, -4).split('\r\n').map(parseField);
+    // A length after a chunked body is the same conflict as one next to it in the head (llhttp refuses it too).
+    if (values(trailers, 'content-length').length > 0) throw new ResponseParseError('the trailers have a Content-Length');
     this.finish();
   }
 

@@ -201,6 +201,30 @@ describe('nodeFetch connections', () => {
     expect(failure).toBeInstanceOf(TypeError);
     expect((failure.cause as Error).message).toBe('the connection closed before the end of the body');
   });
+
+  it('refuses an answer with both Content-Length and Transfer-Encoding (the request-smuggling shape)', async () => {
+    const both = await rawServer((socket) =>
+      socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n'),
+    );
+    const error = (await nodeFetch(both.url).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(Error);
+    // The parser's reason, in the error's own message or its cause's (how nodeFetch wraps it is not the point here).
+    expect(`${error.message} / ${String((error.cause as Error | undefined)?.message)}`).toContain(
+      'the response has both Content-Length and Transfer-Encoding',
+    );
+  });
+
+  it('downloads from a server that sends an empty line after 100 Continue, as aiohttp does', async () => {
+    const file = Buffer.from('a file served after an interim answer and a stray empty line');
+    const server = await rawServer((socket) => {
+      socket.write('HTTP/1.1 100 Continue\r\n\r\n\r\n');
+      socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${file.length}\r\n\r\n`);
+      socket.end(file);
+    });
+    const run = await bed.download(server.url, { fetch: nodeFetch });
+    expect(run.result.status).toBe('complete');
+    expect(await run.sha256()).toBe(createHash('sha256').update(file).digest('hex'));
+  });
 });
 
 async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
