@@ -110,7 +110,10 @@ async function finish(
   console.error(`stitch: failed: ${result.error?.message ?? result.status}`);
   // After a digest mismatch nothing is kept (the bytes were wrong): say only what is true.
   const kept = rangesLength(await store.storedRanges(job.id));
-  console.error(`stitch: ${kept > 0 ? `the ${formatBytes(kept)} received are kept; ` : ''}run the same command again to retry`);
+  // A refused answer comes again on a retry: another source of the file is what helps.
+  const next =
+    result.error?.code === 'protocol' ? 'add another source of the file with -m URL to go on' : 'run the same command again to retry';
+  console.error(`stitch: ${kept > 0 ? `the ${formatBytes(kept)} received are kept; ` : ''}${next}`);
   return 1;
 }
 

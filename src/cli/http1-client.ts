@@ -1,5 +1,6 @@
 import { connect as netConnect, isIP, type Socket } from 'node:net';
-import { ResponseParser, type ResponseHead } from './http1-parser';
+import { RefusedResponse } from '../engine';
+import { ResponseParseError, ResponseParser, type ResponseHead } from './http1-parser';
 
 /**
  * Bytes read from a plain socket at once, into one buffer per connection reused for every read:
@@ -107,7 +108,8 @@ function forgetIdle(connection: Connection): void {
  * Sends a GET or HEAD over HTTP/1.1 (a kept-alive connection to the origin when there is one)
  * and resolves at the response head. Rejects with the signal's reason when aborted, and with
  * TypeError('fetch failed') carrying the socket's error (ECONNREFUSED, ENOTFOUND, …) otherwise,
- * as fetch does. The body errors the same way: TypeError('terminated') or the signal's reason.
+ * as fetch does. The body errors the same way: TypeError('terminated') or the signal's reason. An
+ * answer that breaks HTTP/1.1 or the parser's limits rejects (or errors the body) with RefusedResponse.
  */
 export async function request(url: URL, method: string, headers: Iterable<[string, string]>, signal?: AbortSignal): Promise<RawResponse> {
   const head = requestHead(url, method, headers);
@@ -190,7 +192,7 @@ function exchange(connection: Connection, head: string, method: string, signal: 
       try {
         parser.execute(bytes);
       } catch (error) {
-        fail(new TypeError(body ? 'terminated' : 'fetch failed', { cause: error }));
+        fail(refusal(error) ?? new TypeError(body ? 'terminated' : 'fetch failed', { cause: error }));
         return false;
       }
       if (!ended) return !lent;
@@ -225,6 +227,15 @@ function exchange(connection: Connection, head: string, method: string, signal: 
     signal?.addEventListener('abort', onAbort, { once: true });
     connection.socket.write(head, 'latin1');
   });
+}
+
+/**
+ * An answer that breaks HTTP/1.1 or the parser's limits (not one cut short) would be the same if
+ * asked again: the engine gives its source up instead of retrying it.
+ */
+function refusal(error: unknown): RefusedResponse | undefined {
+  if (!(error instanceof ResponseParseError) || error.code === 'HPE_TRUNCATED') return undefined;
+  return new RefusedResponse(`the server's answer breaks HTTP/1.1: ${error.message}`);
 }
 
 /** What Node's own client reports when a connection closes before any answer. */

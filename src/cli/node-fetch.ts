@@ -1,5 +1,5 @@
-import { Readable, type Transform } from 'node:stream';
-import type { HttpFetch, HttpResponse } from '../engine';
+import { PassThrough, Readable, type Transform } from 'node:stream';
+import { RefusedResponse, type HttpFetch, type HttpResponse } from '../engine';
 import { request, type RawResponse } from './http1-client';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -8,6 +8,15 @@ const MAX_REDIRECTS = 20;
 const NULL_BODY = new Set([204, 205, 304]);
 /** An HTTP header name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Content codings undone at most: a file is asked for without any, and a server needs no more than two. */
+const MAX_CODINGS = 2;
+/**
+ * How many times its coded size a decoded body may grow: a little over deflate's own limit
+ * (1032), so one honest gzip or deflate layer never reaches it; layered or crafted bodies do.
+ */
+const MAX_EXPANSION = 1100;
+/** Decoded bytes allowed before the ratio counts (a tiny coded body of a few hundred KiB). */
+const EXPANSION_ALLOWANCE_BYTES = 1024 * 1024;
 /** Decoders by content coding; node:zlib is loaded only for a coded body (it costs memory, and downloads rarely are). */
 const DECODERS: Record<string, (zlib: typeof import('node:zlib')) => Transform> = {
   gzip: (zlib) => zlib.createGunzip(),
@@ -21,8 +30,9 @@ const DECODERS: Record<string, (zlib: typeof import('node:zlib')) => Transform> 
  * Node's global fetch (undici) and node:http both cost more on a fast link: they allocate a
  * buffer per socket read, and node:http copies each body part once more. It does what the engine
  * asks of fetch: GET and HEAD with headers, redirects (followed up to 20, like fetch, or shown
- * with `redirect: 'manual'` so request-trust.ts checks every hop), decoded gzip/deflate/br
- * bodies, and abort by signal, rejecting or erroring the body with the signal's reason.
+ * with `redirect: 'manual'` so request-trust.ts checks every hop), bodies asked for without content
+ * codings (`Accept-Encoding: identity`) but decoded when a server codes them anyway (gzip, deflate,
+ * br; at most two layers, within a bound on their growth), and abort by signal, rejecting or erroring the body with the signal's reason.
  *
  * Unlike fetch, a body chunk is lent: it is valid until the next read from the body, when the
  * connection reuses its memory. The engine copies every chunk before it asks for the next one.
@@ -33,7 +43,8 @@ export const nodeFetch: HttpFetch = async (input, init = {}) => {
   const { signal } = init;
   signal?.throwIfAborted();
   const headers = requestHeaders(init.headers ?? {});
-  if (!headers.some(([name]) => name === 'accept-encoding')) headers.push(['accept-encoding', 'gzip, deflate, br']);
+  // Files are asked for as they are: a coded body cannot be resumed or spliced, and decoding costs.
+  if (!headers.some(([name]) => name === 'accept-encoding')) headers.push(['accept-encoding', 'identity']);
   let url = new URL(input);
   for (let redirects = 0; ; redirects++) {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -99,26 +110,49 @@ class ResponseHeaders {
   }
 }
 
-/** The body with its content codings undone, last applied first (as fetch does; unknown ones stay). */
+/**
+ * The body with its content codings undone, last applied first (as fetch does; unknown ones stay).
+ * Each coding costs a decoder and each layer multiplies what a byte may become: more than
+ * MAX_CODINGS is refused before any decoder exists, and a body that grows past MAX_EXPANSION
+ * times its coded size is cut.
+ */
 async function decoded(body: ReadableStream<Uint8Array>, encoding: string | null): Promise<ReadableStream<Uint8Array>> {
   const codings = (encoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length > MAX_CODINGS) {
+    await body.cancel().catch(() => {});
+    const listed = codings.length > 4 ? `${codings.slice(0, 4).join(', ')}, …` : codings.join(', ');
+    throw new RefusedResponse(`the server applied ${codings.length} content codings (${listed}); at most ${MAX_CODINGS} are undone`);
+  }
   if (codings.length === 0 || !codings.every((c) => c in DECODERS)) return body;
   // Loaded only for a compressed body, and not with import(): a process started from a snapshot has none.
   const zlib = process.getBuiltinModule('node:zlib');
-  const decoders = codings.reverse().map((c) => DECODERS[c]!(zlib));
+  const size = { coded: 0, decoded: 0 };
+  const decoders = [...codings.reverse().map((c) => DECODERS[c]!(zlib)), expansionGuard(size)];
   const last = decoders.reduce((from, to) => {
     from.on('error', (error) => to.destroy(error));
     return from.pipe(to);
   });
-  void feed(body, decoders[0]!, last);
+  void feed(body, decoders[0]!, last, size);
   return Readable.toWeb(last) as ReadableStream<Uint8Array>;
 }
 
+/** Passes decoded bytes on, and fails once they outgrow what the coded bytes could honestly hold. */
+function expansionGuard(size: { coded: number; decoded: number }): Transform {
+  return new PassThrough({
+    transform(chunk: Buffer, _encoding, done) {
+      size.decoded += chunk.length;
+      if (size.decoded <= EXPANSION_ALLOWANCE_BYTES + MAX_EXPANSION * size.coded) return done(null, chunk);
+      const ratio = Math.round(size.decoded / Math.max(1, size.coded));
+      done(new RefusedResponse(`the server's compressed body grew ${ratio} times when decoded (at most ${MAX_EXPANSION})`));
+    },
+  });
+}
+
 /** Writes the lent chunks of `body` into the first decoder (copied: zlib keeps them); ends or fails it. */
-async function feed(body: ReadableStream<Uint8Array>, first: Transform, last: Transform): Promise<void> {
+async function feed(body: ReadableStream<Uint8Array>, first: Transform, last: Transform, size: { coded: number }): Promise<void> {
   const reader = body.getReader();
   // The reader of the decoded body went away: so does the connection.
   last.once('close', () => void reader.cancel().catch(() => {}));
@@ -126,6 +160,7 @@ async function feed(body: ReadableStream<Uint8Array>, first: Transform, last: Tr
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      size.coded += value.length;
       if (!first.write(Buffer.from(value))) await new Promise((resolve) => first.once('drain', resolve));
     }
     first.end();

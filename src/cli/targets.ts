@@ -10,8 +10,10 @@ import {
   parseMetalink,
   sanitizeFilename,
   type ExpectedIntegrity,
+  trustedFetch,
   type MetalinkFile,
 } from '../engine';
+import { nodeFetch } from './node-fetch';
 import { readFile, stat } from 'node:fs/promises';
 import type { SourceHint } from '../engine';
 import type { GetCommand } from './args';
@@ -40,14 +42,19 @@ export async function resolveTargets(command: GetCommand): Promise<Target[]> {
   if (!METALINK.test(command.source)) {
     return [{ url: httpUrl(command.source), mirrors: command.mirrors.map(httpUrl), expected }];
   }
-  const files = await readMetalink(command.source);
+  const remote = /^https?:\/\//i.test(command.source);
+  const files = await readMetalink(command.source, remote);
   if (files.length === 0) throw new Error(`${command.source} describes no file`);
   if (files.length > 1 && command.output) throw new Error(`${command.source} describes ${files.length} files: -o works with one`);
   return files.map((file) => {
     if (!isSafeMetalinkName(file.name)) throw new Error(`${command.source} names an unsafe path: ${file.name}`);
-    const { urls, hints, expected: fromFile } = fromMetalinkFile(file);
+    // A remote Metalink file is what the user chose: its URLs are judged as sources it advertises.
+    // A local one is the user's own document: its URLs are used as given, like -m.
+    const trust = remote ? { primaryUrl: httpUrl(command.source), covered: checksums.length > 0 } : undefined;
+    const { urls, hints, expected: fromFile, refused } = fromMetalinkFile(file, 'the Metalink file', trust);
+    for (const reason of refused) console.error(`stitch: ignored a URL of ${file.name}: ${reason}`);
     const [url, ...mirrors] = urls;
-    if (!url) throw new Error(`${command.source} gives no http(s) URL for ${file.name}`);
+    if (!url) throw new Error(`${command.source} gives no usable http(s) URL for ${file.name}`);
     return {
       url,
       mirrors: [...mirrors, ...command.mirrors.map(httpUrl)],
@@ -63,8 +70,9 @@ export function targetId(target: Target): string {
   return sanitizeFilename((target.name ?? filenameFromUrl(target.url) ?? 'download').replaceAll('/', '_'));
 }
 
-async function readMetalink(source: string): Promise<MetalinkFile[]> {
-  if (/^https?:\/\//i.test(source)) return fetchMetalink(source, fetch);
+async function readMetalink(source: string, remote: boolean): Promise<MetalinkFile[]> {
+  // Through the client every download uses, each redirect checked (request-trust.ts).
+  if (remote) return fetchMetalink(source, trustedFetch(nodeFetch, { primaryUrl: source, credentials: 'omit', credentialOrigins: [] }));
   if ((await stat(source)).size > METALINK_LIMITS.maxBytes)
     throw new Error(`${source} is larger than ${formatBytes(METALINK_LIMITS.maxBytes)}`);
   const parsed = parseMetalink(await readFile(source, 'utf8'));

@@ -7,6 +7,7 @@ export type DownloadErrorCode =
   | 'bad-range' // the server answered with a Content-Range other than the one asked for
   | 'bad-length' // the server sent more bytes than it announced
   | 'encoding' // a compressed partial response that cannot be spliced
+  | 'protocol' // the server's answer broke HTTP's rules or the client's limits (RefusedResponse)
   | 'storage-full' // the disk or quota is full: the job pauses, keeping what it stored
   | 'storage' // the store failed for a reason other than being full
   | 'verify'; // the finished file did not match its expected size or digest

@@ -16,6 +16,7 @@ export {
 } from './options';
 export { trustedFetch } from './http/request-trust';
 export type { HttpFetch, HttpRequest, HttpResponse } from './http/fetch-port';
+export { RefusedResponse } from './http/fetch-port';
 export { countryOfLocale, type SourceHint } from './sources/hrw';
 export type { RemoteFile } from './remote-file';
 export type { Playback } from './scheduler/views';

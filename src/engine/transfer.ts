@@ -5,6 +5,7 @@ import { DownloadError } from './errors';
 import { formatBytes } from './format-bytes';
 import { checkResponse, type Ask } from './http/response-check';
 import { openExchange, receiveBody, type Exchange } from './http/exchange';
+import { RefusedResponse } from './http/fetch-port';
 import type { ResponseFacts } from './http/response-facts';
 import { ifRangeValidator, type RemoteFile } from './remote-file';
 import { backoffDelay, sleep } from './retry';
@@ -32,6 +33,7 @@ export async function transferFromSource(host: TransferHost, signal: AbortSignal
     const attempt = await attemptOnce(host, ask, rangesLength(stored), signal);
     const failure = attempt.failure;
     if (failure instanceof DownloadError && !failure.retryable) throw failure;
+    if (failure instanceof RefusedResponse) throw new DownloadError('protocol', describe(failure));
     if (attempt.done || attempt.storedBytes > 0 || failure === undefined) {
       // Progress (or a deliberate restart): resume at once, however often it takes.
       failuresInARow = 0;

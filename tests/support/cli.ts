@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 /** The built `stitch` command (npm run build:cli), as users run it: its launcher. */
 export const STITCH_BIN = fileURLToPath(new URL('../../bin/stitch', import.meta.url));
 const EXIT_REPORT = fileURLToPath(new URL('./exit-report.cjs', import.meta.url));
+const PUBLIC_NAMES = fileURLToPath(new URL('./public-names.cjs', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -28,6 +29,8 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Another launcher than bin/stitch (e.g. a copy without the snapshot). */
   bin?: string;
+  /** Names under `.public.test` resolve to 127.0.0.1 (public-names.cjs): public hosts on loopback. */
+  publicNames?: boolean;
 }
 
 let runs = 0;
@@ -36,7 +39,8 @@ let runs = 0;
 export function startStitch(args: string[], cwd: string, options: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
   // Outside `cwd`, so tests can assert that the folder holds exactly what the CLI made.
   const reportFile = join(tmpdir(), `stitch-exit-report-${process.pid}-${++runs}`);
-  const nodeOptions = [process.env.NODE_OPTIONS, `--require ${EXIT_REPORT}`].filter(Boolean).join(' ');
+  const preloads = [EXIT_REPORT, ...(options.publicNames ? [PUBLIC_NAMES] : [])].map((file) => `--require ${file}`);
+  const nodeOptions = [process.env.NODE_OPTIONS, ...preloads].filter(Boolean).join(' ');
   const child = spawn(options.bin ?? STITCH_BIN, args, {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readResponseFacts } from '../../src/engine/http/response-facts';
-import { advertisedRefusal, isLocalHost, requestPolicy, type TrustScope } from '../../src/engine/http/request-trust';
+import { isLocalHost, plainHttpRefusal, requestPolicy, sourceRefusal, type TrustScope } from '../../src/engine/http/request-trust';
 import { advertisedSources, fromMetalinkFile } from '../../src/engine/sources/advertised';
 import type { MetalinkFile } from '../../src/engine/sources/metalink';
 
@@ -79,24 +79,37 @@ describe('isLocalHost', () => {
   ])('%s is not', (url) => expect(isLocalHost(host(url))).toBe(false));
 });
 
-describe('advertisedRefusal', () => {
+describe('sourceRefusal', () => {
   it('refuses a local or private mirror of a public file, saying why', () => {
-    expect(advertisedRefusal('http://127.0.0.1:8080/file.iso', 'https://example.com/file.iso')).toBe(
+    expect(sourceRefusal('http://127.0.0.1:8080/file.iso', 'https://example.com/file.iso', { covered: true })).toBe(
       'http://127.0.0.1:8080/file.iso is on a local or private network address, and the download is not',
     );
-    expect(advertisedRefusal('http://192.168.1.1/admin', 'https://example.com/file.iso')).toMatch(/local or private/);
-    expect(advertisedRefusal('http://[::1]/x', 'https://example.com/file.iso')).toMatch(/local or private/);
+    expect(sourceRefusal('http://192.168.1.1/admin', 'https://example.com/file.iso', { covered: true })).toMatch(/local or private/);
+    expect(sourceRefusal('http://[::1]/x', 'https://example.com/file.iso', { covered: true })).toMatch(/local or private/);
   });
 
   it('accepts local mirrors of a local file, and public mirrors of anything', () => {
-    expect(advertisedRefusal('http://localhost:9000/file.iso', 'http://127.0.0.1:8080/file.iso')).toBeUndefined();
-    expect(advertisedRefusal('http://10.0.0.5/file.iso', 'http://192.168.1.2/file.iso')).toBeUndefined();
-    expect(advertisedRefusal('https://mirror.example.org/file.iso', 'http://127.0.0.1/file.iso')).toBeUndefined();
+    expect(sourceRefusal('http://localhost:9000/file.iso', 'http://127.0.0.1:8080/file.iso', { covered: true })).toBeUndefined();
+    expect(sourceRefusal('http://10.0.0.5/file.iso', 'http://192.168.1.2/file.iso', { covered: true })).toBeUndefined();
+    expect(sourceRefusal('https://mirror.example.org/file.iso', 'http://127.0.0.1/file.iso', { covered: true })).toBeUndefined();
+  });
+
+  it('refuses a plain-http source of an https download unless digests cover the file', () => {
+    expect(sourceRefusal('http://mirror.example.org/file.iso', 'https://example.com/file.iso', { covered: false })).toBe(
+      'http://mirror.example.org/file.iso is plain http and the download is https; without a digest of the file, bytes from it could be changed on the way',
+    );
+    expect(sourceRefusal('http://mirror.example.org/file.iso', 'https://example.com/file.iso', { covered: true })).toBeUndefined();
+    expect(sourceRefusal('https://mirror.example.org/file.iso', 'https://example.com/file.iso', { covered: false })).toBeUndefined();
+    expect(sourceRefusal('http://mirror.example.org/file.iso', 'http://example.com/file.iso', { covered: false })).toBeUndefined();
+    expect(plainHttpRefusal('http://10.0.0.5/file.iso', 'https://10.0.0.1/file.iso')).toMatch(/plain http/);
+    expect(plainHttpRefusal('https://10.0.0.5/file.iso', 'https://10.0.0.1/file.iso')).toBeUndefined();
   });
 
   it('refuses anything but http(s)', () => {
-    expect(advertisedRefusal('file:///etc/passwd', 'http://127.0.0.1/f')).toBe('file:///etc/passwd is not an http:// or https:// address');
-    expect(advertisedRefusal('ftp://example.org/f', 'https://example.com/f')).toMatch(/not an http/);
+    expect(sourceRefusal('file:///etc/passwd', 'http://127.0.0.1/f', { covered: true })).toBe(
+      'file:///etc/passwd is not an http:// or https:// address',
+    );
+    expect(sourceRefusal('ftp://example.org/f', 'https://example.com/f', { covered: true })).toMatch(/not an http/);
   });
 });
 
@@ -125,7 +138,39 @@ describe('advertised sources of a public file', () => {
       hashes: [],
       urls: ['https://mirror.example.org/file.iso', 'http://10.0.0.1/file.iso', 'http://localhost/file.iso'].map((url) => ({ url })),
     };
-    expect(fromMetalinkFile(file, 'the Metalink file', primary).urls).toEqual(['https://mirror.example.org/file.iso']);
-    expect(fromMetalinkFile(file, 'the Metalink file', 'http://127.0.0.1/file.iso').urls).toHaveLength(3);
+    const fromPublic = fromMetalinkFile(file, 'the Metalink file', { primaryUrl: primary, covered: true });
+    expect(fromPublic.urls).toEqual(['https://mirror.example.org/file.iso']);
+    expect(fromPublic.refused).toEqual([
+      'http://10.0.0.1/file.iso is on a local or private network address, and the download is not',
+      'http://localhost/file.iso is on a local or private network address, and the download is not',
+    ]);
+    expect(fromMetalinkFile(file, 'the Metalink file', { primaryUrl: 'http://127.0.0.1/file.iso', covered: false }).urls).toHaveLength(3);
+  });
+
+  it("keep a Metalink file's plain-http URLs for an https download only when hashes cover the file", () => {
+    const urls = ['https://a.example.org/file.iso', 'http://b.example.org/file.iso'].map((url) => ({ url }));
+    const bare: MetalinkFile = { name: 'file.iso', hashes: [], urls };
+    const hashed: MetalinkFile = { ...bare, hashes: [{ algorithm: 'sha-256', value: new Uint8Array(32) }] };
+    const trust = { primaryUrl: 'https://example.com/file.meta4', covered: false };
+    expect(fromMetalinkFile(bare, 'the Metalink file', trust).urls).toEqual(['https://a.example.org/file.iso']);
+    expect(fromMetalinkFile(bare, 'the Metalink file', trust).refused[0]).toMatch(/^http:\/\/b\.example\.org\/file\.iso is plain http/);
+    expect(fromMetalinkFile(hashed, 'the Metalink file', trust).urls).toHaveLength(2);
+    expect(fromMetalinkFile(bare, 'the Metalink file', { ...trust, covered: true }).urls).toHaveLength(2);
+    // A Metalink file the user has on disk: its URLs as given.
+    expect(fromMetalinkFile(bare).urls).toHaveLength(2);
+  });
+
+  it('refuse an http Metalink description advertised by an https download, keeping its digest-backed mirrors', () => {
+    const link = [
+      '<http://mirror.example.org/file.iso>; rel=duplicate',
+      '<http://example.com/file.meta4>; rel=describedby; type="application/metalink4+xml"',
+    ].join(', ');
+    const facts = response({ 'Repr-Digest': 'sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:', Link: link });
+    const found = advertisedSources(facts, link, primary);
+    expect(found.mirrors).toEqual(['http://mirror.example.org/file.iso']);
+    expect(found.metalinks).toEqual([]);
+    expect(found.refused).toEqual([
+      'http://example.com/file.meta4 is plain http and the download is https; without a digest of the file, bytes from it could be changed on the way',
+    ]);
   });
 });

@@ -26,3 +26,13 @@ export interface HttpResponse {
 }
 
 export type HttpFetch = (url: string, init?: HttpRequest) => Promise<HttpResponse>;
+
+/**
+ * A fetch port refused the server's answer by rule: headers over their size limit, more content
+ * codings than it undoes, a broken status line or framing. The same server would give the same
+ * answer again, so its source is given up at once instead of retried. (A browser's fetch reports
+ * such answers as plain network errors; the CLI's client tells them apart.)
+ */
+export class RefusedResponse extends Error {
+  override readonly name = 'RefusedResponse';
+}

@@ -38,12 +38,18 @@ export function requestPolicy(url: string, scope: TrustScope): RequestPolicy {
 }
 
 /**
- * Why a mirror a server advertised (Link rel=duplicate, Metalink) is not used, or undefined
- * when it may be: only http(s), and no loopback, private or link-local host unless the primary is
- * on one too (a public server must not steer requests into the user's network). Hosts are judged
- * by name: a public name that resolves to a private address is not caught here.
+ * Why a source of the file (a mirror a server advertised, a Metalink file's URL, a mirror the
+ * user gave) may not be used for a download whose primary is `primaryUrl`, or undefined when it
+ * may:
+ * - only http(s);
+ * - no loopback, private or link-local host unless the primary is on one too (a public server
+ *   must not steer requests into the user's network). Hosts are judged by name: a public name
+ *   that resolves to a private address is not caught here;
+ * - no plain http for an https primary unless `covered`: digests or piece hashes from an https
+ *   source (or the user) cover every byte it serves. Otherwise anyone on its path could splice
+ *   bytes into the https download (the first bytes and the size are all a mirror check sees).
  */
-export function advertisedRefusal(url: string, primaryUrl: string): string | undefined {
+export function sourceRefusal(url: string, primaryUrl: string, { covered }: { covered: boolean }): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -54,7 +60,13 @@ export function advertisedRefusal(url: string, primaryUrl: string): string | und
   if (isLocalHost(parsed.hostname) && !isLocalUrl(primaryUrl)) {
     return `${url} is on a local or private network address, and the download is not`;
   }
-  return undefined;
+  return covered ? undefined : plainHttpRefusal(url, primaryUrl);
+}
+
+/** Why `url` may not serve an https download without digests covering its bytes (see sourceRefusal). */
+export function plainHttpRefusal(url: string, primaryUrl: string): string | undefined {
+  if (!url.startsWith('http:') || !primaryUrl.startsWith('https:')) return undefined;
+  return `${url} is plain http and the download is https; without a digest of the file, bytes from it could be changed on the way`;
 }
 
 /**
@@ -102,9 +114,12 @@ async function followBlind(fetcher: HttpFetch, url: string, init: HttpRequest | 
   return response;
 }
 
-/** A redirect may not cross from a public address into a local network, nor leave http(s). */
+/**
+ * A redirect may not cross from a public address into a local network, nor leave http(s). (The
+ * server itself chose the hop, over https when it was asked so: the http check is not applied.)
+ */
 function refuseRedirect(from: string, to: string, scope: TrustScope): void {
-  const refusal = advertisedRefusal(to, isLocalUrl(from) ? from : scope.primaryUrl);
+  const refusal = sourceRefusal(to, isLocalUrl(from) ? from : scope.primaryUrl, { covered: true });
   if (refusal) throw new MirrorProblem(`${from} redirected to ${refusal}`, 'http-status');
 }
 

@@ -1,5 +1,6 @@
 import { DownloadError, type DownloadErrorCode } from '../errors';
 import { StallError } from '../http/exchange';
+import { RefusedResponse } from '../http/fetch-port';
 import { isQuotaError } from '../store';
 import { describe } from '../transfer-host';
 import { FallbackToStream, LOST, MirrorProblem, RestartAll, YIELDED } from './outcomes';
@@ -34,6 +35,8 @@ export function judgeFailure(
   if (error instanceof RestartAll || error instanceof FallbackToStream) return { kind: 'fail', error };
   if (isQuotaError(error)) return { kind: 'fail', error: storageFull() };
   if (error instanceof MirrorProblem) return { kind: 'drop', reason: error.message, code: error.code };
+  // Asking again gets the same answer: the mirror is given up at once, its stored bytes kept.
+  if (error instanceof RefusedResponse) return { kind: 'drop', reason: describe(error), code: 'protocol' };
   if (error instanceof DownloadError && !error.retryable) return { kind: 'fail', error };
   if (progressed) return { kind: 'resume', stalled: error instanceof StallError };
   const retryAfterMs = error instanceof DownloadError ? error.retryAfterMs : undefined;

@@ -1,5 +1,6 @@
 import { DownloadError } from '../errors';
 import type { ResponseFacts } from '../http/response-facts';
+import { plainHttpRefusal } from '../http/request-trust';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
 import { MAX_SOURCES } from '../options';
 import { describe } from '../transfer-host';
@@ -45,8 +46,12 @@ export class MirrorSet {
   /** Starts afresh from the job's sources (a new run, or a restart from zero). */
   reset(): void {
     this.mirrors = [...new Set(this.host.sources)].map((url, i) => this.newMirror(i, url));
+    const covered = this.covered();
     for (const mirror of this.mirrors) {
-      const reason = this.excluded.get(mirror.url);
+      const excluded = this.excluded.get(mirror.url);
+      const plainHttp = covered || excluded ? undefined : plainHttpRefusal(mirror.url, this.host.url);
+      if (plainHttp) this.host.notice(`mirror ${mirror.url} is not used: ${plainHttp}`);
+      const reason = excluded ?? plainHttp;
       if (reason) mirror.drop(reason);
     }
     this.reference = new Reference();
@@ -189,7 +194,9 @@ export class MirrorSet {
           const name = this.host.file?.filename;
           const file = files.length === 1 ? files[0] : files.find((f) => f.name.split('/').pop() === name);
           if (!file) throw new Error(`the Metalink file ${metalink} does not describe ${name}`);
-          const { urls, hints, expected } = fromMetalinkFile(file, `the Metalink file ${metalink}`, url);
+          const trust = { primaryUrl: url, covered: this.covered() };
+          const { urls, hints, expected, refused } = fromMetalinkFile(file, `the Metalink file ${metalink}`, trust);
+          if (refused.length > 0) this.host.notice(`ignored ${refused.length} of the Metalink file's URL(s): ${refused[0]}`);
           await this.host.addExpected(expected);
           await this.add(urls, 'the Metalink file', hints);
         })
@@ -197,6 +204,14 @@ export class MirrorSet {
           if (!this.signal.aborted) this.host.notice(`ignored a Metalink description: ${describe(error)}`);
         });
     }
+  }
+
+  /**
+   * Whether digests or piece hashes cover every byte of the file: the user's, an https Metalink
+   * file's (an http one is refused for an https download), or the primary's own headers.
+   */
+  private covered(): boolean {
+    return this.host.knownDigests().length > 0 || this.host.expectedPieces() !== undefined;
   }
 
   private async add(urls: string[], from: string, hints: Record<string, SourceHint>): Promise<void> {

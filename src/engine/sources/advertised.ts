@@ -2,7 +2,7 @@ import type { HttpFetch } from '../http/fetch-port';
 import type { ExpectedIntegrity } from '../job-state';
 import { toHexDigests } from '../integrity/expected';
 import { bytesToHex } from '../integrity/digests';
-import { advertisedRefusal } from '../http/request-trust';
+import { sourceRefusal } from '../http/request-trust';
 import type { ResponseFacts } from '../http/response-facts';
 import { fetchBoundedText, type TextLimits } from '../http/bounded-text';
 import { duplicatesFromLink, METALINK_MEDIA_TYPE } from './link-header';
@@ -29,10 +29,17 @@ export function advertisedSources(
   const found = duplicatesFromLink([link], facts.url || url);
   const metalinks = found.describedBy.filter((d) => !d.type || d.type === METALINK_MEDIA_TYPE).map((d) => d.url);
   const mirrors = facts.digests.length > 0 ? found.mirrors.map((m) => m.url) : [];
-  const refused = [...mirrors, ...metalinks].flatMap((u) => advertisedRefusal(u, url) ?? []);
-  const allowed = (u: string) => advertisedRefusal(u, url) === undefined;
+  // The mirrors come with this response's digest; a Metalink file's own hashes could be changed on an http path.
+  const mirrorRefusal = (u: string) => sourceRefusal(u, url, { covered: true });
+  const metalinkRefusal = (u: string) => sourceRefusal(u, url, { covered: false });
+  const refused = [...mirrors.flatMap((u) => mirrorRefusal(u) ?? []), ...metalinks.flatMap((u) => metalinkRefusal(u) ?? [])];
   const hints = Object.fromEntries(found.mirrors.map((m) => [m.url, sourceHint(m.pri, m.geo)]));
-  return { mirrors: mirrors.filter(allowed), hints, metalinks: metalinks.filter(allowed).slice(0, MAX_METALINKS), refused };
+  return {
+    mirrors: mirrors.filter((u) => mirrorRefusal(u) === undefined),
+    hints,
+    metalinks: metalinks.filter((u) => metalinkRefusal(u) === undefined).slice(0, MAX_METALINKS),
+    refused,
+  };
 }
 
 /** A response may point to a few Metalink descriptions; each is a request. */
@@ -40,27 +47,32 @@ const MAX_METALINKS = 2;
 
 /**
  * Sources and expected integrity of one Metalink file entry (the job keeps the first
- * MAX_SOURCES URLs). With the URL the user chose, the sources a server may not steer Stitch
- * to (request-trust.ts) are left out.
+ * MAX_SOURCES URLs). With the download's primary URL, the sources it may not use
+ * (request-trust.ts) are left out, in `refused` with the reason: `covered` says whether digests
+ * from an https source or the user cover the file already (the entry's own hashes count too).
  */
 export function fromMetalinkFile(
   file: MetalinkFile,
   source = 'the Metalink file',
-  primaryUrl?: string,
-): { urls: string[]; hints: Record<string, SourceHint>; expected: ExpectedIntegrity } {
+  trust?: { primaryUrl: string; covered: boolean },
+): { urls: string[]; hints: Record<string, SourceHint>; expected: ExpectedIntegrity; refused: string[] } {
+  const expected: ExpectedIntegrity = {
+    size: file.size,
+    digests: toHexDigests(file.hashes, source),
+    pieces: file.pieces && {
+      algorithm: file.pieces.algorithm,
+      length: file.pieces.length,
+      hashes: file.pieces.hashes.map(bytesToHex),
+    },
+  };
+  const covered = trust !== undefined && (trust.covered || expected.digests.length > 0 || expected.pieces !== undefined);
+  const refusal = (url: string) => trust && sourceRefusal(url, trust.primaryUrl, { covered });
   const urls = file.urls.map((u) => u.url);
   return {
-    urls: primaryUrl === undefined ? urls : urls.filter((u) => advertisedRefusal(u, primaryUrl) === undefined),
+    urls: urls.filter((u) => refusal(u) === undefined),
     hints: Object.fromEntries(file.urls.map((u) => [u.url, sourceHint(u.priority, u.location)])),
-    expected: {
-      size: file.size,
-      digests: toHexDigests(file.hashes, source),
-      pieces: file.pieces && {
-        algorithm: file.pieces.algorithm,
-        length: file.pieces.length,
-        hashes: file.pieces.hashes.map(bytesToHex),
-      },
-    },
+    expected,
+    refused: urls.flatMap((u) => refusal(u) ?? []),
   };
 }
 
