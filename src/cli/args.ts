@@ -3,15 +3,20 @@ import { DEFAULT_OPTIONS, MAX_CONNECTIONS_PER_SERVER } from '../engine';
 
 const defaults = DEFAULT_OPTIONS;
 
-export const USAGE = `usage: stitch get URL|FILE.meta4 [-o FILE] [options]
+export const USAGE = `usage: stitch get URL|FILE.meta4 [-o FILE] [-d DIR] [options]
 
 Downloads URL exactly: resumes broken or stalled transfers with validated range requests.
 Running the same command again after an interruption continues from what was stored.
 A Metalink file (.meta4, local or a URL) downloads each file it describes from all its
-URLs and checks its hashes.
+URLs and checks its hashes. Its files go in a new folder named after it (NAME.meta4: ./NAME/,
+or ./NAME (1)/ when NAME is taken), never in a folder that was here before.
 
 options:
-  -o, --output FILE        where to save (default: the server's filename, in this folder)
+  -o, --output FILE        where to save (default: the server's filename, in this folder);
+                           for a Metalink file, where its one file goes
+  -d, --dir DIR            save in DIR (made if missing) instead of this folder; a Metalink
+                           file's files go in DIR itself, not in a new folder; a relative
+                           -o FILE is inside DIR
   -m, --mirror URL         another URL of the same file; repeat for more. Blocks are fetched
                            from all of them at once; a mirror serving other bytes is dropped
       --checksum ALG=HEX   the file's digest (sha-256, sha-512, sha-1, md5): a file that does
@@ -31,6 +36,8 @@ export interface GetCommand {
   /** A URL or a Metalink file. */
   source: string;
   output?: string;
+  /** The folder to save in (-o's relative path included), instead of the working folder. */
+  dir?: string;
   mirrors: string[];
   checksums: string[];
   statsFile?: string;
@@ -49,6 +56,7 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
     allowPositionals: true,
     options: {
       output: { type: 'string', short: 'o' },
+      dir: { type: 'string', short: 'd' },
       mirror: { type: 'string', short: 'm', multiple: true, default: [] },
       stats: { type: 'string' },
       checksum: { type: 'string', multiple: true, default: [] },
@@ -72,6 +80,7 @@ export function parseCommand(argv: string[]): GetCommand | 'help' {
   return {
     source,
     output: values.output,
+    dir: values.dir,
     mirrors: values.mirror ?? [],
     checksums: values.checksum ?? [],
     statsFile: values.stats,

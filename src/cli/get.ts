@@ -1,9 +1,10 @@
 import { lstatSync } from 'node:fs';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join, resolve, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { countryOfLocale, DownloadJob, formatBytes, RateLimiter, rangesLength, sanitizeFilename, type JobSnapshot } from '../engine';
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
+import { claimMetalinkFolder, numberedName } from './metalink-folder';
 import { createNodeHasher } from './node-hasher';
 import { nodeFetch } from './node-fetch';
 import { resolveTargets, targetId, type Target } from './targets';
@@ -18,24 +19,55 @@ export async function runGet(command: GetCommand): Promise<number> {
     console.error(`stitch: ${(error as Error).message}`);
     return 2;
   }
+  let folder: string;
+  try {
+    folder = saveFolder(command, targets);
+  } catch (error) {
+    return failed(error);
+  }
   let code = 0;
   for (const target of targets) {
-    // A file system refusal (a bad -o, a planted link, no space for the folder) is a plain failure.
-    const result = await download(command, target).catch((error: unknown) => {
-      console.error(`stitch: failed: ${(error as Error).message}`);
-      return 1;
-    });
+    const result = await download(command, target, folder).catch(failed);
     code = Math.max(code, result);
     if (code === 130) break;
   }
   return code;
 }
 
-async function download(command: GetCommand, target: Target): Promise<number> {
+/** A file system refusal (a bad -o, a planted link, no space for the folder) is a plain failure. */
+function failed(error: unknown): number {
+  console.error(`stitch: failed: ${(error as Error).message}`);
+  return 1;
+}
+
+/**
+ * The folder the files go in: -d's, else the working folder. A Metalink's files (unless -o names
+ * its one file) go in a new folder of its own there: its names must not reach into folders that
+ * were there before.
+ */
+function saveFolder(command: GetCommand, targets: Target[]): string {
+  const base = resolve(command.dir ?? '.');
+  // Only a Metalink's targets have names.
+  if (command.output !== undefined || !targets.some((target) => target.name !== undefined)) return base;
+  const folder = command.dir === undefined ? claimMetalinkFolder(base, command.source) : base;
+  log(command, `stitch: saving the Metalink's files in ${shownFolder(folder)}`);
+  return folder;
+}
+
+/** `./NAME/` for a folder inside the working folder, else its whole path. */
+function shownFolder(folder: string): string {
+  const path = relative(process.cwd(), folder);
+  if (path === '') return `.${sep}`;
+  const outside = path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path);
+  return outside ? join(folder, sep) : `.${sep}${path}${sep}`;
+}
+
+async function download(command: GetCommand, target: Target, folder: string): Promise<number> {
   // The partial download is named after where it goes, so running again finds it.
-  const wanted = command.output ? resolve(command.output) : target.name ? resolve(target.name) : undefined;
-  const dir = wanted ? dirname(wanted) : process.cwd();
-  if (!command.output && target.name) await refuseLinkedFolders(process.cwd(), target.name);
+  const named = command.output ?? target.name;
+  const wanted = named === undefined ? undefined : resolve(folder, named);
+  const dir = wanted ? dirname(wanted) : folder;
+  if (!command.output && target.name) await refuseLinkedFolders(folder, target.name);
   // The partial files' names must be safe on every OS even when the output's is not (`-o a:b.bin`).
   const id = wanted ? sanitizeFilename(basename(wanted)) : targetId(target);
   const store = new FileStore(dir);
@@ -119,17 +151,11 @@ async function finish(
 
 /** "name.ext", else "name (1).ext", … so an existing file (or link) is never overwritten unasked. */
 function unusedPath(path: string): string {
-  const taken = (p: string) => lstatSync(p, { throwIfNoEntry: false }) !== undefined;
-  if (!taken(path)) return path;
   const ext = extname(path);
-  const stem = path.slice(0, path.length - ext.length);
-  for (let i = 1; ; i++) {
-    const candidate = `${stem} (${i})${ext}`;
-    if (!taken(candidate)) return candidate;
-  }
+  return numberedName(path.slice(0, path.length - ext.length), ext, (p) => lstatSync(p, { throwIfNoEntry: false }) === undefined);
 }
 
-/** A Metalink file's folders are made by Stitch: an existing link among them would lead elsewhere. */
+/** A Metalink's folders are Stitch's own or in the one -d chose: a link among them would lead elsewhere. */
 async function refuseLinkedFolders(base: string, name: string): Promise<void> {
   let path = base;
   for (const folder of name.split('/').slice(0, -1)) {

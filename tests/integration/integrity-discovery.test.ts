@@ -164,8 +164,8 @@ describe('stitch get FILE.meta4', () => {
       createHash('sha256')
         .update(await import('node:fs/promises').then((fs) => fs.readFile(p)))
         .digest('hex');
-    expect(await hash(join(dir, 'one.bin'))).toBe(shas[0]);
-    expect(await hash(join(dir, 'sub/two.bin'))).toBe(shas[1]);
+    expect(await hash(join(dir, 'files/one.bin'))).toBe(shas[0]);
+    expect(await hash(join(dir, 'files/sub/two.bin'))).toBe(shas[1]);
     expect(servers[1]!.stats.bytesSent).toBeGreaterThan(0);
   });
 

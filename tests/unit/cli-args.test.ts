@@ -18,3 +18,11 @@ describe('stitch get --max-connections', () => {
     }
   });
 });
+
+describe('stitch get -d', () => {
+  it('passes the folder to save in, long or short, and nothing without it', () => {
+    expect(parseCommand(['get', url, '-d', 'downloads'])).toMatchObject({ dir: 'downloads' });
+    expect(parseCommand(['get', 'files.meta4', '--dir', '/tmp/files'])).toMatchObject({ dir: '/tmp/files' });
+    expect(parseCommand(['get', url])).toMatchObject({ dir: undefined });
+  });
+});
