@@ -1,5 +1,15 @@
-import { countryOfLocale, DownloadJob, parseHttpUrl, RateLimiter, type DownloadStore, type EngineOptions } from '../engine';
-import type { Settings } from '../settings/schema';
+import {
+  countryOfLocale,
+  DownloadJob,
+  parseHttpUrl,
+  RateLimiter,
+  sameOrigin,
+  type DownloadStore,
+  type EngineOptions,
+  type RequestContext,
+} from '../engine';
+import { cookieOriginsFor } from '../settings/mirror-rules';
+import type { MirrorRule, Settings } from '../settings/schema';
 import { createWasmHasher } from './wasm-hasher';
 
 /** Whether a job's requests to the origin of its URL carry the browser's cookies. */
@@ -16,6 +26,34 @@ export interface JobSource {
   cookieOrigins: readonly string[];
 }
 
+/** What a job's requests carry besides its URLs: kept in its meta. */
+export type RequestSource = Omit<JobSource, 'url' | 'mirrors'>;
+
+/** The mirror origins that get the user's cookies with a job for `url`: a matching rule's, if it says so and the job sends cookies at all. */
+export function jobCookieOrigins(url: string, credentials: JobCredentials, rules: readonly MirrorRule[]): string[] {
+  return credentials === 'include' ? cookieOriginsFor(url, rules) : [];
+}
+
+/**
+ * What a job's requests carry once it takes a new address (New link…) in place of `oldUrl`. The
+ * user chose it, so it is the job's URL with the job's cookie mode (a take-over without cookies
+ * stays without); the mirror rules give cookies to the mirrors of a rule the new URL matches, not
+ * the old one's; the page's Referer goes along only on the old URL's origin (the page linked
+ * there, not to another site).
+ */
+export function sourceForNewLink(source: RequestSource, oldUrl: string, url: string, rules: readonly MirrorRule[]): RequestSource {
+  return {
+    credentials: source.credentials,
+    cookieOrigins: jobCookieOrigins(url, source.credentials, rules),
+    referrer: sameOrigin(oldUrl, url) ? source.referrer : undefined,
+  };
+}
+
+/** The engine's request context of a job's source (the engine applies it per request: request-trust.ts). */
+export function requestContext(source: RequestSource): Pick<RequestContext, 'credentials' | 'credentialOrigins' | 'referrer'> {
+  return { credentials: source.credentials, credentialOrigins: [...source.cookieOrigins], referrer: safeReferrer(source.referrer) };
+}
+
 /**
  * The one place where engine jobs are made and reopened, so the engine's signature (e.g. a list
  * of mirror URLs) is adapted here only.
@@ -25,12 +63,7 @@ export function createJob(store: DownloadStore, id: string, source: JobSource, s
 }
 
 /** Reopens a stored job; its URLs (mirrors included) are in the engine's stored state. */
-export function openJob(
-  store: DownloadStore,
-  id: string,
-  source: Omit<JobSource, 'url' | 'mirrors'>,
-  settings: Settings,
-): Promise<DownloadJob | undefined> {
+export function openJob(store: DownloadStore, id: string, source: RequestSource, settings: Settings): Promise<DownloadJob | undefined> {
   return DownloadJob.open(store, id, engineOptions(source, settings));
 }
 
@@ -45,11 +78,9 @@ export const speedLimit = new RateLimiter();
  * same-origin with it): the Referer is set in both by a session rule while the job runs
  * (referrer-rules.ts, held by JobManager).
  */
-function engineOptions(source: Omit<JobSource, 'url' | 'mirrors'>, settings: Settings): Partial<EngineOptions> {
+function engineOptions(source: RequestSource, settings: Settings): Partial<EngineOptions> {
   return {
-    credentials: source.credentials,
-    credentialOrigins: [...source.cookieOrigins],
-    referrer: safeReferrer(source.referrer),
+    ...requestContext(source),
     // The setting is the most connections per server: browsers open at most six per host over
     // HTTP/1.1. The engine starts with two and adds more only while they pay.
     maxConnectionsPerServer: settings.connectionsPerServer,

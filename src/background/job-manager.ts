@@ -1,9 +1,16 @@
-import { checkRelink, normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type Playback } from '../engine';
+import {
+  checkRelink,
+  normalizeRanges,
+  rangesLength,
+  type DownloadJob,
+  type DownloadStore,
+  type Playback,
+  type RemoteFile,
+} from '../engine';
 import { UNDO_MS, type JobAction, type JobView } from '../messages';
 import { mediaTypeOf } from '../media-type';
-import { cookieOriginsFor } from '../settings/mirror-rules';
 import type { Settings } from '../settings/schema';
-import { createJob, openJob, type JobCredentials, type JobSource } from './create-job';
+import { createJob, jobCookieOrigins, openJob, requestContext, sourceForNewLink, type JobCredentials, type JobSource } from './create-job';
 import type { JobMeta, JobMetaStore } from './job-meta';
 import type { JobSaver } from './job-saver';
 import type { ReferrerRules } from './referrer-rules';
@@ -97,7 +104,7 @@ export class JobManager {
     const id = this.deps.newId?.() ?? crypto.randomUUID();
     const settings = this.deps.settings();
     const credentials = download.credentials ?? 'include';
-    const cookieOrigins = credentials === 'include' ? cookieOriginsFor(download.url, settings.mirrorRules) : [];
+    const cookieOrigins = jobCookieOrigins(download.url, credentials, settings.mirrorRules);
     const source: JobSource = {
       url: download.url,
       mirrors: download.mirrors ?? [],
@@ -225,7 +232,8 @@ export class JobManager {
    * Gives a paused or failed job a new URL (an expired link renewed). The stored bytes are kept
    * when the new address serves the same file (see checkRelink), and the job resumes; otherwise
    * nothing changes and `mismatch` says why, unless `startOver`: then they are dropped and it
-   * downloads anew from the new address.
+   * downloads anew from the new address. The check and the job's requests from then on carry
+   * what the new address may get (sourceForNewLink), not what the old one got.
    */
   async relink(id: string, url: string, startOver = false): Promise<{ job: JobView; mismatch?: string }> {
     await this.restore();
@@ -235,23 +243,29 @@ export class JobManager {
     if (entry.running || (state !== 'paused' && state !== 'failed') || entry.job.state.status === 'complete') {
       throw new Error('only a paused or failed download can get a new address; pause it first');
     }
-    const { file } = entry.job.state;
+    const { file, url: oldUrl } = entry.job.state;
+    const source = sourceForNewLink(entry.meta, oldUrl, url, this.deps.settings().mirrorRules);
+    const request = requestContext(source);
+    let kept: RemoteFile | undefined;
     if (startOver || !file || entry.storedBytes === 0) {
       await this.deps.store.clearBytes(id);
       entry.storedBytes = 0;
-      await entry.job.relink(url, undefined);
     } else {
       const verdict = await checkRelink({
         store: this.deps.store,
         jobId: id,
         file,
+        knownUrl: oldUrl,
         newUrl: url,
-        options: entry.job.options,
+        options: entry.job.optionsAt(url, request),
         signal: AbortSignal.timeout(30_000),
       });
       if (!verdict.same) return { job: this.view(entry), mismatch: verdict.reason };
-      await entry.job.relink(url, verdict.file);
+      kept = verdict.file;
     }
+    // Before the job's state: a worker dying in between must not reopen the new address with the old page's Referer.
+    await this.updateMeta(entry, { referrer: source.referrer, cookieOrigins: [...source.cookieOrigins] });
+    await entry.job.relink(url, kept, request);
     await this.wake(entry);
     return { job: this.view(entry) };
   }

@@ -4,7 +4,7 @@ export { DownloadJob, isRetrying, type JobSnapshot } from './job';
 export type { ExpectedIntegrity, JobState, JobStatus } from './job-state';
 export { DownloadError, type DownloadErrorCode } from './errors';
 export { formatBytes } from './format-bytes';
-export { isHttpUrl, parseHttpUrl } from './http/http-url';
+export { isHttpUrl, parseHttpUrl, sameOrigin } from './http/http-url';
 export { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER } from './limits';
 export {
   DEFAULT_OPTIONS,

@@ -7,7 +7,7 @@ import { digestMismatch, verificationAlgorithm, type HexDigest } from './integri
 import { PrefixHasher } from './integrity/prefix-hasher';
 import { reverifySegments } from './integrity/reverify';
 import { ifRangeValidator } from './remote-file';
-import { jobOptions, MAX_SOURCES, type EngineOptions } from './options';
+import { jobOptions, MAX_SOURCES, type EngineOptions, type RequestContext } from './options';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
 import { MirrorScheduler } from './scheduler/scheduler';
@@ -72,12 +72,17 @@ export class DownloadJob extends Emitter<JobEvents> {
   /** Where the job's players are, the most recently moved first. */
   private playbackCursors: readonly Playback[] = [];
 
+  /** Every request's rules (cookies, referrer, where redirects may lead) are judged against the job's URL. */
+  private requestOptions: EngineOptions;
+
   private constructor(
     private readonly store: DownloadStore,
     private jobState: JobState,
-    readonly options: EngineOptions,
+    /** What the job was made or reopened with; its options are built from it for the job's URL. */
+    private given: Partial<EngineOptions> | undefined,
   ) {
     super();
+    this.requestOptions = jobOptions(given, jobState.url);
   }
 
   /** Creates and persists a new job for `url`. */
@@ -101,7 +106,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       createdAt: now,
       updatedAt: now,
     };
-    const job = new DownloadJob(store, state, jobOptions(options, state.url));
+    const job = new DownloadJob(store, state, options);
     await job.persist();
     return job;
   }
@@ -109,11 +114,24 @@ export class DownloadJob extends Emitter<JobEvents> {
   /** Reopens a job from the store, or undefined if none (or an unreadable one) is stored. */
   static async open(store: DownloadStore, id: string, options?: Partial<EngineOptions>): Promise<DownloadJob | undefined> {
     const state = parseJobState(await store.loadState(id));
-    return state && new DownloadJob(store, state, jobOptions(options, state.url));
+    return state && new DownloadJob(store, state, options);
   }
 
   get id(): string {
     return this.jobState.id;
+  }
+
+  get options(): EngineOptions {
+    return this.requestOptions;
+  }
+
+  /**
+   * The options the job would have at `url`, its request context changed by `request`: what a
+   * new address is checked with (checkRelink) before the job takes it. `url` is then the one the
+   * user chose: it gets the job's cookies and referrer, and may be in a local network.
+   */
+  optionsAt(url: string, request: Partial<RequestContext> = {}): EngineOptions {
+    return jobOptions({ ...this.given, ...request }, url);
   }
 
   get state(): Readonly<JobState> {
@@ -153,8 +171,9 @@ export class DownloadJob extends Emitter<JobEvents> {
   /**
    * Points a stopped job at a new URL of the same file (checked by `checkRelink`) with what
    * that server said of it; `file` undefined starts over (the caller cleared the stored bytes).
+   * Its requests' rules follow the new URL (see optionsAt), with `request` changing their context.
    */
-  async relink(url: string, file: RemoteFile | undefined): Promise<void> {
+  async relink(url: string, file: RemoteFile | undefined, request: Partial<RequestContext> = {}): Promise<void> {
     if (this.running) throw new Error('pause the download before changing its address');
     if (!file) {
       this.receivedBytes = 0;
@@ -162,6 +181,8 @@ export class DownloadJob extends Emitter<JobEvents> {
     }
     const status = this.jobState.status === 'failed' ? 'paused' : this.jobState.status;
     const mirrors = this.jobState.mirrors.filter((m) => m !== url);
+    this.given = { ...this.given, ...request };
+    this.requestOptions = jobOptions(this.given, url);
     this.jobState = { ...this.jobState, url, file, mirrors, status, error: undefined };
     await this.persist();
     this.emit('status', this.snapshot());

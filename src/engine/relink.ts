@@ -2,13 +2,11 @@ import { formatBytes } from './format-bytes';
 import { openExchange, type Exchange } from './http/exchange';
 import type { EngineOptions } from './options';
 import { normalizeRanges, type ByteRange } from './ranges';
-import type { RemoteFile } from './remote-file';
+import { sampleRanges, validatorVerdict } from './relink-evidence';
+import { ifRangeValidator, type RemoteFile } from './remote-file';
 import { MirrorProblem } from './scheduler/outcomes';
 import { readAll } from './scheduler/probe-bytes';
 import type { DownloadStore } from './store';
-
-/** Bytes compared at each end of what is stored, when the servers give no validators to compare. */
-const SAMPLE_BYTES = 64 * 1024;
 
 export type RelinkVerdict =
   /** The new URL serves the same file: continue with the stored bytes; `file` has its validators. */
@@ -21,16 +19,20 @@ export interface RelinkCheck {
   jobId: string;
   /** What the job knows of the file from its old URL. */
   file: RemoteFile;
+  /** The job's URL, whose answers gave `file` its validators. */
+  knownUrl: string;
   newUrl: string;
+  /** The job's options with the new URL's request rules (DownloadJob.optionsAt). */
   options: EngineOptions;
   signal: AbortSignal;
 }
 
 /**
  * Whether a new URL (an expired link renewed) serves the file whose bytes are stored: the same
- * size, and the same strong ETag or Last-Modified when both servers give one; without such
- * validators, the same first and last stored bytes. With validators no stored byte is fetched
- * again: the one request asks for the first missing byte, which the download needs anyway.
+ * size, and then the same strong ETag or Last-Modified when the new URL is on the old one's origin
+ * and both give one (another server's validators prove nothing: relink-evidence.ts); otherwise the
+ * same bytes in samples spread over everything stored. With trusted validators no stored byte is
+ * fetched again: the one request asks for the first missing byte, which the download needs anyway.
  */
 export async function checkRelink(check: RelinkCheck): Promise<RelinkVerdict> {
   const { file } = check;
@@ -38,7 +40,8 @@ export async function checkRelink(check: RelinkCheck): Promise<RelinkVerdict> {
   if (file.size === undefined) return { same: false, reason: 'the size of the file was never known, so the stored part cannot be matched' };
   const firstMissing = stored[0]?.start === 0 ? stored[0].end : 0;
   const probeAt = Math.min(firstMissing, Math.max(0, file.size - 1));
-  const probe = await ask(check, probeAt, probeAt + 1);
+  const probe = await ask(check, { start: probeAt, end: probeAt + 1 }, undefined);
+  let next: RemoteFile;
   try {
     const facts = probe.facts;
     if (facts.status !== 206) {
@@ -52,45 +55,31 @@ export async function checkRelink(check: RelinkCheck): Promise<RelinkVerdict> {
         reason: `the new address serves ${size === undefined ? 'a file of unknown size' : formatBytes(size)}, not the ${formatBytes(file.size)} of this download`,
       };
     }
-    const next: RemoteFile = { ...file, etag: facts.etag, lastModified: facts.lastModified };
-    const validators = validatorVerdict(file, facts);
+    // The download goes on with the new server's validators (for its If-Range), whatever showed the file is the same.
+    next = { ...file, etag: facts.etag, lastModified: facts.lastModified };
+    const validators = validatorVerdict({ ...file, url: check.knownUrl }, { ...next, url: check.newUrl });
     if (validators === 'differ')
       return { same: false, reason: 'the new address serves another version of the file (its ETag or date differs)' };
     if (validators === 'same' || stored.length === 0) return { same: true, file: next };
   } finally {
     await probe.close();
   }
-  for (const range of samples(stored)) {
-    if (!(await sameBytes(check, range))) {
+  for (const range of sampleRanges(stored)) {
+    // With If-Range, a file that changed since the first request answers 200, not other bytes.
+    if (!(await sameBytes(check, range, ifRangeValidator(next)))) {
       return { same: false, reason: `the new address sends other bytes at ${formatBytes(range.start)} than the ones stored` };
     }
   }
-  return { same: true, file: { ...file, etag: undefined, lastModified: undefined } };
+  return { same: true, file: next };
 }
 
-/** 'same' or 'differ' when both sides have a comparable validator; 'unknown' otherwise. */
-function validatorVerdict(known: RemoteFile, next: { etag?: string; lastModified?: string }): 'same' | 'differ' | 'unknown' {
-  if (known.etag && next.etag) return known.etag === next.etag ? 'same' : 'differ';
-  if (known.lastModified && next.lastModified) return known.lastModified === next.lastModified ? 'same' : 'differ';
-  return 'unknown';
+function ask(check: RelinkCheck, range: ByteRange, validator: string | undefined): Promise<Exchange> {
+  return openExchange(check.newUrl, { ...range, ranged: true }, validator, check.options, check.signal);
 }
 
-/** The start of the first stored range and the end of the last one, up to SAMPLE_BYTES each. */
-function samples(stored: ByteRange[]): ByteRange[] {
-  const first = stored[0]!;
-  const last = stored.at(-1)!;
-  const head = { start: first.start, end: Math.min(first.end, first.start + SAMPLE_BYTES) };
-  const tail = { start: Math.max(last.start, last.end - SAMPLE_BYTES), end: last.end };
-  return tail.start >= head.end || last !== first ? [head, tail] : [head];
-}
-
-function ask(check: RelinkCheck, start: number, end: number): Promise<Exchange> {
-  return openExchange(check.newUrl, { start, end, ranged: true }, undefined, check.options, check.signal);
-}
-
-/** Fetches `range` from the new URL and compares it with the stored bytes (both bounded by SAMPLE_BYTES). */
-async function sameBytes(check: RelinkCheck, range: ByteRange): Promise<boolean> {
-  const exchange = await ask(check, range.start, range.end);
+/** Fetches `range` from the new URL and compares it with the stored bytes (both small: see sampleRanges). */
+async function sameBytes(check: RelinkCheck, range: ByteRange, validator: string | undefined): Promise<boolean> {
+  const exchange = await ask(check, range, validator);
   try {
     const answered = exchange.facts.contentRange;
     if (exchange.facts.status !== 206 || answered?.kind !== 'bytes' || answered.start !== range.start) return false;

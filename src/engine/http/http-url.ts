@@ -12,3 +12,13 @@ export function parseHttpUrl(text: string, base?: string): URL | undefined {
     return undefined;
   }
 }
+
+/** Whether two URLs have one origin (scheme, host and port); false when either is not a URL. */
+export function sameOrigin(a: string, b: string): boolean {
+  try {
+    const origin = new URL(a).origin;
+    return origin !== 'null' && origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}

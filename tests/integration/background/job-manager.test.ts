@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import * as fake from 'fake-indexeddb';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { BlobUrlMaker } from '../../../src/background/blob-url';
 import { JobManager } from '../../../src/background/job-manager';
 import { JobMetaStore } from '../../../src/background/job-meta';
@@ -420,6 +420,83 @@ describe('JobManager: the Referer rule of each job', () => {
     expect(refererOf(browser)).toEqual([[urlFilterFor(m.url), SENT]]);
     await after.manager.act(job.id, 'cancel');
     await until('none', () => browser.rules.length === 0);
+  });
+});
+
+describe('JobManager: a new link gets the request rules of its own address', () => {
+  const PUBLIC = 'files.example';
+  const PAGE = 'http://127.0.0.1/downloads';
+  afterEach(() => vi.unstubAllGlobals());
+
+  /**
+   * The engine's fetch, recording what each request carried. It stands in for DNS, too:
+   * PUBLIC is the loopback address (no test may leave the machine).
+   */
+  function recordRequests() {
+    const real = globalThis.fetch;
+    const sent: { url: string; credentials?: RequestCredentials; referrer?: string }[] = [];
+    vi.stubGlobal('fetch', (url: string, init?: RequestInit) => {
+      sent.push({ url, credentials: init?.credentials, referrer: init?.referrer });
+      return real(url.replace(`//${PUBLIC}:`, '//127.0.0.1:'), init);
+    });
+    return sent;
+  }
+
+  const publicUrl = (m: Mirror) => m.url.replace('127.0.0.1', PUBLIC);
+
+  /** A job the user chose at `old` (cookies allowed, a page's Referer), paused with part of its bytes stored. */
+  async function pausedJob(h: Harness, old: Mirror): Promise<JobView> {
+    const job = await h.manager.add({ url: old.url, referrer: PAGE });
+    await until('bytes', () => old.stats.bytesSent > 1 * MiB);
+    await h.manager.act(job.id, 'pause');
+    return job;
+  }
+
+  test("another site's address gets the job's cookies, and not the old page as Referer", async () => {
+    const sent = recordRequests();
+    const old = await startMirror({ size: 4 * MiB, seed: 31, rate: 1 * MiB });
+    const renewed = await startMirror({ size: 4 * MiB, seed: 31, rate: 2 * MiB });
+    closers.push(
+      () => old.close(),
+      () => renewed.close(),
+    );
+    const browser = new FakeBrowser();
+    const h = harness({ store: await store(), browser, referrers: new ReferrerRules(browser) });
+    const job = await pausedJob(h, old);
+    const url = publicUrl(renewed);
+
+    const reply = await h.manager.relink(job.id, url);
+    expect(reply.mismatch).toBeUndefined();
+    expect(reply.job.url).toBe(url);
+    await until('downloading from the new address', () => renewed.stats.requests.length > 10);
+    expect(browser.rules.map((r) => r.condition.urlFilter)).not.toContain(urlFilterFor(url));
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+    const toNew = sent.filter((s) => s.url === url);
+    expect(toNew.length).toBe(renewed.stats.requests.length);
+    for (const s of toNew) expect(s).toEqual({ url, credentials: 'include', referrer: undefined });
+    expect(h.manager.meta(job.id)).toMatchObject({ credentials: 'include', referrer: undefined, cookieOrigins: [] });
+  });
+
+  test('a public address may not redirect into the local network, though the old address was in it', async () => {
+    recordRequests();
+    const old = await startMirror({ size: 4 * MiB, seed: 32, rate: 1 * MiB });
+    const inside = await startMirror({ size: 4 * MiB, seed: 32 });
+    const outside = await startMirror({ size: 4 * MiB, seed: 32, redirect: { location: inside.url } });
+    closers.push(
+      () => old.close(),
+      () => inside.close(),
+      () => outside.close(),
+    );
+    const h = harness({ store: await store() });
+    const job = await pausedJob(h, old);
+    const url = publicUrl(outside);
+
+    await expect(h.manager.relink(job.id, url)).rejects.toThrow(
+      `${url} redirected to ${inside.url} is on a local or private network address, and the download is not`,
+    );
+    expect(outside.stats.requests).toHaveLength(1);
+    expect(inside.stats.requests).toEqual([]);
+    expect(h.manager.get(job.id)).toMatchObject({ url: old.url, state: 'paused' });
   });
 });
 
