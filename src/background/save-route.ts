@@ -9,11 +9,11 @@ import { plain, routeJobId, type StreamScope } from './stream-route';
 
 export interface SaveRouteDeps extends StoredBodyDeps {
   store: () => Promise<Pick<BrowserStore, 'read' | 'readBlobs'>>;
-  jobs: () => Promise<Pick<PlaybackJobs, 'get' | 'bytesFreed' | 'watchBytes'>>;
+  jobs: () => Promise<Pick<PlaybackJobs, 'get' | 'bytesFreed'>>;
   /** Largest piece read from the store at once. */
   maxChunk?: number;
-  /** Blocks just stored, from memory (see save-feed.ts). */
-  feed?: SaveFeed;
+  /** Blocks just stored, from memory, and whether bytes sent were replaced since (see save-feed.ts). */
+  feed: SaveFeed;
 }
 
 /** The job's states in which a save's stream waits on: it may still complete. */
@@ -33,9 +33,10 @@ const MAX_CHUNK = 128 * 1024 * 1024;
  * Chrome: the worker answers a save frame's navigation (chrome-extension://<id>/save/<jobId>)
  * with the job's whole file as an attachment, in order as it is stored, so the browser writes
  * the file while Stitch downloads it. The last bytes wait until the job is verified
- * (save-hold-back.ts); if the job stops, fails, or replaces bytes already sent (a piece failed
- * its check), the body fails, and the job manager cancels the browser's download, which deletes
- * its partial file. Called synchronously at the worker's start, beside the stream route.
+ * (save-hold-back.ts); if the job stops, fails, or forgets bytes already sent or being read (a
+ * piece failed its check: the feed sees it at the store, save-feed.ts), the body fails before its
+ * next piece, so before the held-back bytes, and the job manager cancels the browser's download,
+ * which deletes its partial file. Called synchronously at the worker's start, beside the stream route.
  */
 export function installSaveRoute(scope: Pick<StreamScope, 'location' | 'addEventListener'>, deps: SaveRouteDeps): void {
   scope.addEventListener('fetch', (event) => {
@@ -60,13 +61,7 @@ export async function answerSave(deps: SaveRouteDeps, jobId: string): Promise<Re
   const size = view.size;
   if (size === undefined) return plain(409, 'the size of the file is not known yet');
   const verified = () => VERIFIED.has(jobs.get(jobId)?.state ?? '');
-  let sent = 0;
-  const unfeed = deps.feed?.open(jobId, 0);
-  // Bytes already in the browser's file were discarded (to be fetched again): this file is wrong.
-  let replaced = false;
-  const unwatch = jobs.watchBytes(jobId, (change) => {
-    if (change.kind === 'discarded' && change.range.start < sent) replaced = true;
-  });
+  const unfeed = deps.feed.open(jobId, 0);
   const body = storedBody(deps, {
     jobId,
     size,
@@ -76,17 +71,11 @@ export async function answerSave(deps: SaveRouteDeps, jobId: string): Promise<Re
     stopped: () => {
       const now = jobs.get(jobId);
       if (!now || !GOING.has(now.state) || jobs.bytesFreed(jobId)) return 'the download stopped';
-      return replaced ? 'bytes already saved were replaced' : undefined;
+      return deps.feed.spoiled(jobId);
     },
     sendableEnd: () => sendableEnd(size, verified()),
-    sent: (end) => {
-      sent = end;
-      deps.feed?.advance(jobId, end);
-    },
-    closed: () => {
-      unwatch();
-      unfeed?.();
-    },
+    sent: (end) => deps.feed.advance(jobId, end),
+    closed: unfeed,
   });
   return new Response(body, {
     status: 200,
@@ -103,12 +92,14 @@ export async function answerSave(deps: SaveRouteDeps, jobId: string): Promise<Re
 async function* savedBytes(deps: SaveRouteDeps, jobId: string, start: number, end: number): AsyncIterable<Uint8Array> {
   let pos = start;
   while (pos < end) {
-    const block = deps.feed?.take(jobId, pos, end - pos);
+    const block = deps.feed.take(jobId, pos, end - pos);
     if (!block) break;
     yield block;
     pos += block.length;
   }
-  if (pos < end) yield* blobBytes(deps, jobId, pos, end);
+  if (pos === end) return;
+  deps.feed.reading(jobId, pos, end);
+  yield* blobBytes(deps, jobId, pos, end);
 }
 
 /** The stored Blobs of [start, end), located in one read transaction, then read one per pull. */

@@ -88,3 +88,91 @@ describe('SaveFeed', () => {
     expect(feed.take('j', 0, 100)).toEqual(bytes(5, 7));
   });
 });
+
+/** A store whose calls each wait for the test to settle them (`settle(i)`, in any order); what they change applies at once. */
+function heldStore() {
+  const pending: (() => void)[] = [];
+  const held = () => new Promise<void>((resolve) => pending.push(resolve));
+  const store = {
+    writeBlock: () => held(),
+    discardRange: () => held(),
+    clearBytes: () => held(),
+    deleteJob: () => held(),
+  } as unknown as DownloadStore;
+  return { store, settle: (call: number) => pending[call]!() };
+}
+
+describe('SaveFeed: what a save takes is what the store holds', () => {
+  it('keeps no copy of a write whose bytes are discarded while it is in flight (the store holds no such bytes)', async () => {
+    const feed = new SaveFeed(100);
+    const { store, settle } = heldStore();
+    const tapped = feed.feeding(store);
+    feed.open('j', 0);
+    const write = tapped.writeBlock('j', 0, bytes(10, 1));
+    const discard = tapped.discardRange('j', 0, 10);
+    settle(1);
+    settle(0);
+    await Promise.all([write, discard]);
+    expect(feed.take('j', 0, 100)).toBeUndefined();
+  });
+
+  it('keeps neither of two writes of the same bytes in flight at once, whichever ends last', async () => {
+    const feed = new SaveFeed(100);
+    const { store, settle } = heldStore();
+    const tapped = feed.feeding(store);
+    feed.open('j', 0);
+    const first = tapped.writeBlock('j', 0, bytes(10, 1));
+    const second = tapped.writeBlock('j', 5, bytes(10, 2));
+    settle(1);
+    settle(0);
+    await Promise.all([first, second]);
+    expect(feed.take('j', 0, 100)).toBeUndefined();
+    expect(feed.take('j', 5, 100)).toBeUndefined();
+    // A later write alone is kept again.
+    const third = tapped.writeBlock('j', 20, bytes(10, 3));
+    settle(2);
+    await third;
+    expect(feed.take('j', 20, 100)).toEqual(bytes(10, 3));
+  });
+
+  it.each(['clearBytes', 'deleteJob'] as const)('drops every kept block when the store %s', async (call) => {
+    const feed = new SaveFeed(100);
+    const tapped = feed.feeding({ clearBytes: async () => {}, deleteJob: async () => {} } as unknown as DownloadStore);
+    feed.open('j', 0);
+    feed.stored('j', 0, bytes(10, 1));
+    await tapped[call]('j');
+    expect(feed.take('j', 0, 100)).toBeUndefined();
+  });
+
+  it('spoils the save when bytes it took are forgotten at the store, whoever does it, and only then', async () => {
+    const feed = new SaveFeed(100);
+    const tapped = feed.feeding({ discardRange: async () => {}, writeBlock: async () => {} } as unknown as DownloadStore);
+    feed.open('j', 0);
+    feed.stored('j', 0, bytes(10, 1));
+    expect(feed.take('j', 0, 100)).toEqual(bytes(10, 1));
+    feed.reading('j', 10, 30);
+    // Bytes it has not taken may change; writing over stored bytes writes the same ones (DownloadStore.writeBlock).
+    await tapped.discardRange('j', 30, 40);
+    await tapped.writeBlock('j', 0, bytes(10, 1));
+    expect(feed.spoiled('j')).toBeUndefined();
+    await tapped.discardRange('j', 25, 26);
+    expect(feed.spoiled('j')).toBe('bytes already saved were replaced');
+  });
+
+  it('spoils the save when it starts reading bytes that are being forgotten', async () => {
+    const feed = new SaveFeed(100);
+    const { store, settle } = heldStore();
+    const tapped = feed.feeding(store);
+    feed.open('j', 0);
+    const discard = tapped.discardRange('j', 40, 50);
+    feed.reading('j', 0, 40);
+    expect(feed.spoiled('j')).toBeUndefined();
+    feed.reading('j', 40, 60);
+    expect(feed.spoiled('j')).toBe('bytes being saved were replaced');
+    settle(0);
+    await discard;
+    // A new save starts clean.
+    feed.open('j', 0);
+    expect(feed.spoiled('j')).toBeUndefined();
+  });
+});
