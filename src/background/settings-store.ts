@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
+import { DEFAULT_SETTINGS, mergeSettings, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
 import type { BrowserApi } from './browser-api';
 
 const KEY = 'settings';
@@ -47,7 +47,7 @@ export class SettingsStore {
     await this.load();
     const errors = validateSettings(input);
     if (errors.length > 0) throw new InvalidSettings(errors);
-    const next = parseSettings({ ...this.settings, ...(input as object) });
+    const next = mergeSettings(this.settings, input as object);
     await this.api.storage.set(KEY, next);
     this.settings = next;
     this.onChange(next);

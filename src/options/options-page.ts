@@ -1,10 +1,10 @@
 import { BackgroundError, callBackground, type RequestOf, type RequestType } from '../messages';
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { h, setText } from '../pages-shared/dom';
-import { formatCount, t } from '../pages-shared/i18n';
-import { DEFAULT_SETTINGS, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
+import { formatCount, t, type MessageKey } from '../pages-shared/i18n';
+import { DEFAULT_SETTINGS, mergeSettings, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
 import { OptionsForm } from './form-view';
-import { downloadJson, exportFilename, parseImport } from './import-export';
+import { downloadJson, exportFilename, parseImport, trustChanges, type TrustChange } from './import-export';
 import { errorLine, formToSettings, settingsToForm } from './settings-form';
 
 export interface OptionsDeps {
@@ -75,10 +75,15 @@ export class OptionsPage {
     if (!deps.send) {
       setText(this.banner, NOT_CONNECTED);
       this.banner.hidden = false;
-      for (const control of [this.saveButton, exportButton, this.importInput]) control.disabled = true;
-      this.importInput.parentElement!.classList.add('disabled');
+      for (const control of [this.saveButton, exportButton]) control.disabled = true;
+      this.enableImport(false);
       this.form.write(settingsToForm(this.defaults));
     }
+  }
+
+  private enableImport(enabled: boolean): void {
+    this.importInput.disabled = !enabled;
+    this.importInput.parentElement!.classList.toggle('disabled', !enabled);
   }
 
   /** Changes in the form not stored yet: leaving the page asks first (see main.ts). */
@@ -140,7 +145,11 @@ export class OptionsPage {
     }
   }
 
-  /** Reads the chosen file, checks it here first (so nothing is stored when it is wrong), then saves it. */
+  /**
+   * Reads the chosen file, checks it here first (so nothing is stored when it is wrong), asks
+   * first when it would let Stitch send more to other sites (new mirrors, cookies or the URL's
+   * query passed on), then saves it.
+   */
   private async import(): Promise<void> {
     const file = this.importInput.files?.[0];
     this.importInput.value = ''; // choosing the same file again fires change again
@@ -150,6 +159,11 @@ export class OptionsPage {
     const problems = parsed.error ? [{ field: '', message: parsed.error }] : validateSettings(parsed.value);
     if (problems.length > 0) return void this.fail(problems, t('statusNotImported', file.name), false);
     try {
+      const { settings: stored } = await this.call(bareRequest('get-settings'));
+      const changes = trustChanges(stored.mirrorRules, mergeSettings(stored, parsed.value as object).mirrorRules);
+      if (changes.length > 0 && !(await this.confirmImport(file.name, changes))) {
+        return this.setStatus(t('statusImportDeclined', file.name), 'idle');
+      }
       const { settings } = await this.call({ type: 'import-settings', json: text });
       this.form.write(settingsToForm(settings));
       this.showSummary([]);
@@ -158,6 +172,41 @@ export class OptionsPage {
     } catch (error) {
       this.fail(refusal(error), t('statusNotImported', file.name), false);
     }
+  }
+
+  /**
+   * Shows above the form what an import would change of whom Stitch sends what; resolves with
+   * whether to apply it. No other file can be chosen meanwhile.
+   */
+  private confirmImport(filename: string, changes: readonly TrustChange[]): Promise<boolean> {
+    this.showSummary([]);
+    this.enableImport(false);
+    return new Promise((resolve) => {
+      const answer = (apply: boolean) => {
+        box.remove();
+        this.enableImport(true);
+        resolve(apply);
+      };
+      const box = h(
+        'div',
+        { class: 'confirm', role: 'group', 'aria-labelledby': 'import-confirm-title', tabindex: -1, 'data-testid': 'import-confirm' },
+        h('p', { id: 'import-confirm-title' }, h('strong', {}, t('importConfirmTitle', filename))),
+        h('ul', {}, ...changes.map((change) => h('li', {}, t(CHANGE_LINES[change.kind], change.pattern, change.mirrors.join(', '))))),
+        h(
+          'div',
+          { class: 'confirm-buttons' },
+          h(
+            'button',
+            { type: 'button', class: 'primary', 'data-testid': 'import-confirm-apply', onclick: () => answer(true) },
+            t('importApply'),
+          ),
+          h('button', { type: 'button', 'data-testid': 'import-confirm-cancel', onclick: () => answer(false) }, t('importDecline')),
+        ),
+      );
+      this.errors.after(box);
+      this.setStatus(t('statusImportAsks', filename), 'pending');
+      box.focus();
+    });
   }
 
   /** Puts the defaults in the form; they are stored only on Save, so a slip can be undone by reloading. */
@@ -204,6 +253,14 @@ export class OptionsPage {
     return callBackground(this.deps.send, request);
   }
 }
+
+/** How the confirmation of an import says each change (the pattern, then the mirrors). */
+const CHANGE_LINES: Record<TrustChange['kind'], MessageKey> = {
+  'new-rule': 'importNewRule',
+  'new-mirrors': 'importNewMirrors',
+  'send-cookies': 'importSendsCookies',
+  'pass-query': 'importPassesQuery',
+};
 
 /** The background's reasons for refusing, as field errors (or one page-wide error). */
 function refusal(error: unknown): SettingsError[] {

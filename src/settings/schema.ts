@@ -205,6 +205,11 @@ export function parseSettings(input: unknown): Settings {
   return settings;
 }
 
+/** The settings after saving or importing `input` (already checked): fields it leaves out keep their current values. */
+export function mergeSettings(current: Settings, input: object): Settings {
+  return parseSettings({ ...current, ...input });
+}
+
 /**
  * Checks settings strictly, as the user gave them; an empty array means valid. Unlike
  * `parseSettings`, nothing is dropped silently: each problem is reported with its field,

@@ -291,6 +291,47 @@ describe('OptionsPage', () => {
     expect(byTestId('settings-errors').hidden).toBe(true);
   });
 
+  it('asks before an import sends more to other sites, listing what it changes; nothing is stored until the answer is Import', async () => {
+    const { sent } = await openPage();
+    const shared = JSON.stringify({
+      mirrorRules: [
+        { pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m3.example.net/'], sendCookies: true },
+        { pattern: 'files.example/', mirrors: ['https://cdn.example/'], passQuery: true },
+      ],
+    });
+    chooseFile(shared, 'shared.json');
+    await settle();
+    await settle();
+    const question = byTestId('import-confirm');
+    expect(question.querySelector('p')!.textContent).toBe('shared.json changes what Stitch sends to other sites:');
+    expect([...question.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
+      'The mirror rule for example.com/pub/ gets new mirrors: https://m3.example.net/.',
+      'The mirror rule for example.com/pub/ sends your cookies to https://m1.example.org/pub/, https://m3.example.net/.',
+      'New mirror rule for files.example/: downloads from there are also fetched from https://cdn.example/.',
+      "The mirror rule for files.example/ passes the URL's query (often a signed token) on to https://cdn.example/.",
+    ]);
+    expect(document.activeElement).toBe(question);
+    expect(input('settings-import').disabled).toBe(true);
+    expect(byTestId('settings-status').textContent).toBe('shared.json is not imported yet: answer the question at the top.');
+    expect(sent.some(ofType('import-settings'))).toBe(false);
+
+    byTestId('import-confirm-cancel').click();
+    await settle();
+    expect(document.querySelector('[data-testid="import-confirm"]')).toBeNull();
+    expect(sent.some(ofType('import-settings'))).toBe(false);
+    expect(byTestId('settings-status').textContent).toBe('Did not import shared.json: your settings are as they were.');
+    expect(input('settings-import').disabled).toBe(false);
+
+    chooseFile(shared, 'shared.json');
+    await settle();
+    await settle();
+    byTestId('import-confirm-apply').click();
+    await settle();
+    await settle();
+    expect(sent.filter(ofType('import-settings'))).toEqual([{ type: 'import-settings', json: shared }]);
+    expect(byTestId('settings-status').textContent).toBe('Imported shared.json and saved it.');
+  });
+
   it('exports the saved settings as a JSON file', async () => {
     const files: [string, string][] = [];
     await openPage(fakeBackground(), (json, name) => files.push([json, name]));
