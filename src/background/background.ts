@@ -8,10 +8,12 @@ import { JobManager } from './job-manager';
 import { JobMetaStore } from './job-meta';
 import { JobSaver } from './job-saver';
 import { KeepAlive, RESTORE_ALARM } from './keep-alive';
+import { LocalNetworkRules } from './local-network-rules';
 import { handleRequest } from './message-handler';
 import { PlaybackHub } from './playback';
 import { PostTracker } from './post-tracker';
 import { ReferrerRules } from './referrer-rules';
+import { SessionRules } from './session-rules';
 import { SettingsStore } from './settings-store';
 import { speedLimit } from './create-job';
 import type { EstimateStorage } from './storage-space';
@@ -56,7 +58,10 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   let restored: Promise<JobManager> | undefined;
   const trackedJobs = () => (restored ??= manager.then(async (m) => (await m.restore().catch(() => {}), m)));
   const playback = new PlaybackHub({ jobs: trackedJobs, store: deps.store });
-  const referrers = new ReferrerRules(api);
+  // One set of session rules for both concepts: each sync makes the browser's rules their union.
+  const sessionRules = new SessionRules(api);
+  const referrers = new ReferrerRules(api, sessionRules);
+  const localNetwork = new LocalNetworkRules(api, sessionRules);
   const toolbar = new Toolbar(api, () => settings.current);
   const bypass = new Bypass(api, settings);
   const feed = new SaveFeed();
@@ -84,6 +89,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
       },
       onActivity: (active, unfinished) => keepAlive.update(active, unfinished),
       referrers,
+      localNetwork,
     });
   })();
   const restore = () => void manager.then((m) => m.restore()).catch((error: unknown) => console.error('Stitch: restore failed', error));
@@ -92,7 +98,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     // Messages for the offscreen document are not ours: leave them unanswered here.
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
     if (!isOwnPage(sender, api)) return undefined;
-    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass });
+    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass, localNetwork });
   });
   api.runtime.onConnect.addListener((port) => {
     if (!isOwnPage(port.sender, api)) return;
@@ -137,15 +143,17 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
           notice: (message, url) => notices.add(message, url),
           mirrorsFor,
           referrers,
+          localNetwork,
           leaveNext: (url) => bypass.takeNext(url),
         }),
       )
       .catch((error: unknown) => console.error('Stitch: take-over failed', error));
   });
 
-  // Any start of the worker (browser start, kill, alarm, message) resumes unfinished jobs, which
-  // set their Referer rules again; rules left by jobs that are gone are removed.
-  void referrers.sync();
+  // Any start of the worker (browser start, kill, alarm, message) puts the rule that stops
+  // Stitch's requests to local addresses in place (jobs wait for it before their first request)
+  // and resumes unfinished jobs, which set their own rules again; rules of jobs gone are removed.
+  void sessionRules.sync();
   restore();
   void createContextMenu(api).catch(() => {});
   return { manager };

@@ -68,14 +68,16 @@ export interface SeenRequest {
 }
 
 /**
- * A declarativeNetRequest session rule, narrowed to what Stitch sets: a request header on its
- * own requests (see referrer-rules.ts).
+ * A declarativeNetRequest session rule, narrowed to what Stitch sets on its own requests: a
+ * request header (referrer-rules.ts), and blocks and allowances of local addresses
+ * (local-network-rules.ts).
  */
 export interface SessionRule {
   id: number;
   priority?: number;
   condition: {
     urlFilter?: string;
+    regexFilter?: string;
     isUrlFilterCaseSensitive?: boolean;
     initiatorDomains?: string[];
     requestDomains?: string[];
@@ -150,7 +152,8 @@ export interface BrowserApi {
   };
   /**
    * declarativeNetRequest session rules (kept across worker restarts, not browser restarts):
-   * they set the Referer of Stitch's own requests, which fetch cannot. Absent if not granted.
+   * they set the Referer of Stitch's own requests, which fetch cannot, and stop them at local
+   * addresses (redirects included). Absent if not granted.
    */
   sessionRules?: {
     get(): Promise<SessionRule[]>;

@@ -13,6 +13,7 @@ import type { Settings } from '../settings/schema';
 import { createJob, jobCookieOrigins, openJob, requestContext, sourceForNewLink, type JobCredentials, type JobSource } from './create-job';
 import type { JobMeta, JobMetaStore } from './job-meta';
 import type { JobSaver } from './job-saver';
+import type { LocalNetworkRules } from './local-network-rules';
 import type { ReferrerRules } from './referrer-rules';
 import { toJobView } from './job-view';
 import { JobSaving, type JobEntry } from './job-saving';
@@ -36,6 +37,8 @@ export interface JobManagerDeps {
   undoMs?: number;
   /** Sets each job's Referer on its requests while it runs (fetch cannot). */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
+  /** Lets a job whose URL is local reach its local origins while it runs (Stitch's requests to local addresses are stopped). */
+  localNetwork?: Pick<LocalNetworkRules, 'allow' | 'release' | 'during'>;
 }
 
 export interface NewDownload {
@@ -251,15 +254,17 @@ export class JobManager {
       await this.deps.store.clearBytes(id);
       entry.storedBytes = 0;
     } else {
-      const verdict = await checkRelink({
-        store: this.deps.store,
-        jobId: id,
-        file,
-        knownUrl: oldUrl,
-        newUrl: url,
-        options: entry.job.optionsAt(url, request),
-        signal: AbortSignal.timeout(30_000),
-      });
+      const check = () =>
+        checkRelink({
+          store: this.deps.store,
+          jobId: id,
+          file,
+          knownUrl: oldUrl,
+          newUrl: url,
+          options: entry.job.optionsAt(url, request),
+          signal: AbortSignal.timeout(30_000),
+        });
+      const verdict = await (this.deps.localNetwork?.during(url, [], check) ?? check());
       if (!verdict.same) return { job: this.view(entry), mismatch: verdict.reason };
       kept = verdict.file;
     }
@@ -405,8 +410,10 @@ export class JobManager {
   private start(entry: JobEntry): void {
     const id = entry.job.id;
     entry.running = (async () => {
-      // Before any other await: a take-over hands its rule over to the job without a gap.
-      await this.deps.referrers?.hold(id, entry.job.state.url, entry.meta.referrer);
+      // Before any other await: a take-over hands its rules over to the job without a gap, and no
+      // request goes out before the rule that stops requests to local addresses is in place.
+      const { url, mirrors } = entry.job.state;
+      await Promise.all([this.deps.referrers?.hold(id, url, entry.meta.referrer), this.deps.localNetwork?.allow(id, url, mirrors)]);
       const snapshot = entry.job.snapshot();
       const needed = snapshot.size === undefined ? undefined : snapshot.size - entry.storedBytes;
       const problem = startProblem(await freeBytes(this.deps.estimate), needed);
@@ -425,8 +432,9 @@ export class JobManager {
         entry.running = undefined;
         // A streamed save waits for bytes that will not come now: it is opened again when the job runs.
         if (entry.job.state.status !== 'complete') void this.saves.dropStreamed(entry, 'the download stopped');
-        // Kept only while the job runs: a restored or resumed job holds it again when it starts.
+        // Kept only while the job runs: a restored or resumed job holds them again when it starts.
         void this.deps.referrers?.release(id);
+        void this.deps.localNetwork?.release(id);
         // Resumed by the user while it was still stopping: run it again.
         if (!entry.meta.heldFor && this.shouldRun(entry)) this.enqueue(entry);
         this.deps.onView(this.view(entry));

@@ -3,6 +3,7 @@ import { isRequest, type JobAction, type Reply, type Request, type ReplyOf, type
 import { DEFAULT_SETTINGS, parseSettings } from '../settings/schema';
 import type { BrowserApi } from './browser-api';
 import type { JobManager, NewDownload } from './job-manager';
+import type { LocalNetworkRules } from './local-network-rules';
 import { testMirrorRule } from './mirror-test';
 import { InvalidSettings, type SettingsStore } from './settings-store';
 import type { UiNotices } from './ui-notices';
@@ -16,6 +17,8 @@ export interface HandlerDeps {
   notices: UiNotices;
   mirrorsFor: (url: string) => string[];
   testRule?: typeof testMirrorRule;
+  /** Lets a mirror test on a local address reach it (Stitch's requests there are stopped otherwise). */
+  localNetwork?: Pick<LocalNetworkRules, 'during'>;
   bypass?: Bypass;
 }
 
@@ -47,7 +50,7 @@ function settingsRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<R
     case 'export-settings':
       return deps.settings.export().then((json) => ({ json }));
     case 'test-mirror-rule':
-      return (deps.testRule ?? testMirrorRule)(request.rule, requireHttpUrl(request.sampleUrl));
+      return (deps.testRule ?? testMirrorRule)(request.rule, requireHttpUrl(request.sampleUrl), undefined, deps.localNetwork);
     default:
       return undefined;
   }

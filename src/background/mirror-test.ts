@@ -1,6 +1,7 @@
 import type { MirrorTestResult } from '../messages';
 import { mirrorUrlsFor } from '../settings/mirror-rules';
 import { normalizeMirrorRule, type MirrorRule } from '../settings/schema';
+import type { LocalNetworkRules } from './local-network-rules';
 import { probeUrl, type ProbeResult } from './probe';
 
 type Probe = (url: string, credentials: RequestCredentials) => Promise<ProbeResult>;
@@ -8,22 +9,22 @@ type Probe = (url: string, credentials: RequestCredentials) => Promise<ProbeResu
 /**
  * The options page's "test" button: asks the sample URL and each mirror's rewrite of it for the
  * first byte and compares sizes. A mirror passes when it serves the same size. The mirrors are
- * asked as downloads will ask them: with cookies only if the rule sends them.
+ * asked as downloads will ask them: with cookies only if the rule sends them, and on a local
+ * address only if the sample URL is on one too (`localNetwork` lets them through meanwhile).
  */
 export async function testMirrorRule(
   rule: MirrorRule,
   sampleUrl: string,
   probe: Probe = (url, credentials) => probeUrl(url, { credentials }),
+  localNetwork?: Pick<LocalNetworkRules, 'during'>,
 ): Promise<{ original: MirrorTestResult; mirrors: MirrorTestResult[] }> {
   const normal = normalizeMirrorRule(rule);
   if (!normal) throw new Error('the rule is not valid; fix the pattern and mirror prefixes first');
   const mirrorUrls = mirrorUrlsFor(sampleUrl, [normal]);
   if (mirrorUrls.length === 0) throw new Error(`the sample URL does not match the pattern ${normal.pattern}`);
   const mirrorCredentials = normal.sendCookies ? 'include' : 'omit';
-  const [original, ...answers] = await Promise.all([
-    probe(sampleUrl, 'include'),
-    ...mirrorUrls.map((url) => probe(url, mirrorCredentials)),
-  ]);
+  const probeAll = () => Promise.all([probe(sampleUrl, 'include'), ...mirrorUrls.map((url) => probe(url, mirrorCredentials))]);
+  const [original, ...answers] = await (localNetwork?.during(sampleUrl, mirrorUrls, probeAll) ?? probeAll());
   const originalResult = describe(sampleUrl, original, undefined);
   return {
     original: originalResult,

@@ -2,6 +2,7 @@ import type { Settings } from '../settings/schema';
 import type { BrowserApi, BrowserDownload } from './browser-api';
 import type { JobCredentials } from './create-job';
 import type { NewDownload } from './job-manager';
+import type { LocalNetworkRules } from './local-network-rules';
 import type { PostTracker } from './post-tracker';
 import { probeUrl, type ProbeResult } from './probe';
 import type { ReferrerRules } from './referrer-rules';
@@ -17,6 +18,8 @@ export interface TakeoverDeps {
   probe?: (url: string, init: { referrer?: string; credentials: JobCredentials }) => Promise<ProbeResult>;
   /** Sets the page's Referer on Stitch's requests (fetch cannot): the probe must be asked as the job will. */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
+  /** Lets the probe reach the file's origin when it is on a local address (Stitch's requests there are stopped otherwise). */
+  localNetwork?: Pick<LocalNetworkRules, 'allow' | 'release'>;
   /** True once for a download the user asked to leave to the browser (it is used up). */
   leaveNext?: (url: string) => Promise<boolean>;
 }
@@ -33,10 +36,11 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
   const first = firstLook(item, settings, deps.api.extensionId, deps.posts.wasPosted(item.url, item.finalUrl));
   if (first !== 'probe') return leave(first.notice, url, deps);
   if (await deps.leaveNext?.(url)) return leave('Left this download to the browser, as you asked.', url, deps);
-  // The probe carries the Referer the job will send; the job holds the rule itself once added.
+  // The probe carries the Referer the job will send, and reaches what it may reach; the job holds
+  // the rules itself once added.
   const owner = `takeover:${item.id}`;
   const credentials = takeoverCredentials(url, item.referrer);
-  await deps.referrers?.hold(owner, url, item.referrer);
+  await Promise.all([deps.referrers?.hold(owner, url, item.referrer), deps.localNetwork?.allow(owner, url)]);
   try {
     const probe = await (deps.probe ?? probeUrl)(url, { referrer: item.referrer, credentials });
     const second = afterProbe(item, probe, settings, credentials);
@@ -52,7 +56,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
     await deps.add({ url, referrer: item.referrer || undefined, credentials, mirrors: deps.mirrorsFor(url), takenOver: true });
     return 'taken';
   } finally {
-    await deps.referrers?.release(owner);
+    await Promise.all([deps.referrers?.release(owner), deps.localNetwork?.release(owner)]);
   }
 }
 

@@ -53,12 +53,15 @@ export interface Launched {
   close(): Promise<void>;
 }
 
-/** `language`: the browser's UI language (Chromium on Linux takes it from LANGUAGE), e.g. 'de'. */
-export async function launchWithExtension(profile: Profile, language?: string): Promise<Launched> {
+/**
+ * `language`: the browser's UI language (Chromium on Linux takes it from LANGUAGE), e.g. 'de'.
+ * `extraArgs`: more command-line flags (e.g. `--host-resolver-rules`).
+ */
+export async function launchWithExtension(profile: Profile, language?: string, extraArgs: string[] = []): Promise<Launched> {
   const context = await chromium.launchPersistentContext(profile.dir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: language ? [...chromiumArgs(), `--lang=${language}`] : chromiumArgs(),
+    args: [...chromiumArgs(), ...(language ? [`--lang=${language}`] : []), ...extraArgs],
     env: language ? { ...process.env, LANGUAGE: language } : undefined,
     acceptDownloads: true,
   });

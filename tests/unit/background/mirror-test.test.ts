@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { LocalNetworkRules } from '../../../src/background/local-network-rules';
 import { testMirrorRule } from '../../../src/background/mirror-test';
 import type { ProbeResult } from '../../../src/background/probe';
+import { FakeBrowser } from '../../support/fake-browser';
 
 const rule = {
   pattern: 'example.com/pub/',
@@ -38,5 +40,24 @@ describe('testing a mirror rule', () => {
       ['https://m1.example.org/pub/a.iso?token=secret', 'include'],
       ['https://m2.example.org/a.iso?token=secret', 'include'],
     ]);
+  });
+
+  test('on a local sample URL, its local mirrors may be reached while the test runs, as its downloads may', async () => {
+    const browser = new FakeBrowser();
+    const local = new LocalNetworkRules(browser);
+    const allowedDuring: (string | null | undefined)[][] = [];
+    const probe = async (): Promise<ProbeResult> => {
+      allowedDuring.push(browser.rules.filter((r) => r.action.type === 'allow').map((r) => r.condition.urlFilter));
+      return { status: 206, statusText: 'Partial Content', size: 1000 };
+    };
+    const intranet = { ...rule, pattern: 'http://192.168.1.10/pub/', mirrors: ['http://192.168.1.11/pub/', 'https://m.example.org/'] };
+    await testMirrorRule(intranet, 'http://192.168.1.10/pub/a.iso', probe, local);
+    expect(allowedDuring[0]).toEqual(['|http://192.168.1.10/', '|http://192.168.1.11/']);
+    await local.allow('later', 'https://example.com/'); // waits for the release queued
+    expect(browser.rules.filter((r) => r.action.type === 'allow')).toEqual([]);
+    // A public sample URL: its local mirror stays out of reach, as it would for its downloads.
+    allowedDuring.length = 0;
+    await testMirrorRule({ ...rule, mirrors: ['http://192.168.1.11/pub/'] }, 'https://example.com/pub/a.iso', probe, local);
+    expect(allowedDuring).toEqual([[], []]);
   });
 });

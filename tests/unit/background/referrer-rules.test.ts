@@ -46,7 +46,7 @@ describe('ReferrerRules', () => {
     expect(browser.rules).toEqual([
       {
         id: 1,
-        priority: 1,
+        priority: 3, // above the allow rules of local addresses, which would cancel it
         condition: {
           urlFilter: '|https://dl.example.com/files/big.iso?token=abc|',
           isUrlFilterCaseSensitive: true,
@@ -78,15 +78,41 @@ describe('ReferrerRules', () => {
     await rules.hold('job-1', URL_A, PAGE);
     await rules.release('takeover:7');
     expect(browser.rules.map((r) => r.id)).toEqual([1]);
-    await rules.hold('job-2', URL_A, 'https://other.example/page');
-    expect(browser.rules.map((r) => [r.id, r.action.requestHeaders![0]!.value])).toEqual([
-      [1, SENT],
-      [2, 'https://other.example/'],
-    ]);
     await rules.release('job-1');
-    await rules.release('job-2');
     expect(browser.rules).toEqual([]);
-    expect(browser.calls).toEqual(['rules +1', 'rules +2', 'rules -1', 'rules -2']);
+    expect(browser.calls).toEqual(['rules +1', 'rules -1']);
+  });
+
+  test('one URL held with two Referers makes one rule, with the Referer of the owner that has held it longest', async () => {
+    const browser = new FakeBrowser();
+    const rules = new ReferrerRules(browser);
+    const referers = () => browser.rules.map((r) => [r.id, r.condition.urlFilter, r.action.requestHeaders![0]!.value]);
+    await rules.hold('job-1', URL_A, PAGE);
+    // The same file from another page: job-1's requests keep their Referer, and job-2's get it too.
+    await rules.hold('job-2', URL_A, 'https://other.example/page');
+    expect(referers()).toEqual([[1, urlFilterFor(URL_A), SENT]]);
+    expect(browser.calls).toEqual(['rules +1']);
+    // Once job-1 lets go, job-2's own Referer applies.
+    await rules.release('job-1');
+    expect(referers()).toEqual([[2, urlFilterFor(URL_A), 'https://other.example/']]);
+    // An owner that changes its Referer holds anew: it is the newest.
+    await rules.hold('job-3', URL_A, PAGE);
+    await rules.hold('job-2', URL_A, 'https://third.example/');
+    expect(referers()).toEqual([[1, urlFilterFor(URL_A), SENT]]);
+    expect(browser.rules.every((r) => r.priority === 3)).toBe(true);
+    await Promise.all([rules.release('job-2'), rules.release('job-3')]);
+    expect(browser.rules).toEqual([]);
+  });
+
+  test('other URLs keep their own rules beside it', async () => {
+    const browser = new FakeBrowser();
+    const rules = new ReferrerRules(browser);
+    const URL_B = 'https://dl.example.com/files/other.iso';
+    await Promise.all([rules.hold('job-1', URL_A, PAGE), rules.hold('job-2', URL_B, 'https://other.example/page')]);
+    expect(browser.rules.map((r) => [r.condition.urlFilter, r.action.requestHeaders![0]!.value])).toEqual([
+      [urlFilterFor(URL_A), SENT],
+      [urlFilterFor(URL_B), 'https://other.example/'],
+    ]);
   });
 
   test('a hand-over within one turn (release, then hold again) does not touch the rules', async () => {
@@ -115,7 +141,7 @@ describe('ReferrerRules', () => {
 
   test('a sync removes rules nobody holds (left by a previous worker) and avoids their ids meanwhile', async () => {
     const browser = new FakeBrowser();
-    const stale = refererRule(1, { urlFilter: '|https://gone.example/x|', referer: PAGE });
+    const stale = { id: 1, ...refererRule({ urlFilter: '|https://gone.example/x|', referer: PAGE }) };
     const foreign: SessionRule = {
       id: 3,
       condition: { urlFilter: '|https://dl.example.com/files/big.iso?token=abc|' },

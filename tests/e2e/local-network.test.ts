@@ -1,0 +1,163 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { LOCAL_URL_REGEXES } from '../../src/background/local-network-rules';
+import type { JobView, ReplyOf, RequestOf, RequestType } from '../../src/messages';
+import { contentSha256 } from '../support/content';
+import { EXTENSION_DIR, extensionPage, launchWithExtension, request } from './support/chromium';
+import { launchFirefox, openAddonPage } from './support/firefox';
+import { fileSha256, until, waitForFile } from './support/files';
+import { MiB, mirror, onCleanup, profile } from './support/setup';
+
+/**
+ * Stitch's own requests to local addresses are stopped in the browser, before they are sent,
+ * redirect hops included (issue 25, item 5). A browser hides a redirect from fetch (an opaque
+ * redirect), so Stitch asks again following it blind and checks where it ended: without the
+ * browser's rule, the request to the local address would already be out.
+ *
+ * Every server is on the loopback, which is itself local: the "public" ones are addressed by
+ * names the browser resolves to 127.0.0.1 (public.test, mirror.test), the local one by its
+ * address. Each server records every request it received.
+ */
+
+/** What the scenario needs of a browser with Stitch loaded. */
+interface Driver {
+  send<T extends RequestType>(message: RequestOf<T>): Promise<{ ok: boolean; value?: ReplyOf<T>; error?: string }>;
+  sessionRules(): Promise<SessionRuleSeen[]>;
+  regexSupported(regex: string): Promise<boolean>;
+  downloads: string;
+}
+
+/** A session rule as the browser returns it (Firefox: null for each field unset). */
+interface SessionRuleSeen {
+  priority?: number;
+  action: { type: string };
+  condition: { urlFilter?: string | null; regexFilter?: string | null };
+}
+
+const SIZE = 2 * MiB;
+
+async function scenario(browser: Driver): Promise<void> {
+  const local = await mirror({ size: SIZE, seed: 61, filename: 'local.bin' });
+  const trap = await mirror({ size: SIZE, redirect: { location: local.url } });
+  const file = await mirror({ size: SIZE, seed: 62, filename: 'public.bin' });
+  const hop = await mirror({ size: SIZE, redirect: { location: `http://mirror.test:${file.port}/file.bin` } });
+  const add = async (url: string): Promise<JobView> => {
+    const reply = await browser.send({ type: 'add-url', url });
+    if (!reply.value) throw new Error(`add-url ${url}: ${reply.error}`);
+    return reply.value.job;
+  };
+  /** Adds a public file that redirects to the local server; returns once Stitch has followed it blind. */
+  const addTrap = async (server: typeof trap) => {
+    const job = await add(`http://public.test:${server.port}/file.bin`);
+    // The request that may not see the redirect, then the one that follows it blind.
+    await until('Stitch to follow the redirect blind', () => server.stats.requests.length >= 2, 20_000);
+    await new Promise((r) => setTimeout(r, 1500)); // the hop would take a millisecond
+    return job;
+  };
+
+  for (const regex of LOCAL_URL_REGEXES) expect(await browser.regexSupported(regex), regex).toBe(true);
+
+  // A public file that redirects into the local network: the local server never hears of it.
+  const trapped = await addTrap(trap);
+  expect(local.stats.requests).toEqual([]);
+  await browser.send({ type: 'job-action', action: 'cancel', id: trapped.id });
+
+  // A redirect to another public name is followed, and the file saved exactly.
+  await add(`http://public.test:${hop.port}/file.bin`);
+  const publicFile = await waitForFile(browser.downloads, 'public.bin', SIZE, 60_000);
+  expect(await fileSha256(publicFile)).toBe(await contentSha256(62, SIZE));
+  expect(file.stats.requests.length).toBeGreaterThan(0);
+
+  // A download whose own address is local may reach it.
+  await add(local.url);
+  const localFile = await waitForFile(browser.downloads, 'local.bin', SIZE, 60_000);
+  expect(await fileSha256(localFile)).toBe(await contentSha256(61, SIZE));
+  const reached = local.stats.requests.length;
+  expect(reached).toBeGreaterThan(0);
+  // Only while it runs: then the block rules alone are left...
+  await until(
+    'the allow rule to go with its job',
+    async () => (await browser.sessionRules()).every((rule) => rule.action.type === 'block'),
+    10_000,
+  );
+  expect((await browser.sessionRules()).map((rule) => [rule.priority, rule.condition.regexFilter])).toEqual(
+    LOCAL_URL_REGEXES.map((regex) => [1, regex]),
+  );
+  // ...and a public redirect there is refused again.
+  await addTrap(await mirror({ size: SIZE, redirect: { location: local.url } }));
+  expect(local.stats.requests).toHaveLength(reached);
+}
+
+test('Chromium: Stitch’s requests into the local network are stopped before they are sent, unless the download is local', async () => {
+  const p = profile();
+  const launched = await launchWithExtension(p, undefined, ['--host-resolver-rules=MAP *.test 127.0.0.1']);
+  onCleanup(() => launched.close());
+  const ui = await extensionPage(launched, 'offscreen/offscreen.html');
+  // (Functions given to evaluate run in the page: each names the API itself.)
+  await scenario({
+    send: (message) => request(ui, message),
+    sessionRules: () => ui.evaluate(() => (chrome as unknown as Extension).declarativeNetRequest.getSessionRules()),
+    regexSupported: (regex) =>
+      ui.evaluate(
+        async (r) => (await (chrome as unknown as Extension).declarativeNetRequest.isRegexSupported({ regex: r })).isSupported,
+        regex,
+      ),
+    downloads: p.downloads,
+  });
+});
+
+test('Firefox: Stitch’s requests into the local network are stopped before they are sent, unless the download is local', async () => {
+  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
+  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
+  const browser = await launchFirefox(downloads, onCleanup, {
+    addonDir: addonWithTestPage(),
+    prefs: { 'network.dns.localDomains': 'public.test,mirror.test' },
+  });
+  const page = await openAddonPage(browser, 'test-page.html', onCleanup);
+  await scenario({
+    send: (message) =>
+      page.evaluate((m) => (globalThis as unknown as { browser: Extension }).browser.runtime.sendMessage(m), message) as never,
+    sessionRules: () =>
+      page.evaluate(() => (globalThis as unknown as { browser: Extension }).browser.declarativeNetRequest.getSessionRules()),
+    regexSupported: (regex) =>
+      page.evaluate(
+        async (r) =>
+          (await (globalThis as unknown as { browser: Extension }).browser.declarativeNetRequest.isRegexSupported({ regex: r }))
+            .isSupported,
+        regex,
+      ),
+    downloads,
+  });
+});
+
+/** The extension APIs the test calls from an extension page. */
+interface Extension {
+  runtime: { sendMessage(message: unknown): Promise<unknown> };
+  declarativeNetRequest: {
+    getSessionRules(): Promise<SessionRuleSeen[]>;
+    isRegexSupported(options: { regex: string }): Promise<{ isSupported: boolean }>;
+  };
+}
+
+/**
+ * A copy of the built add-on with an empty page of the test's own, reachable from the loopback
+ * (Firefox opens add-on pages only through a redirect): from it the test talks to the background
+ * as Stitch's pages do. The page moves within itself once loaded, which makes WebDriver find it
+ * again after Firefox moved the tab to the add-on's process (see openAddonPage).
+ */
+function addonWithTestPage(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'stitch-ff-addon-'));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(EXTENSION_DIR, dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'test-page.html'),
+    '<!doctype html><meta charset="utf-8"><title>test</title><script src="test-page.js"></script>',
+  );
+  writeFileSync(join(dir, 'test-page.js'), "history.replaceState(null, '', '?ready');");
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  manifest.web_accessible_resources = [{ resources: ['test-page.html'], matches: ['http://127.0.0.1/*'] }];
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return dir;
+}
