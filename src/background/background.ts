@@ -12,6 +12,7 @@ import { LocalNetworkRules } from './local-network-rules';
 import { handleRequest } from './message-handler';
 import { PlaybackHub } from './playback';
 import { PostTracker } from './post-tracker';
+import { redirectLog } from './redirect-log';
 import { ReferrerRules } from './referrer-rules';
 import { SessionRules } from './session-rules';
 import { SettingsStore } from './settings-store';
@@ -128,6 +129,8 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     if (player) void api.tabs?.create(player).catch((error: unknown) => console.error('Stitch: could not open the player', error));
   });
   api.webRequest?.onBeforeRequest.addListener((details) => posts.observe(details));
+  // The redirects fetch hides from the engine: their hops are checked before they are sent.
+  redirectLog.watch(api.webRequest?.onRedirect, (url) => localNetwork.allows(url));
   api.downloads.onCreated.addListener((item) => {
     void manager
       .then((m) =>

@@ -68,6 +68,20 @@ export interface SeenRequest {
 }
 
 /**
+ * A redirect answered to one of Stitch's own background requests, as webRequest saw it (observation
+ * only): `redirectUrl` from onBeforeRedirect, or the `location` header of a 3xx from
+ * onHeadersReceived (Firefox fires no onBeforeRedirect for a fetch with `redirect: 'manual'`).
+ */
+export interface SeenRedirect {
+  /** The browser's id of the request; one request keeps it across its hops. */
+  requestId: string;
+  url: string;
+  statusCode: number;
+  redirectUrl?: string;
+  location?: string;
+}
+
+/**
  * A declarativeNetRequest session rule, narrowed to what Stitch sets on its own requests: a
  * request header (referrer-rules.ts), and blocks and allowances of local addresses
  * (local-network-rules.ts).
@@ -149,6 +163,8 @@ export interface BrowserApi {
   /** Observation of requests (to know which downloads came from a POST); absent if not granted. */
   webRequest?: {
     onBeforeRequest: ApiEvent<(details: SeenRequest) => void>;
+    /** Redirects of Stitch's own background requests (see redirect-log.ts). */
+    onRedirect?: ApiEvent<(hop: SeenRedirect) => void>;
   };
   /**
    * declarativeNetRequest session rules (kept across worker restarts, not browser restarts):

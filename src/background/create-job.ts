@@ -10,6 +10,7 @@ import {
 } from '../engine';
 import { cookieOriginsFor } from '../settings/mirror-rules';
 import type { MirrorRule, Settings } from '../settings/schema';
+import { backgroundFetch } from './redirect-log';
 import { createWasmHasher } from './wasm-hasher';
 
 /** Whether a job's requests to the origin of its URL carry the browser's cookies. */
@@ -91,6 +92,8 @@ function engineOptions(source: RequestSource, settings: Settings): Partial<Engin
     rateLimiter: speedLimit,
     userLocation: countryOfLocale(globalThis.navigator?.language),
     createHasher: createWasmHasher,
+    // The hops fetch hides, put back for the engine to check (redirect-log.ts).
+    fetch: backgroundFetch,
   };
 }
 

@@ -89,6 +89,13 @@ export class LocalNetworkRules {
     return this.holders.delete(owner) ? this.sync() : this.settled();
   }
 
+  /** Whether these rules let Stitch's requests reach `url`: it is not local, or a download holds its origin. */
+  allows(url: string): boolean {
+    const parsed = parseHttpUrl(url);
+    if (!parsed || !isLocalHost(parsed.hostname)) return true;
+    return [...this.holders.values()].some((origins) => origins.includes(parsed.origin));
+  }
+
   /** Runs `task` (a mirror test, a New link check) with the local origins of `primaryUrl` allowed. */
   async during<T>(primaryUrl: string, others: readonly string[], task: () => Promise<T>): Promise<T> {
     const owner = `local:${++this.anonymous}`;

@@ -1,4 +1,5 @@
 import { parseContentLength, parseContentRange, trustedFetch, type HttpFetch } from '../engine';
+import { backgroundFetch } from './redirect-log';
 
 export interface ProbeResult {
   /** HTTP status; 0 when the request failed before any answer. */
@@ -25,7 +26,7 @@ export async function probeUrl(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('no answer within 15 s')), PROBE_TIMEOUT_MS);
   try {
-    const fetcher = trustedFetch(init.fetch ?? fetch, {
+    const fetcher = trustedFetch(init.fetch ?? backgroundFetch, {
       primaryUrl: url,
       credentials: init.credentials,
       credentialOrigins: [],

@@ -1,5 +1,5 @@
 import browser from 'webextension-polyfill';
-import type { BrowserApi } from './browser-api';
+import type { ApiEvent, BrowserApi, SeenRedirect } from './browser-api';
 
 /** The BrowserApi of the running extension, over webextension-polyfill. */
 export function realBrowserApi(): BrowserApi {
@@ -66,10 +66,60 @@ export function realBrowserApi(): BrowserApi {
           }),
         removeListener: (listener) => browser.webRequest.onBeforeRequest.removeListener(listener),
       },
+      onRedirect: ownRedirects(browser.runtime.getURL('')),
     },
     sessionRules: browser.declarativeNetRequest && {
       get: () => browser.declarativeNetRequest.getSessionRules(),
       update: (change) => browser.declarativeNetRequest.updateSessionRules(change as never),
+    },
+  };
+}
+
+/** What the redirect events tell of a request (the fields read; Chrome names the initiator, Firefox the originUrl). */
+interface RedirectDetails {
+  requestId: string;
+  url: string;
+  statusCode: number;
+  redirectUrl?: string;
+  responseHeaders?: { name: string; value?: string }[];
+  initiator?: string;
+  originUrl?: string;
+}
+
+/**
+ * The redirects answered to Stitch's own background requests (no tab, fetch, started by the
+ * extension's origin; a web page's service worker has no tab either): onBeforeRedirect, and the
+ * Location of a 3xx's headers, since Firefox fires no onBeforeRedirect when fetch does not follow
+ * the redirect (`redirect: 'manual'`). Observation only: neither needs 'blocking'.
+ */
+function ownRedirects(extensionOrigin: string): ApiEvent<(hop: SeenRedirect) => void> {
+  const filter = { urls: ['http://*/*', 'https://*/*'], types: ['xmlhttprequest' as const], tabId: -1 };
+  const base = extensionOrigin.replace(/\/$/, '');
+  const own = (d: RedirectDetails) => [d.initiator, d.originUrl].some((url) => url === base || url?.startsWith(`${base}/`));
+  const seen = (d: RedirectDetails): SeenRedirect => ({
+    requestId: d.requestId,
+    url: d.url,
+    statusCode: d.statusCode,
+    redirectUrl: d.redirectUrl,
+    location: d.responseHeaders?.find((h) => h.name.toLowerCase() === 'location')?.value,
+  });
+  const added = new Map<(hop: SeenRedirect) => void, (d: RedirectDetails) => void>();
+  return {
+    addListener(listener) {
+      const observe = (d: RedirectDetails) => {
+        const redirect = d.redirectUrl !== undefined || (d.statusCode >= 300 && d.statusCode < 400);
+        if (redirect && own(d)) listener(seen(d));
+      };
+      added.set(listener, observe);
+      browser.webRequest.onBeforeRedirect.addListener(observe, filter);
+      browser.webRequest.onHeadersReceived.addListener(observe, filter, ['responseHeaders']);
+    },
+    removeListener(listener) {
+      const observe = added.get(listener);
+      if (!observe) return;
+      added.delete(listener);
+      browser.webRequest.onBeforeRedirect.removeListener(observe);
+      browser.webRequest.onHeadersReceived.removeListener(observe);
     },
   };
 }
