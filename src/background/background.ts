@@ -130,7 +130,10 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   });
   api.webRequest?.onBeforeRequest.addListener((details) => posts.observe(details));
   // The redirects fetch hides from the engine: their hops are checked before they are sent.
-  redirectLog.watch(api.webRequest?.onRedirect, (url) => localNetwork.allows(url));
+  redirectLog.watch(api.webRequest?.onRedirect, {
+    mayReach: (url) => localNetwork.allows(url),
+    letThrough: (url, task) => localNetwork.during(url, [], task),
+  });
   api.downloads.onCreated.addListener((item) => {
     void manager
       .then((m) =>

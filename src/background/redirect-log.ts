@@ -40,6 +40,8 @@ export class RedirectLog {
   private watching = false;
   /** Whether Stitch's requests may reach a URL (the local-network rules' allowances); see `watch`. */
   private reaches: (url: string) => boolean = (url) => !isLocalUrl(url);
+  /** Runs a request the engine sent to a local URL with that URL's origin let through; see `watch`. */
+  private letThrough: <T>(url: string, task: () => Promise<T>) => Promise<T> = (_url, task) => task();
 
   constructor(readonly now: () => number = () => performance.now()) {}
 
@@ -49,19 +51,31 @@ export class RedirectLog {
   }
 
   /**
-   * Listens to `event` (register it before the background's first await). `mayReach`: whether the
-   * browser lets Stitch's requests reach a URL (LocalNetworkRules.allows); by default any URL
-   * that is not local.
+   * Listens to `event` (register it before the background's first await). `rules.mayReach`:
+   * whether the browser lets Stitch's requests reach a URL (LocalNetworkRules.allows; by default
+   * any URL that is not local); `rules.letThrough`: runs a task with a local URL's origin allowed
+   * (LocalNetworkRules.during).
    */
-  watch(event: ApiEvent<(hop: SeenRedirect) => void> | undefined, mayReach?: (url: string) => boolean): void {
+  watch(
+    event: ApiEvent<(hop: SeenRedirect) => void> | undefined,
+    rules?: { mayReach(url: string): boolean; letThrough<T>(url: string, task: () => Promise<T>): Promise<T> },
+  ): void {
     if (!event) return;
     event.addListener((hop) => this.record(hop));
-    if (mayReach) this.reaches = mayReach;
+    if (rules) {
+      this.reaches = (url) => rules.mayReach(url);
+      this.letThrough = (url, task) => rules.letThrough(url, task);
+    }
     this.watching = true;
   }
 
   mayReach(url: string): boolean {
     return this.reaches(url);
+  }
+
+  /** `task` (a request to `url`) with `url` let through when the browser's rules would stop it. */
+  reach<T>(url: string, task: () => Promise<T>): Promise<T> {
+    return this.mayReach(url) ? task() : this.letThrough(url, task);
   }
 
   /** A redirect seen by the browser; 3xx headers without a usable Location are no hop. */
@@ -164,7 +178,11 @@ export function withRedirectLog(fetcher: HttpFetch, log: RedirectLog, waitMs = H
     const since = log.now();
     let response: HttpResponse;
     try {
-      response = await fetcher(url, init);
+      // A request that follows no redirect goes only where the engine's rules sent it (a primary,
+      // a mirror, a hop trustedFetch checked): the browser's block is for hops the engine cannot
+      // see, so such a request to a local address (a local download's redirect to another local
+      // origin, a LAN mirror the user chose) is let through for its own origin.
+      response = await (init?.redirect === 'manual' ? log.reach(url, () => fetcher(url, init)) : fetcher(url, init));
     } catch (error) {
       // A browser's fetch fails with a TypeError for any network error, the blocked request included.
       if (!(error instanceof TypeError)) throw error;

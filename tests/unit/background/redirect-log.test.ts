@@ -17,14 +17,25 @@ function clock() {
   return { now: () => t, advance: (ms: number) => void (t += ms) };
 }
 
-/** A log that listens to a fake event, and that event. */
+/**
+ * A log that listens to a fake event, and that event. `mayReach` stands for the browser's rules;
+ * `letThrough` records the URLs the log had them let through (the task runs while they are).
+ */
 function watched(mayReach?: (url: string) => boolean, now?: () => number) {
   const log = new RedirectLog(now);
   const event = new FakeEvent<(hop: SeenRedirect) => void>();
-  log.watch(event, mayReach);
+  const letThrough: string[] = [];
+  const rules = mayReach && {
+    mayReach,
+    letThrough: async <T>(url: string, task: () => Promise<T>) => {
+      letThrough.push(url);
+      return task();
+    },
+  };
+  log.watch(event, rules);
   const hop = (url: string, redirectUrl: string, requestId = String(Math.random())) =>
     event.fire({ requestId, url, statusCode: 302, redirectUrl });
-  return { log, event, hop };
+  return { log, event, hop, letThrough };
 }
 
 function response(url: string, init: Partial<HttpResponse> = {}): HttpResponse {
@@ -266,18 +277,29 @@ describe('withRedirectLog under trustedFetch, as in the browser', () => {
     );
   });
 
-  test('a local download’s redirect to another local origin, which the browser stops, fails at once', async () => {
+  test('a local download’s redirect to another local origin is followed by hand, that origin let through for the hop', async () => {
     const primary = 'http://192.168.1.10/file.iso';
     const other = 'http://192.168.1.11/file.iso';
-    const { log, hop } = watched((url) => !url.startsWith(other));
-    const browser = fakeBrowserFetch({ redirects: { [primary]: other }, seen: hop, seenAfterMs: 1, blocked: (url) => url === other });
+    const { log, hop, letThrough } = watched((url) => !url.startsWith(other));
+    // The browser stops `other` unless the log has it let through (the hop the engine checked).
+    const browser = fakeBrowserFetch({ redirects: { [primary]: other }, seen: hop, seenAfterMs: 1, blocked: () => false });
     const fetcher = trustedFetch(withRedirectLog(browser.fetcher, log, WAIT_MS), { ...scope, primaryUrl: primary });
-    const failure = await fetcher(primary).catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(RefusedResponse);
-    expect((failure as Error).message).toBe(
-      `${other} is on a local or private network address other than the download's own, where Stitch's requests are stopped`,
-    );
-    expect(browser.calls.map((c) => c.url)).toEqual([primary, other]);
+    const answer = await fetcher(primary);
+    expect(answer.status).toBe(200);
+    expect(browser.calls.map((c) => [c.url, c.init?.redirect])).toEqual([
+      [primary, 'manual'],
+      [other, 'manual'],
+    ]);
+    expect(letThrough).toEqual([other]);
+  });
+
+  test('a public download’s hidden hop into a local address is never let through', async () => {
+    const { log, hop, letThrough } = watched((url) => url !== ROUTER);
+    const browser = fakeBrowserFetch({ redirects: { [PUBLIC]: ROUTER }, seen: hop, seenAfterMs: 1, blocked: (url) => url === ROUTER });
+    const fetcher = trustedFetch(withRedirectLog(browser.fetcher, log, WAIT_MS), { ...scope, primaryUrl: PUBLIC });
+    await expect(fetcher(PUBLIC)).rejects.toThrow(/redirected to http:\/\/192\.168\.1\.1\/admin is on a local or private network address/);
+    expect(browser.calls.map((c) => c.url)).toEqual([PUBLIC]);
+    expect(letThrough).toEqual([]);
   });
 
   test('an abort or a hop heard of before the request are not taken for a refusal', async () => {
