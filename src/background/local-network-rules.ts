@@ -46,9 +46,10 @@ export const LOCAL_URL_REGEXES: readonly string[] = (() => {
  * A download whose primary is itself local may reach the local origins of its primary and
  * mirrors (the engine allows them): its owner (a running job, a take-over probe) holds an allow
  * rule of higher priority per origin while it needs it. The browser cannot tell which download a
- * request is for: a redirect from there to another local origin is stopped too, and while such a
- * download runs, a public download's redirect into its origin passes the browser (and only the
- * engine's check refuses it).
+ * request is for: while such a download runs, a public download's hidden redirect into its origin
+ * passes the browser (and only the engine's check refuses it). A request the engine sends itself
+ * after checking it (redirect: 'manual') is let through for its origin (redirect-log.ts): only
+ * hops the engine cannot see are left to the block.
  *
  * The rules match only the extension's own background requests (initiated by its origin, from no
  * tab, of type xmlhttprequest: what both browsers call a background fetch), never the user's

@@ -198,8 +198,8 @@ export function withRedirectLog(fetcher: HttpFetch, log: RedirectLog, waitMs = H
 }
 
 /**
- * A request the browser stopped at its own URL: a local address no download holds (the engine
- * lets a local download's redirect lead to another local origin; the browser's rules do not).
+ * A request the browser stopped at its own URL: a local address no download holds, reached by a
+ * hop the engine could not check first (a blind follow).
  */
 function stoppedRequest(url: string): string {
   return `${url} is on a local or private network address other than the download's own, where Stitch's requests are stopped`;
