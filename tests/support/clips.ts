@@ -1,61 +1,120 @@
 /**
- * Video clips for the playback benchmark and the seek tests, made with ffmpeg on first use and kept in .tmp/play-clips/
- * (a clip's name holds every parameter, so a changed recipe makes a new file). Each frame shows
- * a moving pattern with noise (so the encoder spends its bitrate evenly) and its own timestamp;
- * a keyframe every second, as streaming encoders do, so a seek lands within a second.
+ * Media clips for the playback benchmark and the seek tests, made with ffmpeg on first use and
+ * kept in .tmp/play-clips/ (a clip's file name holds a hash of its ffmpeg arguments, so a changed
+ * recipe makes a new file). Each frame shows a moving pattern with noise (so the encoder spends
+ * its bitrate evenly) and its own timestamp; the sound is two tones with noise, in stereo.
+ *
+ * Issue 26: made the way users' files are, with ffmpeg's own encoder settings: only a target
+ * bitrate (`-b:v`, a variable bitrate around it), no forced keyframe interval. Measured with
+ * ffprobe (ffmpeg 5.1, Debian 12) on these 25 fps clips: libvpx-vp9 puts a keyframe every 128
+ * frames (5.12 s: libvpx's own kf_max_dist, which ffmpeg leaves alone), libx264 one every 250
+ * frames (10 s: its keyint; its scene-cut detection makes it 5.7–6 s on a 480×270 pattern). The
+ * muxers' defaults too: WebM's Cues (the index, video keyframes only) after the last Cluster,
+ * Clusters of at most 5 s (the first of the 16 MB clip is 804 kB), MP4's moov after the mdat. The
+ * encoders' speed settings (`-deadline realtime -cpu-used 8`, x264's `veryfast`) change none of
+ * this (checked against libvpx's `good` deadline) and keep the 30-minute clip to about 2.5
+ * minutes on two cores (the 120 s clips about 20 s each). Audio is at each encoder's default
+ * bitrate (Opus 96 kbit/s, AAC 128 kbit/s, MP3 128 kbit/s).
+ *
+ * `streaming: true` is issue 11's kinder recipe: VP8 or H.264 at a constant bitrate with a
+ * keyframe every second (as live encoders do) and a quiet 32 kbit/s tone.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+/**
+ * - webm: VP9 + Opus, Cues at the end (ffmpeg's default); webm-cues-front: the Cues moved before
+ *   the Clusters (`-cues_to_front 1`);
+ * - mp4: H.264 + AAC, moov at the end (ffmpeg's default); mp4-faststart: moov first
+ *   (`-movflags +faststart`); fmp4: fragmented, a fragment per keyframe;
+ * - opus: Opus alone in WebM (audio/webm); mp3: MP3 (libmp3lame).
+ */
+export type ClipFormat = 'webm' | 'webm-cues-front' | 'mp4' | 'mp4-faststart' | 'fmp4' | 'opus' | 'mp3';
+
 export interface ClipRecipe {
-  /** Short name for the table: 'webm-2MB'. */
+  /** Short name for tables and the served file's name: 'webm-2MB'. */
   name: string;
-  container: 'webm' | 'mp4';
+  format: ClipFormat;
   durationSeconds: number;
-  /** Video bitrate (kbit/s); audio adds 32 kbit/s. */
+  /** Video target bitrate (kbit/s), with width and height; unused by the audio formats. */
   videoKbps: number;
   width: number;
   height: number;
+  /** Issue 11's recipe: a keyframe every second at a constant bitrate (see the header). */
+  streaming?: boolean;
 }
 
-/** About 2 MB: the clip of issue 11's report (a 60 s WebM of 2.16 MB). */
-export const SMALL_WEBM: ClipRecipe = { name: 'webm-2MB', container: 'webm', durationSeconds: 60, videoKbps: 240, width: 480, height: 270 };
-export const LARGE_WEBM: ClipRecipe = {
-  name: 'webm-16MB',
-  container: 'webm',
-  durationSeconds: 120,
-  videoKbps: 1040,
-  width: 640,
-  height: 360,
+/** About 2 MB: the clip of issue 11's report (a 60 s WebM of 2.16 MB), at a keyframe a second. */
+export const SMALL_WEBM: ClipRecipe = {
+  name: 'webm-2MB-1s-keys',
+  format: 'webm',
+  durationSeconds: 60,
+  videoKbps: 240,
+  width: 480,
+  height: 270,
+  streaming: true,
 };
-/** Plain MP4, moov at the end: a player must fetch the tail before it can play. */
-export const SMALL_MP4: ClipRecipe = { name: 'mp4-2MB', container: 'mp4', durationSeconds: 60, videoKbps: 240, width: 480, height: 270 };
+
+const video = (name: string, format: ClipFormat, durationSeconds: number, videoKbps: number, width: number, height: number) =>
+  ({ name, format, durationSeconds, videoKbps, width, height }) satisfies ClipRecipe;
+const audio = (name: string, format: ClipFormat, durationSeconds: number) => video(name, format, durationSeconds, 0, 0, 0);
+
+/** Issue 26's first report: a 60 s WebM of about 2.2 MB. */
+export const WEBM_2MB = video('webm-2MB', 'webm', 60, 170, 480, 270);
+/** Issue 26's second report: a 120 s WebM of about 16 MB; the other 120 s clips match it. */
+export const WEBM_16MB = video('webm-16MB', 'webm', 120, 940, 640, 360);
+export const WEBM_CUES_FRONT = video('webm-cues-front', 'webm-cues-front', 120, 940, 640, 360);
+export const MP4_MOOV_END = video('mp4-moov-end', 'mp4', 120, 940, 640, 360);
+export const MP4_FASTSTART = video('mp4-faststart', 'mp4-faststart', 120, 940, 640, 360);
+export const FRAGMENTED_MP4 = video('fmp4', 'fmp4', 120, 940, 640, 360);
+/** A song or a podcast's length. */
+export const OPUS_WEBM = audio('opus', 'opus', 300);
+export const MP3 = audio('mp3', 'mp3', 300);
+/** 30 minutes at a low bitrate (about 210 kbit/s in all, 47 MB): a show's episode. */
+export const LONG_WEBM = video('webm-30min', 'webm', 1800, 100, 320, 180);
 
 export interface Clip extends ClipRecipe {
+  /** Where the clip is kept. */
   path: string;
+  /** The name it is served and saved under: `webm-2MB.webm`. */
+  filename: string;
   size: number;
   sha256: string;
   contentType: string;
-  filename: string;
 }
 
 const DIR = resolve(import.meta.dirname, '../../.tmp/play-clips');
 const FPS = 25;
 const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
 
-/** The ffmpeg arguments of a clip: VP8 + Opus in WebM, or H.264 + AAC in plain MP4 (moov at the end, ffmpeg's default). */
+const FORMATS: Record<ClipFormat, { extension: string; contentType: string; muxer: string[] }> = {
+  webm: { extension: 'webm', contentType: 'video/webm', muxer: ['-f', 'webm'] },
+  'webm-cues-front': { extension: 'webm', contentType: 'video/webm', muxer: ['-cues_to_front', '1', '-f', 'webm'] },
+  mp4: { extension: 'mp4', contentType: 'video/mp4', muxer: ['-f', 'mp4'] },
+  'mp4-faststart': { extension: 'mp4', contentType: 'video/mp4', muxer: ['-movflags', '+faststart', '-f', 'mp4'] },
+  fmp4: { extension: 'mp4', contentType: 'video/mp4', muxer: ['-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-f', 'mp4'] },
+  opus: { extension: 'webm', contentType: 'audio/webm', muxer: ['-f', 'webm'] },
+  mp3: { extension: 'mp3', contentType: 'audio/mpeg', muxer: ['-f', 'mp3'] },
+};
+
+/** The ffmpeg arguments of a clip, written to `output`. */
 function ffmpegArgs(recipe: ClipRecipe, output: string): string[] {
-  const { durationSeconds: d, width, height, videoKbps } = recipe;
+  const { durationSeconds: d, width, height, videoKbps, format } = recipe;
   const stamp = existsSync(FONT)
     ? `,drawtext=fontfile=${FONT}:text='%{pts\\:hms}':fontsize=h/8:fontcolor=white:box=1:boxcolor=black@0.6:x=(w-tw)/2:y=h-th-h/12`
     : '';
-  const rate = [`-b:v`, `${videoKbps}k`, '-minrate', `${videoKbps}k`, '-maxrate', `${videoKbps}k`, '-bufsize', `${videoKbps}k`];
-  const keyframes = ['-g', String(FPS), '-keyint_min', String(FPS)];
-  const codecs =
-    recipe.container === 'webm'
-      ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', ...rate, ...keyframes, '-c:a', 'libopus', '-b:a', '32k']
+  const pattern = ['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${d},noise=alls=10:allf=t${stamp}`];
+  const webm = format === 'webm' || format === 'webm-cues-front';
+  let inputs: string[];
+  let codecs: string[];
+  if (recipe.streaming) {
+    const rate = ['-b:v', `${videoKbps}k`, '-minrate', `${videoKbps}k`, '-maxrate', `${videoKbps}k`, '-bufsize', `${videoKbps}k`];
+    const keys = ['-g', String(FPS), '-keyint_min', String(FPS)];
+    inputs = [...pattern, '-f', 'lavfi', '-i', `sine=frequency=880:sample_rate=48000:duration=${d}`];
+    codecs = webm
+      ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', ...rate, ...keys, '-c:a', 'libopus', '-b:a', '32k']
       : [
           '-c:v',
           'libx264',
@@ -64,7 +123,7 @@ function ffmpegArgs(recipe: ClipRecipe, output: string): string[] {
           '-pix_fmt',
           'yuv420p',
           ...rate,
-          ...keyframes,
+          ...keys,
           '-sc_threshold',
           '0',
           '-c:a',
@@ -72,39 +131,47 @@ function ffmpegArgs(recipe: ClipRecipe, output: string): string[] {
           '-b:a',
           '32k',
         ];
+  } else {
+    const noise = (seed: number, hz: number) => `0.3*sin(${hz}*2*PI*t)+0.1*(random(${seed})*2-1)`;
+    const sound = ['-f', 'lavfi', '-i', `aevalsrc=${noise(0, 880)}|${noise(1, 660)}:s=48000:d=${d}`];
+    const audioOnly = format === 'opus' || format === 'mp3';
+    inputs = audioOnly ? sound : [...pattern, ...sound];
+    codecs = audioOnly
+      ? ['-c:a', format === 'opus' ? 'libopus' : 'libmp3lame']
+      : webm
+        ? ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', `${videoKbps}k`, '-c:a', 'libopus']
+        : ['-c:v', 'libx264', '-preset', 'veryfast', '-b:v', `${videoKbps}k`, '-c:a', 'aac'];
+  }
   return [
     ...['-hide_banner', '-loglevel', 'error', '-y'],
-    ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${d},noise=alls=10:allf=t${stamp}`],
-    ...['-f', 'lavfi', '-i', `sine=frequency=880:sample_rate=48000:duration=${d}`],
+    ...inputs,
     ...codecs,
-    ...['-fflags', '+bitexact', '-map_metadata', '-1', '-f', recipe.container, output],
+    ...['-fflags', '+bitexact', '-map_metadata', '-1'],
+    ...FORMATS[format].muxer,
+    output,
   ];
 }
 
 /** The clip of `recipe`, encoded now unless an earlier run left it. */
 export async function clip(recipe: ClipRecipe): Promise<Clip> {
   mkdirSync(DIR, { recursive: true });
-  const { container, durationSeconds, videoKbps, width, height } = recipe;
-  const filename = `${recipe.name}-${durationSeconds}s-${width}x${height}-${videoKbps}k.${container}`;
-  const path = join(DIR, filename);
+  const { extension, contentType } = FORMATS[recipe.format];
+  const recipeHash = createHash('sha256')
+    .update(JSON.stringify(ffmpegArgs(recipe, '')))
+    .digest('hex')
+    .slice(0, 10);
+  const path = join(DIR, `${recipe.name}-${recipeHash}.${extension}`);
   if (!existsSync(path)) {
     const partial = `${path}.part`;
     const made = spawnSync('ffmpeg', ffmpegArgs(recipe, partial), { stdio: ['ignore', 'inherit', 'inherit'] });
     if (made.error || made.status !== 0) {
       throw new Error(
-        `ffmpeg could not make ${filename} (${made.error?.message ?? `exit ${made.status}`}); run: bash scripts/install-system-deps.sh`,
+        `ffmpeg could not make ${path} (${made.error?.message ?? `exit ${made.status}`}); run: bash scripts/install-system-deps.sh`,
       );
     }
     renameSync(partial, path);
   }
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return {
-    ...recipe,
-    path,
-    size: statSync(path).size,
-    sha256: hash.digest('hex'),
-    contentType: container === 'webm' ? 'video/webm' : 'video/mp4',
-    filename,
-  };
+  return { ...recipe, path, filename: `${recipe.name}.${extension}`, size: statSync(path).size, sha256: hash.digest('hex'), contentType };
 }

@@ -116,3 +116,49 @@ export async function playedTo(page: AnyPage, seconds: number, timeoutMs: number
     { seconds, timeoutMs },
   );
 }
+
+/**
+ * A seek before the player knows much (issue 26): seeks to `fraction` of the duration as soon as
+ * the element knows the duration (the user's first chance to click the bar; before a WebM's Cues
+ * at the end are read), and resolves with when that was (ms since the page's navigation) and the
+ * ms from it until the element plays from the target.
+ */
+export async function earlySeekAndTime(
+  page: AnyPage,
+  fraction: number,
+  timeoutMs: number,
+): Promise<{ at: number; ms: number; target: number }> {
+  return evaluate(
+    page,
+    ({ fraction, timeoutMs }) =>
+      new Promise<{ at: number; ms: number; target: number }>((resolve, reject) => {
+        const video = document.querySelector('video')!;
+        let t0 = 0;
+        let target = 0;
+        const seek = () => {
+          if (t0 > 0 || !Number.isFinite(video.duration) || video.duration <= 0) return;
+          target = video.duration * fraction;
+          t0 = performance.now();
+          video.currentTime = target;
+          void video.play().catch(() => {});
+        };
+        const check = () => {
+          if (t0 > 0 && !video.seeking && video.currentTime > target + 0.2 && video.currentTime < target + 5) {
+            clearTimeout(timer);
+            video.removeEventListener('timeupdate', check);
+            resolve({ at: t0, ms: performance.now() - t0, target });
+          }
+        };
+        const timer = setTimeout(() => {
+          video.removeEventListener('timeupdate', check);
+          reject(
+            new Error(`no playback at ${target} s after ${timeoutMs} ms (currentTime ${video.currentTime}, seek at ${Math.round(t0)} ms)`),
+          );
+        }, timeoutMs);
+        video.addEventListener('durationchange', seek);
+        video.addEventListener('timeupdate', check);
+        seek();
+      }),
+    { fraction, timeoutMs },
+  );
+}
