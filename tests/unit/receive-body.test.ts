@@ -111,4 +111,26 @@ describe('receiveBody', () => {
     expect(endRead).toBe(true);
     expect(Buffer.from(file).equals(content)).toBe(true);
   });
+  it("ends when its request is aborted while the read of the body's end never settles (as undici sometimes leaves it)", async () => {
+    const content = pattern(9, 3 * BLOCK);
+    const { store } = memoryStore(content.length);
+    let delivered = false;
+    // Every byte, then a read that neither delivers nor closes.
+    const body = new ReadableStream({
+      type: 'bytes',
+      pull(controller: ReadableByteStreamController) {
+        if (delivered) return new Promise<void>(() => {});
+        delivered = true;
+        controller.enqueue(content.slice());
+      },
+    }) as ReadableStream<Uint8Array>;
+    const controller = new AbortController();
+    const exchange = { response: { body }, watchdog: { kick() {} }, signal: controller.signal } as unknown as Exchange;
+    const writer = new BlockWriter(store, 'job');
+    const received = receiveBody(exchange, { start: 0, end: content.length }, writer, () => {
+      // The last bytes are in: the request is aborted (another copy won) while the end is read.
+      setTimeout(() => controller.abort('lost'), 10);
+    });
+    await expect(received).rejects.toBe('lost');
+  });
 });

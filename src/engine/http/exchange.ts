@@ -111,7 +111,7 @@ export async function receiveBody(
   const body = exchange.response.body;
   if (!body) return target.end === undefined || target.end === target.start;
   writer.seek(target.start, target.end);
-  const { reader, next } = chunksOf(body);
+  const { reader, next } = chunksOf(body, exchange.signal);
   try {
     for (;;) {
       const { done, value } = await next();
@@ -134,6 +134,7 @@ export async function receiveBody(
       }
     }
   } finally {
+    // With a read still pending (it lost its race with an abort), releasing rejects it.
     reader.releaseLock();
   }
   return target.end === undefined || writer.position === target.end;
@@ -150,7 +151,10 @@ const READ_BYTES = 1024 * 1024;
  * place into the records: an abort takes the buffer of a pending read with it, and the bytes
  * buffered before it.
  */
-function chunksOf(body: ReadableStream<Uint8Array>): {
+function chunksOf(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+): {
   reader: { releaseLock(): void };
   next: () => Promise<ReadableStreamReadResult<Uint8Array>>;
 } {
@@ -159,15 +163,41 @@ function chunksOf(body: ReadableStream<Uint8Array>): {
     byob = body.getReader({ mode: 'byob' });
   } catch {
     const reader = body.getReader();
-    return { reader, next: () => reader.read() };
+    return { reader, next: () => untilAborted(reader.read(), signal) };
   }
   let buffer = new Uint8Array(READ_BYTES);
   const next = async () => {
-    const result = await byob.read(buffer);
+    const result = await untilAborted(byob.read(buffer), signal);
     if (result.value) buffer = new Uint8Array(result.value.buffer);
     return result;
   };
   return { reader: byob, next };
+}
+
+/**
+ * `read`, or the signal's reason once it aborts. A fetch's body should fail its pending read on
+ * an abort, but Node's (undici) sometimes leaves a read of a body's end pending for ever when the
+ * abort comes as its last bytes arrive: the request never ended, so the download never did.
+ */
+function untilAborted<T>(read: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    read.catch(() => {});
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    read.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function tooLong(target: { start: number; end?: number }): DownloadError {
