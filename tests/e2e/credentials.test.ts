@@ -77,8 +77,8 @@ test('the target of a redirect to another site gets no cookies', async () => {
 
   expect(fileRequests(target).length).toBeGreaterThan(0);
   for (const r of fileRequests(target)) expect(r.cookie, r.range).toBeUndefined();
-  // The browser hides where a redirect leads: after the first answer, the redirecting URL is asked
-  // without cookies too (request-trust.ts). Its first request shows the cookie would have been sent.
+  // The site the user chose keeps its cookie: the browser reports the hop its fetch hides
+  // (redirect-log.ts), so the engine follows it by hand, each URL with its own rules.
   expect(fileRequests(primary)[0]!.cookie).toBe('session=1');
 });
 
