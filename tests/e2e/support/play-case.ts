@@ -69,13 +69,18 @@ export async function serveClip(media: Clip, setup: ServerSetup, start: (options
   return [await serve(announce), ...others];
 }
 
-/** A loopback page with the browser's own <video autoplay src=…>, marking its first frame as Stitch's player does. */
+/**
+ * A loopback page with the browser's own <video src=…>, started as Stitch's player starts its
+ * own: with play() (the autoplay attribute alone waits for HAVE_ENOUGH_DATA, which never comes
+ * while a server sends slower than the bitrate), and marking its first frame as the player does.
+ */
 async function ownVideoPage(mediaUrl: string, cleanup: Cleanup): Promise<string> {
   const html = `<!doctype html><video controls autoplay preload="auto" src="${mediaUrl}"></video><script>
     const v = document.querySelector('video');
     const mark = () => performance.getEntriesByName('stitch:first-frame').length === 0 && performance.mark('stitch:first-frame');
     if ('requestVideoFrameCallback' in v) v.requestVideoFrameCallback(mark);
     v.addEventListener('playing', () => (v.videoWidth === 0 || !('requestVideoFrameCallback' in v)) && mark(), { once: true });
+    v.play().catch(() => {});
   </script>`;
   const server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end(html));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
