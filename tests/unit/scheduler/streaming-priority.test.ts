@@ -55,34 +55,6 @@ describe('streaming priority: time to byte', () => {
     expect(issued(decisions)[0]).toMatchObject({ mirror: near, start: 3 * MiB });
   });
 
-  it('cuts a slow block bringing the first missing byte after 2 s of its bytes when another mirror could take the rest (issue 26)', () => {
-    // Two mirrors at 103 kB/s; the primary's first MiB, asked before the player came, has reached 300 kB;
-    // the other mirror is busy with the window's bytes after that MiB.
-    const s1 = mirror('s1', { rate: 103_000, inFlight: 1, rttMs: 20, primary: true });
-    const s2 = mirror('s2', { rate: 103_000, inFlight: 1, rttMs: 20 });
-    const first = request(s1, 0, 1 * MiB, { pos: 300_000, lastByteAt: NOW });
-    const later = request(s2, 1 * MiB, 1 * MiB + 136 * KiB, { pos: 1 * MiB + 40 * KiB, urgent: true, lastByteAt: NOW });
-    const { decisions } = streamingDecisions(
-      context([s1, s2], [first, later], [at(200_000, 1_360_000, 136_000)], [{ start: 0, end: 300_000 }]),
-    );
-    // 300,000 + 2 s × 103 kB/s = 506,000, up to the next 64 KiB boundary.
-    expect(decisions).toContainEqual({ kind: 'split', request: first, at: 512 * KiB });
-    expect(decisions.some((d) => d.kind === 'cut' && d.request === first)).toBe(false);
-  });
-
-  it('leaves a slow block whole on a single mirror, or when it ends within 2 s', () => {
-    const only = mirror('s1', { rate: 103_000, inFlight: 1, rttMs: 20 });
-    const first = request(only, 0, 1 * MiB, { pos: 300_000, lastByteAt: NOW });
-    const alone = streamingDecisions(context([only], [first], [at(200_000, 1_360_000, 136_000)], [{ start: 0, end: 300_000 }]));
-    expect(alone.decisions.some((d) => d.kind === 'split')).toBe(false);
-
-    const s2 = mirror('s2', { rate: 103_000, inFlight: 1, rttMs: 20 });
-    const nearEnd = request(only, 0, 1 * MiB, { pos: 900_000, lastByteAt: NOW });
-    const busy = request(s2, 1 * MiB, 1 * MiB + 136 * KiB, { pos: 1 * MiB + 40 * KiB, urgent: true, lastByteAt: NOW });
-    const soon = streamingDecisions(context([only, s2], [nearEnd, busy], [at(800_000, 1_360_000, 136_000)], [{ start: 0, end: 900_000 }]));
-    expect(soon.decisions.some((d) => d.kind === 'split')).toBe(false);
-  });
-
   it('does not split a request whose mirror has no measured rate yet', () => {
     const fresh = mirror('fresh', { rate: 0, inFlight: 1, rttMs: 30 });
     const carrier = request(fresh, 0, 8 * MiB, { issuedAt: NOW - 10 });
