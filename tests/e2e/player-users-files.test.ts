@@ -98,11 +98,13 @@ async function secondReport(browser: PlayBrowser, limitMs = SEEK_LIMIT_MS): Prom
 test('Chromium: a 2.2 MB ffmpeg-default WebM at 2× its bitrate plays after a seek to 80 % about as soon as in Chromium’s own <video>', () =>
   firstReport('chromium'));
 
-// Issue 26 (open): Chromium's seek here takes about 10 s, not 6 (docs/playback.md says why). Until
-// the fix lands the test holds what is true today, an exact file and a seek that plays within the
-// wait; the fix lowers the bound to SEEK_LIMIT_MS.
-test('Chromium: a 16 MB ffmpeg-default WebM on two mirrors at 0.75× its bitrate each plays after a seek to 80 %, and is saved exact', () =>
-  secondReport('chromium', SEEK_WAIT_MS));
+// Chromium's element asks for nothing at the target until the rest of the Cluster it was reading is
+// stored (5 s of media here, at 1.5× the bitrate in all): its own <video> plays the same seek after
+// 7.0 s (docs/playback.md), so issue 26's 6 s is out of reach for it too. Stitch: 6.3 s (10.1 s
+// before the slow first block was cut after 2 s of its bytes); the bound is its own time + 1 s.
+const CHROMIUM_MIRRORS_LIMIT_MS = 8000;
+test('Chromium: a 16 MB ffmpeg-default WebM on two mirrors at 0.75× its bitrate each plays within 8 s of a seek to 80 %', () =>
+  secondReport('chromium', CHROMIUM_MIRRORS_LIMIT_MS));
 
 test('Firefox: a 2.2 MB ffmpeg-default WebM at 2× its bitrate plays after a seek to 80 % within twice Firefox’s own <video> time + 1 s', () =>
   firstReport('firefox'));

@@ -1,7 +1,7 @@
 import { missingRanges, normalizeRanges, type ByteRange } from '../ranges';
 
 /** Request boundaries fall on multiples of this, so store records line up. */
-const ALIGN = 64 * 1024;
+export const ALIGN = 64 * 1024;
 
 /** Which bytes of the file are stored, and which unclaimed range to fetch next. */
 export class Plan {

@@ -1,6 +1,6 @@
 import type { ByteRange } from '../ranges';
 import type { Decision } from './decisions';
-import type { Plan } from './plan';
+import { ALIGN, type Plan } from './plan';
 import { Reference } from './reference';
 import { remainingMs, type MirrorView, type Playback, type RequestView } from './views';
 
@@ -14,6 +14,13 @@ const SPLIT_GAIN_MS = 150;
 const SHARE_CUT_MS = 1000;
 /** Round trip assumed for a mirror not measured yet. */
 const UNKNOWN_RTT_MS = 200;
+/**
+ * With other mirrors to share it, the request bringing a player's first missing byte keeps at most
+ * this long of its bytes past that byte: the rest goes back to the window's blocks, which every
+ * mirror takes nearest first (a block asked before the player came, or before a seek, can hold a
+ * slow mirror's next ten seconds).
+ */
+const CARRIER_MAX_MS = 2000;
 
 export interface StreamingContext<M extends MirrorView, R extends RequestView> {
   now: number;
@@ -95,6 +102,13 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
     reserved.add(mirror);
     room--;
   };
+  /** `request` ends at `at` from now: the bytes after are unclaimed again. */
+  const split = (request: R, at: number) => {
+    decisions.push({ kind: 'split', request, at });
+    endOf.set(request, at);
+    const claim = claims.find((c) => c.start === request.start && c.end === request.group.end);
+    if (claim) claim.end = at;
+  };
 
   for (const { player, start, end } of windows) {
     const cursor = plan.firstMissing(start);
@@ -107,13 +121,14 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
     const fresh = context.mirrors.filter((m) => canTake(m, carrier)).sort((a, b) => rtt(a) - rtt(b))[0];
     const protectedReference = carrier && context.referencePending && carrier.mirror.isPrimary && cursor < Reference.PROBE_BYTES;
     if (fresh && carrier && !protectedReference && arrival(carrier) > rtt(fresh) + SPLIT_GAIN_MS) {
-      decisions.push({ kind: 'split', request: carrier, at: cursor });
-      endOf.set(carrier, cursor);
+      split(carrier, cursor);
       pending.delete(carrier);
-      const claim = claims.find((c) => c.start === carrier.start && c.end === carrier.group.end);
-      if (claim) claim.end = cursor;
       const block = plan.nextBlock(claims, urgentBlockBytes(fresh, player, buffered), cursor);
       if (block && block.start === cursor) issue(fresh, block);
+    } else if (carrier && !protectedReference) {
+      // It stays the fastest way to the byte, but not to everything after it.
+      const at = carrierCut(carrier, cursor, context.mirrors.filter((m) => m !== carrier.mirror && m.usable(now)).length);
+      if (at !== undefined) split(carrier, at);
     }
     if (carrier) reserved.add(carrier.mirror);
     // Nothing brings the byte and no mirror can take a request (a window full of blocks taken in
@@ -138,6 +153,14 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
         assigned = true;
       }
     }
+  }
+
+  // A window with bytes no request claims yet holds every usable mirror: a far block started while
+  // the windows were stored (a player reading the index, between two needs) would keep a mirror
+  // from them for a whole block. Its far requests are cut below and it takes window blocks next.
+  for (const { start, end } of windows) {
+    const unclaimed = plan.nextBlock(claims, URGENT_MIN_BLOCK, start);
+    if (unclaimed && unclaimed.start >= start && unclaimed.start < end) for (const m of context.mirrors) if (m.usable(now)) reserved.add(m);
   }
 
   const allStored = windows.every((w) => plan.firstMissing(w.start) >= w.end);
@@ -167,6 +190,19 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
   }
   const freed = first && freedMirrors.size > 0 ? { mirrors: freedMirrors, at: plan.firstMissing(first.start) } : undefined;
   return { decisions, reserved: allStored ? new Set() : reserved, freed };
+}
+
+/**
+ * Where the request carrying a player's first missing byte `cursor` is cut so that its mirror
+ * brings at most CARRIER_MAX_MS of bytes past it, when `others` mirrors could take the rest
+ * (alone, the mirror would fetch those bytes next anyway); undefined when it ends sooner.
+ */
+function carrierCut(carrier: RequestView, cursor: number, others: number): number | undefined {
+  const rate = carrier.mirror.rate() / Math.max(1, carrier.mirror.inFlight);
+  if (others === 0 || !(rate > 0)) return undefined;
+  const from = Math.max(cursor, carrier.pos);
+  const at = Math.ceil((from + Math.max(URGENT_MIN_BLOCK, (rate * CARRIER_MAX_MS) / 1000)) / ALIGN) * ALIGN;
+  return at < carrier.group.end ? at : undefined;
 }
 
 /**

@@ -55,6 +55,34 @@ describe('streaming priority: time to byte', () => {
     expect(issued(decisions)[0]).toMatchObject({ mirror: near, start: 3 * MiB });
   });
 
+  it('cuts a slow block bringing the first missing byte after 2 s of its bytes when another mirror could take the rest (issue 26)', () => {
+    // Two mirrors at 103 kB/s; the primary's first MiB, asked before the player came, has reached 300 kB;
+    // the other mirror is busy with the window's bytes after that MiB.
+    const s1 = mirror('s1', { rate: 103_000, inFlight: 1, rttMs: 20, primary: true });
+    const s2 = mirror('s2', { rate: 103_000, inFlight: 1, rttMs: 20 });
+    const first = request(s1, 0, 1 * MiB, { pos: 300_000, lastByteAt: NOW });
+    const later = request(s2, 1 * MiB, 1 * MiB + 136 * KiB, { pos: 1 * MiB + 40 * KiB, urgent: true, lastByteAt: NOW });
+    const { decisions } = streamingDecisions(
+      context([s1, s2], [first, later], [at(200_000, 1_360_000, 136_000)], [{ start: 0, end: 300_000 }]),
+    );
+    // 300,000 + 2 s × 103 kB/s = 506,000, up to the next 64 KiB boundary.
+    expect(decisions).toContainEqual({ kind: 'split', request: first, at: 512 * KiB });
+    expect(decisions.some((d) => d.kind === 'cut' && d.request === first)).toBe(false);
+  });
+
+  it('leaves a slow block whole on a single mirror, or when it ends within 2 s', () => {
+    const only = mirror('s1', { rate: 103_000, inFlight: 1, rttMs: 20 });
+    const first = request(only, 0, 1 * MiB, { pos: 300_000, lastByteAt: NOW });
+    const alone = streamingDecisions(context([only], [first], [at(200_000, 1_360_000, 136_000)], [{ start: 0, end: 300_000 }]));
+    expect(alone.decisions.some((d) => d.kind === 'split')).toBe(false);
+
+    const s2 = mirror('s2', { rate: 103_000, inFlight: 1, rttMs: 20 });
+    const nearEnd = request(only, 0, 1 * MiB, { pos: 900_000, lastByteAt: NOW });
+    const busy = request(s2, 1 * MiB, 1 * MiB + 136 * KiB, { pos: 1 * MiB + 40 * KiB, urgent: true, lastByteAt: NOW });
+    const soon = streamingDecisions(context([only, s2], [nearEnd, busy], [at(800_000, 1_360_000, 136_000)], [{ start: 0, end: 900_000 }]));
+    expect(soon.decisions.some((d) => d.kind === 'split')).toBe(false);
+  });
+
   it('does not split a request whose mirror has no measured rate yet', () => {
     const fresh = mirror('fresh', { rate: 0, inFlight: 1, rttMs: 30 });
     const carrier = request(fresh, 0, 8 * MiB, { issuedAt: NOW - 10 });
@@ -133,6 +161,26 @@ describe('streaming priority: time to byte', () => {
     expect(stored.decisions.some((d) => d.kind === 'cut')).toBe(false);
     expect(stored.reserved.size).toBe(0);
     expect(stored.freed).toBeUndefined();
+  });
+
+  it('holds every usable mirror while a window has bytes no request claims: far blocks taken in between are cut (issue 26)', () => {
+    // Firefox's player read the Cues at the end (a window stored at once), so s1 filled its connections with
+    // blocks in order near the old playhead; then the seek target came, and s2 alone carried it at 0.75× the bitrate.
+    const s1 = mirror('s1', { rate: 103_000, inFlight: 6, rttMs: 20, primary: true });
+    const s2 = mirror('s2', { rate: 103_000, inFlight: 1, rttMs: 20 });
+    const backup = mirror('backup', { rate: 103_000, rttMs: 20, backoffUntil: NOW + 1000 });
+    const inOrder = Array.from({ length: 6 }, (_, i) => request(s1, (2 + i / 8) * MiB, (2 + (i + 1) / 8) * MiB, { issuedAt: NOW - 30 }));
+    const target = request(s2, 12_626_121, 12_713_984, { pos: 12_626_121, urgent: true, issuedAt: NOW - 20 });
+    const { decisions, reserved, freed } = streamingDecisions(
+      context([s1, s2, backup], [...inOrder, target], [at(12_626_121, 4 * MiB, 137_000)], [{ start: 0, end: 2 * MiB }]),
+    );
+    for (const r of inOrder) expect(decisions).toContainEqual({ kind: 'cut', request: r });
+    expect(reserved).toEqual(new Set([s1, s2]));
+    expect(freed?.mirrors).toEqual(new Set([s1]));
+    // Once the window's bytes are all claimed, a mirror may fetch far blocks again.
+    const claimed = request(s1, 12_713_984, 12_626_121 + 4 * MiB, { urgent: true, issuedAt: NOW - 10 });
+    const later = streamingDecisions(context([s1, s2], [target, claimed], [at(12_626_121, 4 * MiB, 137_000)]));
+    expect(later.decisions.some((d) => d.kind === 'cut')).toBe(false);
   });
 
   it('frees a mirror for a seek that no request carries when the window is full: its far requests are cut', () => {
