@@ -59,6 +59,7 @@
  * media's duration (sizes that window). In Chrome the stream route learns the position from the
  * element's range requests instead (per page, from the request's client).
  */
+import type { FailureFacts } from './engine/errors';
 import type { MirrorRule, Settings, SettingsError } from './settings/schema';
 
 /** Name of the `runtime.connect` port that streams job updates to a page. */
@@ -114,19 +115,21 @@ export interface JobView {
   state: JobViewState;
   /** True when the user paused it: it is not resumed automatically. */
   pausedByUser: boolean;
-  /** Why it failed or paused itself, in plain words; absent when all is well. */
+  /** Why it failed or paused itself, in the engine's English words (for logs); absent when all is well. */
   error?: string;
-  /** Machine-readable cause of `error` (engine codes, or 'save-failed', 'unknown-size'…). */
+  /** Machine-readable cause of `error` (engine codes, or 'save-failed', 'storage-full'…). */
   errorCode?: string;
+  /** What `error` says, as data the pages put in the user's language (`code` is `errorCode`). */
+  failure?: JobFailure;
   /** Things that happened without stopping the job, oldest first. */
   notices: string[];
   /** One entry per source; empty before the first byte, one entry for a single URL. */
   mirrors: MirrorContribution[];
   /**
-   * Running, but no source delivers: each failed its last attempts (a server answering 503…)
-   * and Stitch waits to try again. `reason` is the last failure in plain words, when known.
+   * Running, but no source delivers: each failed its last `attempts` (a server answering 503…)
+   * and Stitch waits to try again, giving up after `maxAttempts`. `failure`: the last one.
    */
-  retrying?: { attempts: number; retryAt?: number; reason?: string };
+  retrying?: { attempts: number; maxAttempts: number; retryAt?: number; failure: FailureFacts };
   /** Stitch took it over from a download the browser had started (it can be handed back). */
   takenOver?: boolean;
   /** Cancelled or removed, but can be brought back (action `undo`) until then (ms since the epoch). */
@@ -142,6 +145,9 @@ export interface JobView {
   createdAt: number;
   updatedAt: number;
 }
+
+/** Why a job failed or paused itself: the engine's facts, or the background's code ('save-failed'). */
+export type JobFailure = Omit<FailureFacts, 'code'> & { code: string };
 
 /** Something that belongs to no job, e.g. a download Stitch left to the browser and why. */
 export interface UiNotice {

@@ -1,4 +1,4 @@
-import { filenameFromUrl, isRetrying, sanitizeFilename, type JobSnapshot } from '../engine';
+import { filenameFromUrl, isRetrying, sanitizeFilename, type JobError, type JobSnapshot } from '../engine';
 import type { JobView, JobViewState, MirrorContribution } from '../messages';
 import type { JobMeta } from './job-meta';
 
@@ -35,6 +35,7 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
     pausedByUser: meta.pausedByUser,
     error: showError ? error?.message : undefined,
     errorCode: showError ? error?.code : undefined,
+    failure: showError && error ? failureOf(error) : undefined,
     notices: snapshot.notices,
     mirrors: contributions(snapshot, received),
     retrying: state === 'running' ? retrying(snapshot) : undefined,
@@ -68,17 +69,26 @@ function viewState(snapshot: JobSnapshot, meta: JobMeta): JobViewState {
   }
 }
 
-/** While no source delivers: the fewest failures in a row, the soonest next try, the last reason. */
+/** While no source delivers: the fewest failures in a row (the download gives up when the last source does), the soonest next try, the last cause. */
 function retrying(snapshot: JobSnapshot): JobView['retrying'] {
   const reports = snapshot.mirrors ?? [];
   if (!isRetrying(reports)) return undefined;
   const live = reports.filter((r) => r.dropped === undefined);
   const retryAts = live.map((r) => r.retryAt).filter((at): at is number => at !== undefined);
+  // Every failure in a row records its cause: a source retrying without one is still being reported.
+  const failure = live.find((r) => r.lastFailure)?.lastFailure;
+  if (!failure) return undefined;
   return {
     attempts: Math.min(...live.map((r) => r.failures ?? 0)),
+    maxAttempts: live[0]!.maxFailures,
     retryAt: retryAts.length > 0 ? Math.min(...retryAts) : undefined,
-    reason: live.find((r) => r.lastFailure)?.lastFailure,
+    failure,
   };
+}
+
+/** The facts of an error without its English words. */
+function failureOf({ code, status, network, attempts }: JobError): JobView['failure'] {
+  return { code, status, network, attempts };
 }
 
 /** Each source's share: the engine's per-mirror reports (the primary first). */

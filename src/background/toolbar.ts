@@ -1,4 +1,6 @@
 import type { JobView } from '../messages';
+import { failureText } from '../pages-shared/failure-text';
+import { t } from '../pages-shared/i18n';
 import type { BrowserApi } from './browser-api';
 
 /** What the user asked to be told about, from the settings. */
@@ -40,14 +42,9 @@ export class Toolbar {
     if (before === undefined || before === job.state) return;
     const { notifyFailed, notifyCompleted } = this.choices();
     if (job.state === 'failed' && notifyFailed) {
-      this.notify(
-        job.id,
-        `Download failed: ${job.filename}`,
-        `${capitalize(job.error ?? 'it stopped')}. Open Stitch to retry or remove it.`,
-      );
+      this.notify(job.id, t('notifyFailedTitle', job.filename), t('notifyFailedBody', failureText(job.failure)));
     }
-    if (job.state === 'saved' && notifyCompleted)
-      this.notify(job.id, `Download complete: ${job.filename}`, 'Saved to your download folder.');
+    if (job.state === 'saved' && notifyCompleted) this.notify(job.id, t('notifySavedTitle', job.filename), t('notifySavedBody'));
   }
 
   jobRemoved(id: string): void {
@@ -58,11 +55,7 @@ export class Toolbar {
 
   /** A short notice that Stitch took a browser download over (where to see it, how to undo). */
   tookOver(filename: string, id: string): void {
-    this.notify(
-      `takeover:${id}`,
-      `Stitch is downloading ${filename}`,
-      'Open Stitch to follow it, or to let the browser handle it instead.',
-    );
+    this.notify(`takeover:${id}`, t('notifyTookOverTitle', filename), t('notifyTookOverBody'));
   }
 
   private notify(id: string, title: string, message: string): void {
@@ -75,8 +68,4 @@ export class Toolbar {
     this.shown = text;
     void this.api.action?.setBadgeText(text).catch(() => {});
   }
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

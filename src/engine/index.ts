@@ -1,7 +1,7 @@
 // The engine's public API: the CLI, the background and the storage implementations import
 // from here, never from deep paths.
 export { DownloadJob, isRetrying, type JobSnapshot } from './job';
-export type { ExpectedIntegrity, JobState, JobStatus } from './job-state';
+export type { ExpectedIntegrity, JobError, JobState, JobStatus } from './job-state';
 export { DownloadError, type DownloadErrorCode } from './errors';
 export { formatBytes } from './format-bytes';
 export { isHttpUrl, parseHttpUrl, sameOrigin } from './http/http-url';

@@ -1,3 +1,4 @@
+import type { FailureFacts } from './errors';
 import type { JobStateRecord } from './store';
 import type { HexDigest, PieceHashes } from './integrity/expected';
 import type { RemoteFile } from './remote-file';
@@ -5,6 +6,12 @@ import type { SourceHint } from './sources/hrw';
 import { MAX_SOURCES } from './options';
 
 /** What the file must hash to, known before the download (Metalink, or given by the user). */
+/**
+ * Why a job failed or paused itself: the engine's facts (`code` also 'internal' for a bug) and its
+ * English sentence for the CLI and logs.
+ */
+export type JobError = Omit<FailureFacts, 'code'> & { code: string; message: string };
+
 export interface ExpectedIntegrity {
   size?: number;
   digests: HexDigest[];
@@ -27,8 +34,8 @@ export interface JobState {
   expected?: ExpectedIntegrity;
   /** Restarts from zero so far (file changed, or ranges broke on a small file). */
   restarts: number;
-  /** Why the job failed or paused itself, in plain words. */
-  error?: { code: string; message: string };
+  /** Why the job failed or paused itself: in plain words, and as data for the pages' words. */
+  error?: JobError;
   /** Things the user should know that did not stop the job. */
   notices: string[];
   createdAt: number;

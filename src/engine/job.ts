@@ -2,7 +2,7 @@ import type { DownloadStore, JobStateRecord } from './store';
 import { normalizeRanges, rangesLength, type ByteRange } from './ranges';
 import { Emitter } from './emitter';
 import { DownloadError } from './errors';
-import { parseJobState, type ExpectedIntegrity, type JobState, type JobStatus } from './job-state';
+import { parseJobState, type ExpectedIntegrity, type JobError, type JobState, type JobStatus } from './job-state';
 import { digestMismatch, verificationAlgorithm, type HexDigest } from './integrity/expected';
 import { PrefixHasher } from './integrity/prefix-hasher';
 import { reverifySegments } from './integrity/reverify';
@@ -31,7 +31,7 @@ export interface JobSnapshot {
   rate: number;
   /** Seconds left at the current rate, when size and rate are known. */
   etaSeconds?: number;
-  error?: { code: string; message: string };
+  error?: JobError;
   notices: string[];
   /** Every source's share and health (the primary first). */
   mirrors: MirrorReport[];
@@ -261,7 +261,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       await this.setStatus('paused');
     } else if (error instanceof DownloadError) {
       // A full disk pauses: every stored byte is kept and the user can resume after freeing space.
-      await this.setStatus(error.code === 'storage-full' ? 'paused' : 'failed', { code: error.code, message: error.message });
+      await this.setStatus(error.code === 'storage-full' ? 'paused' : 'failed', { ...error.facts, message: error.message });
     } else {
       const message = error instanceof Error ? error.message : String(error);
       await this.setStatus('failed', { code: 'internal', message });
@@ -360,10 +360,10 @@ export class DownloadJob extends Emitter<JobEvents> {
       url: this.jobState.url,
       sources: [this.jobState.url, ...this.jobState.mirrors],
       mirrorsChanged: (reports) => {
-        // A source starting or stopping to fail changes nothing else the pages see: tell them.
-        const wasRetrying = isRetrying(this.mirrorReports);
+        // A source starting or stopping to fail, or failing once more, changes nothing else the pages see: tell them.
+        const before = retryState(this.mirrorReports);
         this.mirrorReports = reports;
-        if (isRetrying(reports) !== wasRetrying) this.emitProgress(true);
+        if (retryState(reports) !== before) this.emitProgress(true);
       },
       addSources: async (urls, hints = {}) => {
         const added = newSources([this.jobState.url, ...this.jobState.mirrors], urls);
@@ -484,4 +484,9 @@ function newSources(known: readonly string[], urls: readonly string[]): string[]
 export function isRetrying(reports: readonly MirrorReport[]): boolean {
   const live = reports.filter((r) => r.dropped === undefined);
   return live.length > 0 && live.every((r) => (r.failures ?? 0) > 0);
+}
+
+/** While no source delivers, how often each has failed in a row ('' while one delivers): the attempts the pages count. */
+function retryState(reports: readonly MirrorReport[]): string {
+  return isRetrying(reports) ? reports.map((r) => (r.dropped === undefined ? r.failures : '-')).join(',') : '';
 }

@@ -1,5 +1,8 @@
 import type { DownloadStore } from './store';
-import { DownloadError } from './errors';
+import { DownloadError, type FailureFacts, type NetworkFailure } from './errors';
+import { StallError } from './http/exchange';
+import { RefusedResponse } from './http/fetch-port';
+import { MirrorProblem } from './scheduler/outcomes';
 import { formatBytes } from './format-bytes';
 import { filenameFromUrl, sanitizeFilename } from './http/headers';
 import type { ResponseFacts } from './http/response-facts';
@@ -72,28 +75,51 @@ export function describeFile(host: TransferHost, facts: ResponseFacts, size: num
   };
 }
 
-/** Plain words for the network failures fetch reports only as a code on its error's cause (Node's fetch). */
-const NETWORK_FAILURES: Record<string, string> = {
-  ECONNREFUSED: 'the connection was refused',
-  ECONNRESET: 'the connection was reset',
-  UND_ERR_SOCKET: 'the server closed the connection',
-  EPIPE: 'the server closed the connection',
-  ENOTFOUND: 'the host name could not be resolved (DNS)',
-  EAI_AGAIN: 'the host name could not be resolved (DNS)',
-  ETIMEDOUT: 'the connection timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
+/** The network failures fetch reports only as a code on its error's cause (Node's fetch), in plain words. */
+const NETWORK_FAILURES: Record<string, { kind: NetworkFailure; words: string }> = {
+  ECONNREFUSED: { kind: 'refused', words: 'the connection was refused' },
+  ECONNRESET: { kind: 'reset', words: 'the connection was reset' },
+  UND_ERR_SOCKET: { kind: 'closed', words: 'the server closed the connection' },
+  EPIPE: { kind: 'closed', words: 'the server closed the connection' },
+  ENOTFOUND: { kind: 'dns', words: 'the host name could not be resolved (DNS)' },
+  EAI_AGAIN: { kind: 'dns', words: 'the host name could not be resolved (DNS)' },
+  ETIMEDOUT: { kind: 'timeout', words: 'the connection timed out' },
+  UND_ERR_CONNECT_TIMEOUT: { kind: 'timeout', words: 'the connection timed out' },
+  EHOSTUNREACH: { kind: 'unreachable', words: 'the host is unreachable' },
+  ENETUNREACH: { kind: 'unreachable', words: 'the network is unreachable' },
 };
+
+function networkFailure(error: Error): { kind: NetworkFailure; words: string } | undefined {
+  const code = ((error as { cause?: unknown }).cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? NETWORK_FAILURES[code] : undefined;
+}
 
 /** An error in plain words, with its cause when that adds something. */
 export function describe(error: unknown): string {
   if (error instanceof Error) {
     const cause = (error as { cause?: unknown }).cause;
-    const code = (cause as { code?: unknown } | undefined)?.code;
-    const plain = typeof code === 'string' ? NETWORK_FAILURES[code] : undefined;
     const detail = cause instanceof Error && cause.message !== error.message ? ` (${cause.message})` : '';
-    return `${plain ?? error.message}${detail}`;
+    return `${networkFailure(error)?.words ?? error.message}${detail}`;
   }
   return String(error);
+}
+
+/**
+ * A failed request as data for the pages. A failure that is not the engine's own is the
+ * connection's: a browser's fetch rejects with a bare TypeError whatever broke (refused, reset,
+ * DNS), so only Node's codes tell more.
+ */
+export function failureFacts(error: unknown): FailureFacts {
+  if (error instanceof DownloadError) return error.facts;
+  if (error instanceof StallError) return { code: 'network', network: 'silent' };
+  if (error instanceof RefusedResponse) return { code: 'protocol' };
+  if (error instanceof MirrorProblem) return { code: error.code };
+  return { code: 'network', network: (error instanceof Error && networkFailure(error)?.kind) || 'unreached' };
+}
+
+/** Giving up after `attempts` in a row that received nothing: the last failure's facts, and how many attempts. */
+export function gaveUp(attempts: number, last: unknown): DownloadError {
+  const { code, status, network } = failureFacts(last);
+  const message = `gave up after ${attempts} attempts that received nothing; last: ${describe(last)}`;
+  return new DownloadError(code, message, false, undefined, status, { network, attempts });
 }

@@ -9,7 +9,7 @@ import { RefusedResponse } from './http/fetch-port';
 import type { ResponseFacts } from './http/response-facts';
 import { ifRangeValidator, type RemoteFile } from './remote-file';
 import { backoffDelay, sleep } from './retry';
-import { describe, describeFile, storageFull, type TransferHost } from './transfer-host';
+import { describe, describeFile, gaveUp, storageFull, type TransferHost } from './transfer-host';
 
 /**
  * Downloads every missing byte of the job from one URL. A broken or silent connection is
@@ -41,11 +41,12 @@ export async function transferFromSource(host: TransferHost, signal: AbortSignal
     }
     failuresInARow++;
     if (failuresInARow >= options.maxAttemptsWithoutProgress) {
-      throw new DownloadError('network', `gave up after ${failuresInARow} attempts that received nothing; last: ${describe(failure)}`);
+      throw gaveUp(failuresInARow, failure);
     }
     const asked = failure instanceof DownloadError ? failure.retryAfterMs : undefined;
-    if (asked !== undefined && asked > options.maxRetryAfterMs) {
-      throw new DownloadError('http-status', `${describe(failure)}, and asked to retry only after ${Math.round(asked / 1000)} s`);
+    if (failure instanceof DownloadError && asked !== undefined && asked > options.maxRetryAfterMs) {
+      const message = `${describe(failure)}, and asked to retry only after ${Math.round(asked / 1000)} s`;
+      throw new DownloadError('http-status', message, false, undefined, failure.status);
     }
     await sleep(asked ?? backoffDelay(failuresInARow - 1, options.retryBaseMs, options.retryMaxMs), signal);
   }

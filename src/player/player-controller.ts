@@ -1,6 +1,7 @@
 import { callBackground, type JobView, type PlayerPortMessage } from '../messages';
 import { errorText } from '../pages-shared/connection';
-import { sentence, t } from '../pages-shared/i18n';
+import { failureText, retryingText } from '../pages-shared/failure-text';
+import { t } from '../pages-shared/i18n';
 import { completeFileUrl } from './blob-source';
 import { mediaTypeOf } from '../media-type';
 import { startMse, type MseStart } from './mse/mse-route';
@@ -52,8 +53,11 @@ export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: P
   const first = await feed.until((s) => hopeless(s) || s.job?.size !== undefined || s.job?.retrying !== undefined);
   if (hopeless(first)) return page.say(hopelessText(first), 'error');
   if (first.job?.retrying) {
-    page.say(t('playerServerSilent'), 'wait');
-    const answered = await feed.until((s) => hopeless(s) || s.job?.size !== undefined);
+    // Each failed attempt is said as it happens, with when Stitch gives up.
+    const answered = await feed.until((s) => {
+      if (s.job?.retrying) page.say(retryingText(s.job.retrying), 'wait');
+      return hopeless(s) || s.job?.size !== undefined;
+    });
     if (hopeless(answered)) return page.say(hopelessText(answered), 'error');
   }
   const known = feed.latest!;
@@ -171,6 +175,6 @@ function hopelessText(state: PlayerPortMessage): string {
   const job = state.job;
   if (!job) return t('playerJobGone');
   if (state.bytesFreed) return t('playerBytesFreed', job.filename);
-  if (job.state === 'failed') return t('playerJobFailed', job.error ? sentence(job.error) : t('unknownError'));
+  if (job.state === 'failed') return t('playerJobFailed', failureText(job.failure));
   return t('playerJobCancelled');
 }

@@ -3,6 +3,7 @@ import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
 import { etaText, noticeText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
+import { failureText } from '../pages-shared/failure-text';
 import { plural, sentence, t } from '../pages-shared/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
@@ -197,7 +198,7 @@ export class JobRow {
 
   private updateError(job: JobView): void {
     if (job.error) {
-      setText(this.error, sentence(job.error));
+      setText(this.error, failureText(job.failure));
       if (!this.error.isConnected) this.mirrors.element.before(this.error);
     } else {
       this.error.remove();

@@ -1,5 +1,6 @@
 import type { JobView } from '../messages';
-import { plural, sentence, t, uiLocale } from '../pages-shared/i18n';
+import { sentence, t, uiLocale } from '../pages-shared/i18n';
+import { retryingText } from '../pages-shared/failure-text';
 import { formatEta, formatPercent, formatRate, formatSize } from '../pages-shared/format';
 
 /** The state in words, for the row's badge (data-state carries the machine value). */
@@ -38,13 +39,9 @@ export function stateClass(job: JobView): string {
   return `state state-${job.retrying ? 'retrying' : job.state}`;
 }
 
-/** Why a running job receives nothing, and that Stitch keeps trying; empty while all is well. */
+/** Why a running job receives nothing, and when Stitch gives up; empty while all is well. */
 export function retryText(job: JobView): string {
-  if (!job.retrying) return '';
-  const { reason, attempts } = job.retrying;
-  return reason
-    ? plural(attempts, 'retryAnsweredOne', 'retryAnsweredOther', reason)
-    : plural(attempts, 'retrySilentOne', 'retrySilentOther');
+  return job.retrying ? retryingText(job.retrying) : '';
 }
 
 /** `https://mirror.example.org:8080/pub/file.iso` → `mirror.example.org:8080`, inside any text. */

@@ -1,5 +1,6 @@
 import type { JobView, PortMessage, UiNotice } from '../messages';
-import { sentence, t } from '../pages-shared/i18n';
+import { failureText } from '../pages-shared/failure-text';
+import { t } from '../pages-shared/i18n';
 import { FINISHED_STATES, noticeText } from './job-text';
 
 /** What the popup knows: the jobs (newest first) and the page-wide notices (oldest first). */
@@ -53,8 +54,8 @@ export function announcement(before: JobView | undefined, after: JobView): strin
   const name = after.filename;
   if (before.state !== after.state) {
     if (after.state === 'saved') return t('saidSaved', name);
-    if (after.state === 'failed') return t('saidFailed', name, after.error ? sentence(after.error) : t('unknownError'));
-    if (after.state === 'paused' && !after.pausedByUser && after.error) return t('saidPausedByStitch', name, sentence(after.error));
+    if (after.state === 'failed') return t('saidFailed', name, failureText(after.failure));
+    if (after.state === 'paused' && !after.pausedByUser && after.failure) return t('saidPausedByStitch', name, failureText(after.failure));
   }
   if (after.notices.length > before.notices.length) return t('saidNotice', name, noticeText(after.notices.at(-1)!));
   return undefined;

@@ -1,8 +1,9 @@
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { horizontalOverflow, seriousViolations } from './support/axe';
-import { extensionPage } from './support/chromium';
+import { extensionPage, request } from './support/chromium';
 import { browserWith, MiB, mirror, profile } from './support/setup';
 
 test('in a German browser the popup and the options page speak German and write numbers the German way', async () => {
@@ -45,4 +46,52 @@ test('in a German browser the popup and the options page speak German and write 
   expect(await options.getByTestId('settings-errors').textContent()).toContain(
     'Größenschwelle: Geben Sie eine Zahl in MB von 0 bis 953.674.316 ein.',
   );
+});
+
+/** A port nothing listens on: connecting to it is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+test('in a German browser, failing servers are told in German only: a missing file, a 503, a refused connection, a reset', async () => {
+  const missing = await mirror({ size: MiB, seed: 42, path: '/da.bin' });
+  const busy = await mirror({ size: MiB, seed: 43, filename: 'belegt.bin', faults: { errorStatus: { status: 503 } } });
+  const reset = await mirror({ size: MiB, seed: 44, filename: 'abgebrochen.bin', faults: { refuse: true } });
+  const refused = `http://127.0.0.1:${await closedPort()}/abgelehnt.bin`;
+  const browser = await browserWith(profile(), 'de');
+  const popup = await extensionPage(browser, 'popup.html');
+  const rowOf = async (url: string) => {
+    const { job } = (await request(popup, { type: 'add-url', url })).value!;
+    return popup.locator(`[data-job-id="${job.id}"]`);
+  };
+
+  // A failed download (the 404 fails at once and frees its slot for the three below).
+  const gone = await rowOf(new URL('/weg.bin', missing.url).href);
+  await expect.poll(() => gone.getAttribute('data-state'), { timeout: 20_000 }).toBe('failed');
+  expect(await gone.getByTestId('job-state').textContent()).toBe('Fehlgeschlagen');
+  expect(await gone.getByTestId('job-error').textContent()).toBe('Der Server hat diese Datei nicht (Fehler 404).');
+
+  // Downloads that wait to try again: the cause once, in German, the attempt that failed and when Stitch gives up.
+  const waiting = (cause: string) =>
+    new RegExp(
+      `^${cause.replace(/[().]/g, '\\$&')} Versuch [1-7] von 8 ist fehlgeschlagen; Stitch versucht es selbst erneut und gibt nach Versuch 8 auf\\.$`,
+    );
+  const unreached = 'Stitch konnte den Server nicht erreichen: Die Verbindung wurde abgelehnt oder brach ab, bevor der Server antwortete.';
+  const cases = [
+    { row: await rowOf(busy.url), cause: 'Der Server ist ausgelastet oder wird gewartet (Fehler 503).' },
+    { row: await rowOf(refused), cause: unreached },
+    { row: await rowOf(reset.url), cause: unreached },
+  ];
+  for (const { row, cause } of cases) {
+    await expect.poll(() => row.getByTestId('job-state').textContent(), { timeout: 20_000 }).toBe('Neuer Versuch');
+    await expect.poll(() => row.getByTestId('job-retrying').textContent(), { timeout: 10_000 }).toMatch(waiting(cause));
+  }
+  // The row counts the attempts as the background makes them (it said "1 attempt so far" at the sixth).
+  await expect
+    .poll(() => cases[0]!.row.getByTestId('job-retrying').textContent(), { timeout: 15_000 })
+    .toMatch(/Versuch [3-7] von 8 ist fehlgeschlagen/);
 });

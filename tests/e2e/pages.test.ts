@@ -245,7 +245,10 @@ test('a server answering 503 shows Retrying within 2 s, not a healthy download',
   const shownAfter = Date.now() - started;
   console.log(`503: Retrying shown ${shownAfter} ms after the download was added`);
   expect(shownAfter).toBeLessThan(2_000);
-  expect(await row.getByTestId('job-retrying').textContent()).toMatch(/Stitch keeps trying/);
+  // The cause once, the attempt that failed, and when Stitch gives up: no promise to keep trying for ever.
+  expect(await row.getByTestId('job-retrying').textContent()).toMatch(
+    /^The server is busy or down for maintenance \(error 503\)\. Attempt \d of 8 failed; Stitch tries again by itself and gives up after attempt 8\.$/,
+  );
   expect(await popup.locator('.summary').textContent()).not.toMatch(/downloading/);
 });
 

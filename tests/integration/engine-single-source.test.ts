@@ -153,11 +153,26 @@ describe('failures before the first byte', () => {
     expect(run.result.mirrors[0]).toMatchObject({ failures: 0 });
   });
 
+  it('tells of every failed attempt as it happens, with its cause and the attempts allowed', async () => {
+    const m = await mirror({ size: MiB, faults: { errorStatus: { status: 503 } } });
+    const told: string[] = [];
+    const run = await download(m.url, { maxAttemptsWithoutProgress: 4, retryBaseMs: 50, retryMaxMs: 100 }, (job) =>
+      job.on('progress', (p) => {
+        const [primary] = p.mirrors;
+        const line =
+          primary?.failures && !primary.dropped ? `${primary.failures} of ${primary.maxFailures}: ${primary.lastFailure?.status}` : '';
+        if (line && line !== told.at(-1)) told.push(line);
+      }),
+    );
+    expect(run.result.status).toBe('failed');
+    expect(told).toEqual(['1 of 4: 503', '2 of 4: 503', '3 of 4: 503']);
+  });
+
   it('gives up after the retry limit with a clear error', async () => {
     const m = await mirror({ size: MiB, faults: { errorStatus: { status: 502 } } });
     const run = await download(m.url, { maxAttemptsWithoutProgress: 4 });
     expect(run.result.status).toBe('failed');
-    expect(run.result.error?.code).toBe('network');
+    expect(run.result.error).toMatchObject({ code: 'http-status', status: 502, attempts: 4 });
     expect(run.result.error?.message).toMatch(/4 attempts.*502/);
     expect(m.stats.requests).toHaveLength(4);
   });

@@ -93,9 +93,9 @@ export function trustedFetch(fetcher: HttpFetch, scope: TrustScope): HttpFetch {
       const location = isRedirect(response.status) ? response.headers.get('location') : null;
       if (location === null) return response;
       await response.body?.cancel().catch(() => {});
-      if (hop >= MAX_REDIRECTS) throw new MirrorProblem(`${url} redirected more than ${MAX_REDIRECTS} times`, 'http-status');
+      if (hop >= MAX_REDIRECTS) throw new MirrorProblem(`${url} redirected more than ${MAX_REDIRECTS} times`, 'redirect');
       const next = resolve(location, url);
-      if (next === undefined) throw new MirrorProblem(`${url} redirected to "${location}", which is not a URL`, 'http-status');
+      if (next === undefined) throw new MirrorProblem(`${url} redirected to "${location}", which is not a URL`, 'redirect');
       refuseRedirect(url, next, scope);
       url = next;
     }
@@ -120,7 +120,7 @@ async function followBlind(fetcher: HttpFetch, url: string, init: HttpRequest | 
  */
 function refuseRedirect(from: string, to: string, scope: TrustScope): void {
   const refusal = sourceRefusal(to, isLocalUrl(from) ? from : scope.primaryUrl, { covered: true });
-  if (refusal) throw new MirrorProblem(`${from} redirected to ${refusal}`, 'http-status');
+  if (refusal) throw new MirrorProblem(`${from} redirected to ${refusal}`, 'redirect');
 }
 
 function isRedirect(status: number): boolean {

@@ -51,7 +51,10 @@ export function checkResponse(facts: ResponseFacts, ask: Ask, known: RemoteFile 
   }
   if (status === 200) return checkFull(facts, ask, known, hasStoredBytes);
   if (status === 206) return checkPartial(facts, ask, known);
-  return { kind: 'fatal', error: new DownloadError('http-status', `the server answered ${describeStatus(facts)}`) };
+  return {
+    kind: 'fatal',
+    error: new DownloadError('http-status', `the server answered ${describeStatus(facts)}`, false, undefined, status),
+  };
 }
 
 function checkFull(facts: ResponseFacts, ask: Ask, known: RemoteFile | undefined, hasStoredBytes: boolean): Verdict {

@@ -11,8 +11,8 @@ export type FailureVerdict =
   | { kind: 'ignore' }
   /** The whole run ends with `error` (restart, fallback, full disk, fatal). */
   | { kind: 'fail'; error: unknown }
-  /** This mirror is dropped; the download goes on with the others. */
-  | { kind: 'drop'; reason: string; code: DownloadErrorCode }
+  /** This mirror is dropped; the download goes on with the others. `status`: what the server answered, if it did. */
+  | { kind: 'drop'; reason: string; code: DownloadErrorCode; status?: number }
   /** Broken mid-body: the rest is requested again at once; a stalling mirror is benched. */
   | { kind: 'resume'; stalled: boolean }
   /**
@@ -40,13 +40,14 @@ export function judgeFailure(
   if (error instanceof DownloadError && !error.retryable) return { kind: 'fail', error };
   if (progressed) return { kind: 'resume', stalled: error instanceof StallError };
   const retryAfterMs = error instanceof DownloadError ? error.retryAfterMs : undefined;
+  const status = error instanceof DownloadError ? error.status : undefined;
   if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
     return {
       kind: 'drop',
       reason: `${describe(error)}, and asked to retry only after ${Math.round(retryAfterMs / 1000)} s`,
       code: 'http-status',
+      status,
     };
   }
-  const status = error instanceof DownloadError ? error.status : undefined;
   return status === undefined ? { kind: 'retry', retryAfterMs } : { kind: 'retry', retryAfterMs, status };
 }

@@ -3,7 +3,7 @@ import type { ResponseFacts } from '../http/response-facts';
 import { plainHttpRefusal } from '../http/request-trust';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
 import { MAX_SOURCES } from '../options';
-import { describe } from '../transfer-host';
+import { describe, failureFacts, gaveUp } from '../transfer-host';
 import type { SourceHint } from '../sources/hrw';
 import { maxConnectionsFor } from './connection-cap';
 import { MirrorState, type MirrorReport } from './mirror-state';
@@ -167,11 +167,14 @@ export class MirrorSet {
     if (busy) mirror.connectionCount.refused(now, { status, retryAfterMs, connections: working });
     if (status === undefined && working > 0) mirror.closedBeforeAnswering(now, working);
     if ((busy || status === undefined) && working > 0) return;
-    mirror.lastFailure = describe(error);
+    mirror.lastFailure = failureFacts(error);
     mirror.failed(options.retryBaseMs, options.retryMaxMs, retryAfterMs);
-    if (mirror.failuresInARow < options.maxAttemptsWithoutProgress) return;
-    const reason = `gave up after ${mirror.failuresInARow} attempts that received nothing; last: ${describe(error)}`;
-    this.drop(mirror, reason, new DownloadError('network', reason));
+    if (mirror.failuresInARow >= options.maxAttemptsWithoutProgress) {
+      const given = gaveUp(mirror.failuresInARow, error);
+      return this.drop(mirror, given.message, given);
+    }
+    // Reported at once: the pages show each attempt as it fails, and when Stitch will give up.
+    this.report(true);
   }
 
   /** The error when no usable source is left, or undefined while one is. */
@@ -179,7 +182,7 @@ export class MirrorSet {
     if (this.mirrors.some((m) => m.phase === 'active')) return undefined;
     if (this.mirrors.length === 1) return error;
     const reasons = this.mirrors.map((m) => `${m.url}: ${m.dropReason ?? 'not checked yet'}`).join('; ');
-    return new DownloadError(error.code, `no usable source is left (${reasons})`);
+    return new DownloadError(error.code, `no usable source is left (${reasons})`, false, undefined, error.status, error.more);
   }
 
   /** Adds the mirrors the primary advertises, and reads any Metalink file it points to. */
@@ -231,6 +234,7 @@ export class MirrorSet {
     const now = this.host.options.clock.now();
     if (!force && now - this.lastReportAt < this.host.options.progressIntervalMs) return;
     this.lastReportAt = now;
-    this.host.mirrorsChanged(this.mirrors.map((m): MirrorReport => m.report()));
+    const maxFailures = this.host.options.maxAttemptsWithoutProgress;
+    this.host.mirrorsChanged(this.mirrors.map((m): MirrorReport => ({ ...m.report(), maxFailures })));
   }
 }

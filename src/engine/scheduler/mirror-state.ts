@@ -1,3 +1,4 @@
+import type { FailureFacts } from '../errors';
 import { RateMeter } from '../rate-meter';
 import { backoffDelay } from '../retry';
 import type { SourceHint } from '../sources/hrw';
@@ -34,8 +35,10 @@ export interface MirrorReport {
   failures?: number;
   /** While it waits before trying again: when (ms since the epoch). */
   retryAt?: number;
-  /** Its last failure in plain words ("503 Service Unavailable"), when the scheduler said. */
-  lastFailure?: string;
+  /** Its last failure (a 503, a refused connection), when the scheduler said. */
+  lastFailure?: FailureFacts;
+  /** Attempts in a row that receive nothing before it is given up (the engine's option). */
+  maxFailures: number;
 }
 
 /** One source of the file: its health, estimates and load. */
@@ -56,8 +59,8 @@ export class MirrorState {
   failuresInARow = 0;
   deadlineMisses = 0;
   backoffUntil = 0;
-  /** The last failure in plain words, for the UI while it is retried. */
-  lastFailure: string | undefined;
+  /** The last failure, for the UI while it is retried. */
+  lastFailure: FailureFacts | undefined;
   /** When the last body byte arrived from it (0: never). */
   lastByteAt = 0;
   /** Its probe, kept until the primary's first bytes arrive to compare with. */
@@ -183,7 +186,7 @@ export class MirrorState {
     this.dropReason = reason;
   }
 
-  report(): MirrorReport {
+  report(): Omit<MirrorReport, 'maxFailures'> {
     return {
       url: this.url,
       phase: this.phase,

@@ -79,7 +79,7 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
         case 'fail':
           return context.fail(verdict.error);
         case 'drop':
-          return sources.drop(mirror, verdict.reason, new DownloadError(verdict.code, verdict.reason));
+          return sources.drop(mirror, verdict.reason, new DownloadError(verdict.code, verdict.reason, false, undefined, verdict.status));
         case 'resume':
           // A reset mid-body: the rest is requested again at once, here or elsewhere. A stall is the server's silence,
           // not a reset: its connections are not rebuilt in numbers.

@@ -25,15 +25,19 @@ describe('Toolbar', () => {
     const choices: NotifyChoices = { notifyFailed: true, notifyCompleted: false };
     const toolbar = new Toolbar(browser, () => choices);
     toolbar.jobChanged(jobView({ id: 'a', filename: 'big.iso', state: 'running' }));
-    toolbar.jobChanged(jobView({ id: 'a', filename: 'big.iso', state: 'failed', error: 'the server answered 404 Not Found' }));
-    toolbar.jobChanged(jobView({ id: 'a', filename: 'big.iso', state: 'failed', error: 'the server answered 404 Not Found' }));
+    toolbar.jobChanged(jobView({ id: 'a', filename: 'big.iso', state: 'failed', failure: { code: 'http-status', status: 404 } }));
+    toolbar.jobChanged(jobView({ id: 'a', filename: 'big.iso', state: 'failed', failure: { code: 'http-status', status: 404 } }));
     toolbar.jobChanged(jobView({ id: 'b', filename: 'small.zip', state: 'saving' }));
     toolbar.jobChanged(jobView({ id: 'b', filename: 'small.zip', state: 'saved' }));
     // Seen first in a final state (after a restart): nothing is said again.
     toolbar.jobChanged(jobView({ id: 'c', state: 'failed', error: 'old news' }));
     await settle();
     expect(browser.notes).toEqual([
-      { id: 'a', title: 'Download failed: big.iso', message: 'The server answered 404 Not Found. Open Stitch to retry or remove it.' },
+      {
+        id: 'a',
+        title: 'Download failed: big.iso',
+        message: 'The server does not have this file (error 404). Open Stitch to retry or remove it.',
+      },
     ]);
     choices.notifyCompleted = true;
     toolbar.jobChanged(jobView({ id: 'd', filename: 'done.bin', state: 'saving' }));

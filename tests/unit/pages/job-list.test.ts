@@ -13,7 +13,10 @@ describe('the job list with many downloads', () => {
   });
 
   it('filters by the state as the row shows it, in the page’s language', () => {
-    const retrying = jobView({ state: 'running', retrying: { attempts: 2 } });
+    const retrying = jobView({
+      state: 'running',
+      retrying: { attempts: 2, maxAttempts: 8, failure: { code: 'network', network: 'unreached' } },
+    });
     expect(matchesFilter(retrying, 'retrying')).toBe(true);
     (globalThis as { chrome?: unknown }).chrome = { i18n: { getMessage: (key: string) => (key === 'statePaused' ? 'Angehalten' : '') } };
     try {

@@ -68,14 +68,14 @@ describe('JobRow', () => {
     ).toEqual(['job-pause', 'job-copy-url', 'job-cancel']);
   });
 
-  it('says Retrying, why and that Stitch keeps trying while no source delivers; no rate or time left', () => {
-    const row = new JobRow(jobView({ retrying: { attempts: 3, reason: '503 Service Unavailable' } }), () => {});
+  it('says Retrying, why, which attempt failed and when Stitch gives up, while no source delivers; no rate or time left', () => {
+    const row = new JobRow(jobView({ retrying: { attempts: 3, maxAttempts: 8, failure: { code: 'http-status', status: 503 } } }), () => {});
     const el = row.element;
     const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent;
     expect(text('job-state')).toBe('Retrying');
     expect(el.querySelector('[data-testid="job-state"]')!.className).toContain('state-retrying');
     expect(text('job-retrying')).toBe(
-      'The server answered 503 Service Unavailable (3 attempts so far). Stitch keeps trying by itself; pause to stop.',
+      'The server is busy or down for maintenance (error 503). Attempt 3 of 8 failed; Stitch tries again by itself and gives up after attempt 8.',
     );
     expect(text('job-rate')).toBe('');
     expect(text('job-eta')).toBe('');
@@ -86,10 +86,20 @@ describe('JobRow', () => {
 
   it('shows the error only while there is one, and the buttons of the new state', () => {
     const row = new JobRow(jobView(), () => {});
-    row.update(jobView({ state: 'failed', rate: 0, error: 'the server changed the file; restarted from zero', errorCode: 'changed' }));
+    row.update(
+      jobView({
+        state: 'failed',
+        rate: 0,
+        error: 'the server changed the file; gave up after restarting from zero 3 times',
+        errorCode: 'changed',
+        failure: { code: 'changed' },
+      }),
+    );
     const el = row.element;
     expect(el.dataset.state).toBe('failed');
-    expect(el.querySelector('[data-testid="job-error"]')?.textContent).toBe('The server changed the file; restarted from zero.');
+    expect(el.querySelector('[data-testid="job-error"]')?.textContent).toBe(
+      'The file changed on the server during the download, too often to start over.',
+    );
     expect(el.querySelector('[data-testid="job-state"]')?.textContent).toBe('Failed');
     expect(el.querySelector('[data-testid="job-rate"]')?.textContent).toBe('');
     expect(el.querySelector('[data-testid="job-pause"]')).toBeNull();

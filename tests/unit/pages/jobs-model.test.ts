@@ -57,10 +57,12 @@ describe('announcement', () => {
     const running = jobView();
     expect(announcement(running, { ...running, received: running.received + 1 })).toBeUndefined();
     expect(announcement(running, { ...running, state: 'saved' })).toBe('big.iso is saved.');
-    expect(announcement(running, { ...running, state: 'failed', error: 'the server said 404' })).toBe(
-      'big.iso failed: The server said 404.',
+    expect(announcement(running, { ...running, state: 'failed', failure: { code: 'http-status', status: 404 } })).toBe(
+      'big.iso failed: The server does not have this file (error 404).',
     );
-    expect(announcement(running, { ...running, state: 'paused', error: 'storage is full' })).toBe('big.iso is paused: Storage is full.');
+    expect(announcement(running, { ...running, state: 'paused', failure: { code: 'storage-full' } })).toBe(
+      'big.iso is paused: The disk is full. Stitch kept what it downloaded: free some space, then resume.',
+    );
     expect(announcement(running, { ...running, state: 'paused', pausedByUser: true })).toBeUndefined();
     expect(announcement(running, { ...running, notices: ['mirror b dropped'] })).toBe('big.iso: Mirror b dropped.');
     expect(announcement(undefined, running)).toBeUndefined();

@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { failureText, retryingText } from '../../../src/pages-shared/failure-text';
+
+type Messages = Record<string, { message: string; placeholders?: Record<string, { content: string }> }>;
+
+/** The browser's i18n in `lang`, as chrome.i18n.getMessage fills a message's placeholders. */
+function speak(lang: string): void {
+  const path = resolve(import.meta.dirname, '../../../public/_locales', lang, 'messages.json');
+  const messages = JSON.parse(readFileSync(path, 'utf8')) as Messages;
+  const getMessage = (key: string, subs: string[] = []) => {
+    const entry = messages[key];
+    if (!entry) return '';
+    const named = entry.message.replace(/\$(\w+)\$/g, (_, name: string) => entry.placeholders?.[name.toLowerCase()]?.content ?? '');
+    return named.replace(/\$(\d)/g, (_, n: string) => subs[Number(n) - 1] ?? '');
+  };
+  (globalThis as { chrome?: unknown }).chrome = { i18n: { getMessage, getUILanguage: () => lang } };
+}
+
+afterEach(() => {
+  delete (globalThis as { chrome?: unknown }).chrome;
+});
+
+describe('failure words', () => {
+  it('say what the server answered once, the attempt, and when Stitch gives up', () => {
+    expect(retryingText({ attempts: 6, maxAttempts: 8, failure: { code: 'http-status', status: 503 } })).toBe(
+      'The server is busy or down for maintenance (error 503). Attempt 6 of 8 failed; Stitch tries again by itself and gives up after attempt 8.',
+    );
+    expect(failureText({ code: 'http-status', status: 503, attempts: 8 })).toBe(
+      'The server is busy or down for maintenance (error 503). Stitch gave up after 8 attempts.',
+    );
+  });
+
+  it('say plainly that the server could not be reached, not what fetch said', () => {
+    expect(failureText({ code: 'network', network: 'unreached', attempts: 8 })).toBe(
+      'Stitch could not reach the server: the connection was refused or broke before the server answered. Stitch gave up after 8 attempts.',
+    );
+    expect(failureText({ code: 'network', network: 'refused' })).toBe('The server refused the connection.');
+    expect(failureText({ code: 'network', network: 'reset' })).toBe('The connection to the server was reset.');
+  });
+
+  it('are all German in a German browser', () => {
+    speak('de');
+    expect(retryingText({ attempts: 2, maxAttempts: 8, failure: { code: 'http-status', status: 503 } })).toBe(
+      'Der Server ist ausgelastet oder wird gewartet (Fehler 503). Versuch 2 von 8 ist fehlgeschlagen; Stitch versucht es selbst erneut und gibt nach Versuch 8 auf.',
+    );
+    expect(failureText({ code: 'network', network: 'unreached', attempts: 8 })).toBe(
+      'Stitch konnte den Server nicht erreichen: Die Verbindung wurde abgelehnt oder brach ab, bevor der Server antwortete. Stitch hat nach 8 Versuchen aufgegeben.',
+    );
+    expect(failureText({ code: 'verify' })).toBe(
+      'Die fertige Datei passt nicht zu ihrer erwarteten Größe oder Prüfsumme; deshalb hat Stitch sie nicht gespeichert.',
+    );
+  });
+
+  it('name every code the engine and the background report', () => {
+    expect(failureText({ code: 'http-status', status: 418 })).toBe('The server answered with error 418.');
+    const codes = [
+      'network',
+      'redirect',
+      'changed',
+      'no-ranges',
+      'bad-range',
+      'bad-length',
+      'encoding',
+      'protocol',
+      'storage-full',
+      'storage',
+      'verify',
+      'save-failed',
+      'internal',
+    ];
+    for (const code of codes) expect(failureText({ code }), code).not.toBe('The reason is not known.');
+  });
+});
