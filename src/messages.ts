@@ -28,8 +28,10 @@
             and job-play (a link opening the player; only for audio/video the browser can play
             whose bytes are still stored).
  *            job-undo (a cancelled job, for a few seconds), job-hand-back (a job taken over), job-origin
- *            (host and date), job-retrying (only while no source delivers).
- *            Page-wide: pause-all, resume-all, clear-finished, bypass-next (aria-pressed), add-url-input, add-url-submit,
+ *            (host and date), job-retrying (only while no source delivers), job-details-toggle (shows
+ *            the row's details: every action but the first, mirrors, notices, the URL), job-host,
+ *            job-move-up and job-move-down (a queued job), job-speed-limit (KB/s, empty: none).
+ *            Page-wide: pause-all, resume-all, cancel-all, clear-finished, bypass-next (aria-pressed), add-url-toggle, add-url-input, add-url-submit,
  *            notice (one per page-wide notice), empty (shown when there are no jobs).
  *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
  *            10^6 bytes), setting-excluded-types and setting-excluded-sites (textareas, one per
@@ -113,6 +115,10 @@ export interface JobView {
   /** Seconds left at the current rate, when known. */
   etaSeconds?: number;
   state: JobViewState;
+  /** While queued: its place in the queue (position 1 starts next) of how many wait. */
+  queuePlace?: { position: number; of: number };
+  /** This download's own speed limit in bytes/s (the settings' limit for all applies too); absent: none. */
+  speedLimit?: number;
   /** True when the user paused it: it is not resumed automatically. */
   pausedByUser: boolean;
   /** Why it failed or paused itself, in the engine's English words (for logs); absent when all is well. */
@@ -227,6 +233,10 @@ export interface Requests {
    * (then `startOver: true` drops the stored bytes and downloads from the new address).
    */
   relink: { request: { id: string; url: string; startOver?: boolean }; reply: { job: JobView; mismatch?: string } };
+  /** Moves a queued job one place earlier (`up`: it starts sooner) or later in the queue. */
+  'queue-move': { request: { id: string; direction: 'up' | 'down' }; reply: { job: JobView } };
+  /** Sets one download's own speed limit in bytes/s; null lifts it. */
+  'job-speed-limit': { request: { id: string; bytesPerSecond: number | null }; reply: { job: JobView } };
   /** Gives a job back to the browser: the browser downloads the URL itself; the job and its bytes go. */
   'hand-to-browser': { request: { id: string }; reply: Record<string, never> };
 }
@@ -307,6 +317,8 @@ const REQUEST_TYPES: readonly RequestType[] = [
   'bypass',
   'hand-to-browser',
   'relink',
+  'queue-move',
+  'job-speed-limit',
 ];
 
 /** True for messages shaped like a request (the handler still checks each field). */

@@ -59,17 +59,34 @@ export function requestContext(source: RequestSource): Pick<RequestContext, 'cre
  * The one place where engine jobs are made and reopened, so the engine's signature (e.g. a list
  * of mirror URLs) is adapted here only.
  */
-export function createJob(store: DownloadStore, id: string, source: JobSource, settings: Settings): Promise<DownloadJob> {
-  return DownloadJob.create(store, { id, url: source.url, mirrors: [...source.mirrors] }, engineOptions(source, settings));
+export function createJob(
+  store: DownloadStore,
+  id: string,
+  source: JobSource,
+  settings: Settings,
+  limiter: RateLimiter = speedLimit,
+): Promise<DownloadJob> {
+  return DownloadJob.create(store, { id, url: source.url, mirrors: [...source.mirrors] }, engineOptions(source, settings, limiter));
 }
 
 /** Reopens a stored job; its URLs (mirrors included) are in the engine's stored state. */
-export function openJob(store: DownloadStore, id: string, source: RequestSource, settings: Settings): Promise<DownloadJob | undefined> {
-  return DownloadJob.open(store, id, engineOptions(source, settings));
+export function openJob(
+  store: DownloadStore,
+  id: string,
+  source: RequestSource,
+  settings: Settings,
+  limiter: RateLimiter = speedLimit,
+): Promise<DownloadJob | undefined> {
+  return DownloadJob.open(store, id, engineOptions(source, settings, limiter));
 }
 
 /** The speed limit of the settings, shared by every download (all jobs, all connections). */
 export const speedLimit = new RateLimiter();
+
+/** One download's own limit (bytes/s; none when undefined), under the settings' limit for all. */
+export function jobSpeedLimit(bytesPerSecond: number | undefined): RateLimiter {
+  return new RateLimiter(bytesPerSecond ?? null, speedLimit);
+}
 
 /**
  * Requests to the URL's origin carry the site's cookies when the job says so (a taken-over
@@ -79,7 +96,7 @@ export const speedLimit = new RateLimiter();
  * same-origin with it): the Referer is set in both by a session rule while the job runs
  * (referrer-rules.ts, held by JobManager).
  */
-function engineOptions(source: RequestSource, settings: Settings): Partial<EngineOptions> {
+function engineOptions(source: RequestSource, settings: Settings, limiter: RateLimiter): Partial<EngineOptions> {
   return {
     ...requestContext(source),
     // The setting is the most connections per server: browsers open at most six per host over
@@ -89,7 +106,7 @@ function engineOptions(source: RequestSource, settings: Settings): Partial<Engin
     connectionsPerServer: Math.min(2, settings.connectionsPerServer),
     minBlockBytes: settings.minBlockBytes,
     maxBlockBytes: settings.maxBlockBytes,
-    rateLimiter: speedLimit,
+    rateLimiter: limiter,
     userLocation: countryOfLocale(globalThis.navigator?.language),
     createHasher: createWasmHasher,
     // The hops fetch hides, put back for the engine to check (redirect-log.ts).

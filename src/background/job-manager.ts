@@ -10,7 +10,16 @@ import {
 import { UNDO_MS, type JobAction, type JobView } from '../messages';
 import { mediaTypeOf } from '../media-type';
 import type { Settings } from '../settings/schema';
-import { createJob, jobCookieOrigins, openJob, requestContext, sourceForNewLink, type JobCredentials, type JobSource } from './create-job';
+import {
+  createJob,
+  jobCookieOrigins,
+  jobSpeedLimit,
+  openJob,
+  requestContext,
+  sourceForNewLink,
+  type JobCredentials,
+  type JobSource,
+} from './create-job';
 import type { JobMeta, JobMetaStore } from './job-meta';
 import type { JobSaver } from './job-saver';
 import type { LocalNetworkRules } from './local-network-rules';
@@ -51,6 +60,8 @@ export interface NewDownload {
   mirrors?: string[];
   /** Taken over from the browser's own download (it can be handed back). */
   takenOver?: boolean;
+  /** What the take-over's probe learned, shown until the job's own first answer. */
+  probed?: JobMeta['probed'];
 }
 
 const FINISHED_VIEW_STATES = new Set(['saved', 'failed', 'cancelled']);
@@ -123,12 +134,14 @@ export class JobManager {
       filename: download.filename,
       saveAs: download.saveAs === true,
       takenOver: download.takenOver === true ? true : undefined,
+      probed: download.probed,
       pausedByUser: false,
       createdAt: Date.now(),
     };
     await this.deps.meta.save(meta);
-    const job = await createJob(this.deps.store, id, source, settings);
-    const entry = this.track(job, meta, 0);
+    const limiter = jobSpeedLimit(undefined);
+    const job = await createJob(this.deps.store, id, source, settings, limiter);
+    const entry = this.track(job, meta, 0, limiter);
     this.enqueue(entry);
     this.pump();
     return this.view(entry);
@@ -275,6 +288,29 @@ export class JobManager {
     return { job: this.view(entry) };
   }
 
+  /** Moves a queued job one place earlier (`up`) or later; the queue starts jobs from its front. */
+  async moveInQueue(id: string, direction: 'up' | 'down'): Promise<JobView> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    const from = this.queue.indexOf(id);
+    if (!entry || from < 0) throw new Error('only a queued download can be moved; this one is not waiting');
+    const to = direction === 'up' ? from - 1 : from + 1;
+    if (to < 0 || to >= this.queue.length) return this.view(entry);
+    [this.queue[from], this.queue[to]] = [this.queue[to]!, id];
+    this.reportQueue();
+    return this.view(entry);
+  }
+
+  /** Sets a job's own speed limit (bytes/s; null lifts it): at once, running or not, and kept for later runs. */
+  async setSpeedLimit(id: string, bytesPerSecond: number | null): Promise<JobView> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error('no such download; it may have been cleared');
+    entry.limiter.setRate(bytesPerSecond);
+    await this.updateMeta(entry, { speedLimit: bytesPerSecond ?? undefined });
+    return this.view(entry);
+  }
+
   /** Forgets a job and its stored bytes at once, without undo (it was handed to the browser). */
   async forget(id: string): Promise<void> {
     await this.restore();
@@ -336,11 +372,12 @@ export class JobManager {
       if (this.entries.has(id)) continue;
       const meta = await this.deps.meta.load(id);
       const source = { referrer: meta.referrer, credentials: meta.credentials, cookieOrigins: meta.cookieOrigins };
-      const job = await openJob(this.deps.store, id, source, settings).catch(() => undefined);
+      const limiter = jobSpeedLimit(meta.speedLimit);
+      const job = await openJob(this.deps.store, id, source, settings, limiter).catch(() => undefined);
       if (!job) continue; // unreadable state: leave it, never crash the worker
       if (meta.createdAt === 0) meta.createdAt = job.state.createdAt;
       const stored = job.state.status === 'complete' ? 0 : rangesLength(normalizeRanges(await this.deps.store.storedRanges(id)));
-      const entry = this.track(job, meta, stored);
+      const entry = this.track(job, meta, stored, limiter);
       // Bytes a player kept after saving when the worker died: nobody plays them now.
       if (meta.save?.phase === 'saved') await this.freeBytes(entry);
       // A streamed save's body died with the worker: its partial file goes, a new save starts from the store.
@@ -366,8 +403,8 @@ export class JobManager {
     return entry.job.state.status === 'complete' && entry.meta.save?.phase !== 'saved' && entry.meta.save?.phase !== 'failed';
   }
 
-  private track(job: DownloadJob, meta: JobMeta, storedBytes: number): JobEntry {
-    const entry: JobEntry = { job, meta, storedBytes, holds: 0, bytesFreed: false };
+  private track(job: DownloadJob, meta: JobMeta, storedBytes: number, limiter: JobEntry['limiter']): JobEntry {
+    const entry: JobEntry = { job, meta, storedBytes, holds: 0, bytesFreed: false, limiter };
     this.entries.set(job.id, entry);
     const changed = () => {
       this.deps.onView(this.view(entry));
@@ -380,7 +417,11 @@ export class JobManager {
   }
 
   private view(entry: JobEntry): JobView {
-    const view = toJobView(entry.job.snapshot(), entry.meta, { storedBytes: entry.storedBytes, queued: this.queue.includes(entry.job.id) });
+    const place = this.queue.indexOf(entry.job.id);
+    const view = toJobView(entry.job.snapshot(), entry.meta, {
+      storedBytes: entry.storedBytes,
+      queuePlace: place < 0 ? undefined : { position: place + 1, of: this.queue.length },
+    });
     const playable =
       !entry.bytesFreed &&
       view.state !== 'failed' &&
@@ -390,7 +431,10 @@ export class JobManager {
   }
 
   private enqueue(entry: JobEntry): void {
-    if (!this.queue.includes(entry.job.id) && !entry.running) this.queue.push(entry.job.id);
+    if (!this.queue.includes(entry.job.id) && !entry.running) {
+      this.queue.push(entry.job.id);
+      this.reportQueue();
+    }
     this.deps.onView(this.view(entry));
   }
 
@@ -398,13 +442,30 @@ export class JobManager {
   private pump(): void {
     const limit = this.deps.settings().maxConcurrentJobs;
     let running = [...this.entries.values()].filter((e) => e.running !== undefined).length;
+    const queued = this.queue.length;
     while (running < limit && this.queue.length > 0) {
       const entry = this.entries.get(this.queue.shift()!);
       if (!entry || entry.running) continue;
       this.start(entry);
       running++;
     }
+    if (this.queue.length < queued) this.reportQueue();
     this.reportActivity();
+  }
+
+  private dequeue(id: string): void {
+    const at = this.queue.indexOf(id);
+    if (at < 0) return;
+    this.queue.splice(at, 1);
+    this.reportQueue();
+  }
+
+  /** The queue changed: every waiting job's place in it did too. */
+  private reportQueue(): void {
+    for (const id of this.queue) {
+      const entry = this.entries.get(id);
+      if (entry) this.deps.onView(this.view(entry));
+    }
   }
 
   private start(entry: JobEntry): void {
@@ -450,8 +511,7 @@ export class JobManager {
 
   private async pause(entry: JobEntry): Promise<void> {
     await this.updateMeta(entry, { pausedByUser: true });
-    const queued = this.queue.indexOf(entry.job.id);
-    if (queued >= 0) this.queue.splice(queued, 1);
+    this.dequeue(entry.job.id);
     entry.job.pause();
     await entry.running;
     this.reportActivity();
@@ -507,8 +567,7 @@ export class JobManager {
   }
 
   private async remove(entry: JobEntry): Promise<void> {
-    const queued = this.queue.indexOf(entry.job.id);
-    if (queued >= 0) this.queue.splice(queued, 1);
+    this.dequeue(entry.job.id);
     await entry.job.cancel();
     await entry.running;
     await this.deps.meta.remove(entry.job.id);

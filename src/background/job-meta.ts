@@ -16,6 +16,10 @@ export interface JobMeta {
   cookieOrigins: string[];
   /** The user's name for the file (add-url); otherwise the server's. */
   filename?: string;
+  /** What the take-over's probe learned (the server's name, the size), shown until the job's own first answer. */
+  probed?: { filename?: string; size?: number };
+  /** This download's own speed limit in bytes/s, under the settings' limit for all. */
+  speedLimit?: number;
   /** Ask where to save when complete. */
   saveAs: boolean;
   /** Taken over from a browser download (the popup offers to hand it back). */
@@ -74,6 +78,8 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
     credentials: r.credentials === 'omit' ? 'omit' : 'include',
     cookieOrigins: strings(r.cookieOrigins),
     filename: typeof r.filename === 'string' ? r.filename : undefined,
+    probed: parseProbed(r.probed),
+    speedLimit: positiveNumber(r.speedLimit),
     saveAs: r.saveAs === true,
     takenOver: r.takenOver === true ? true : undefined,
     pausedByUser: r.pausedByUser === true,
@@ -95,6 +101,17 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function positiveNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+function parseProbed(raw: unknown): JobMeta['probed'] {
+  const r = raw as { filename?: unknown; size?: unknown } | undefined;
+  if (!r || typeof r !== 'object') return undefined;
+  const size = typeof r.size === 'number' && Number.isSafeInteger(r.size) && r.size >= 0 ? r.size : undefined;
+  return { filename: typeof r.filename === 'string' ? r.filename : undefined, size };
 }
 
 function parseRemoving(raw: unknown): JobMeta['removing'] {

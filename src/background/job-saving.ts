@@ -1,4 +1,4 @@
-import type { DownloadJob } from '../engine';
+import type { DownloadJob, RateLimiter } from '../engine';
 import type { Settings } from '../settings/schema';
 import type { JobMeta } from './job-meta';
 import type { JobSaver } from './job-saver';
@@ -15,6 +15,8 @@ export interface JobEntry {
   holds: number;
   /** Saved, and the stored copy deleted. */
   bytesFreed: boolean;
+  /** The job's own speed limit (under the settings' one), set again while it runs. */
+  limiter: RateLimiter;
 }
 
 /** What saving needs from the job manager. */

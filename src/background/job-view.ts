@@ -6,14 +6,14 @@ import type { JobMeta } from './job-meta';
 export interface ManagerFacts {
   /** Bytes in the store; stands in for `received` of a job reopened but not run yet. */
   storedBytes: number;
-  /** Waiting in the manager's queue for a free slot. */
-  queued: boolean;
+  /** Waiting in the manager's queue for a free slot: its place there. */
+  queuePlace?: JobView['queuePlace'];
 }
 
 /** The page-facing view of a job: the engine's snapshot plus the background's queue and save phase. */
 export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFacts, updatedAt = Date.now()): JobView {
   const held = meta.heldFor !== undefined && snapshot.status !== 'running' && snapshot.status !== 'complete';
-  const state = held ? 'paused' : facts.queued && snapshot.status !== 'running' ? 'queued' : viewState(snapshot, meta);
+  const state = held ? 'paused' : facts.queuePlace !== undefined && snapshot.status !== 'running' ? 'queued' : viewState(snapshot, meta);
   const storedBytes = facts.storedBytes;
   const received = state === 'saved' && snapshot.size !== undefined ? snapshot.size : Math.max(snapshot.received, storedBytes);
   const saveFailed = meta.save?.phase === 'failed';
@@ -27,11 +27,14 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
     id: snapshot.id,
     url: snapshot.url,
     filename: filenameOf(snapshot, meta),
-    size: snapshot.size,
+    // Until the job's own first answer, the take-over's probe knows the size.
+    size: snapshot.size ?? meta.probed?.size,
     received,
     rate: state === 'running' ? snapshot.rate : 0,
     etaSeconds: state === 'running' ? snapshot.etaSeconds : undefined,
     state,
+    queuePlace: state === 'queued' ? facts.queuePlace : undefined,
+    speedLimit: meta.speedLimit,
     pausedByUser: meta.pausedByUser,
     error: showError ? error?.message : undefined,
     errorCode: showError ? error?.code : undefined,
@@ -50,11 +53,12 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
 
 /**
  * Once saved, the name on disk (the browser may have added " (1)"); before, the name to save
- * under: the user's, else the server's, else one from the URL.
+ * under: the user's, else the server's (its probe's before the job asked), else one from the URL.
  */
-export function filenameOf(snapshot: Pick<JobSnapshot, 'filename' | 'url'>, meta: Pick<JobMeta, 'filename' | 'save'>): string {
+export function filenameOf(snapshot: Pick<JobSnapshot, 'filename' | 'url'>, meta: Pick<JobMeta, 'filename' | 'save' | 'probed'>): string {
   if (meta.save?.phase === 'saved' && meta.save.filename) return meta.save.filename;
-  return sanitizeFilename(meta.filename ?? snapshot.filename ?? filenameFromUrl(snapshot.url) ?? 'download');
+  const name = meta.filename ?? snapshot.filename ?? meta.probed?.filename ?? filenameFromUrl(snapshot.url);
+  return sanitizeFilename(name ?? 'download');
 }
 
 function viewState(snapshot: JobSnapshot, meta: JobMeta): JobViewState {

@@ -88,6 +88,10 @@ async function jobRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<
       return bypass(request, deps);
     case 'relink':
       return manager.relink(requireString(request.id, 'id'), requireHttpUrl(request.url), request.startOver === true);
+    case 'queue-move':
+      return { job: await manager.moveInQueue(requireString(request.id, 'id'), requireDirection(request.direction)) };
+    case 'job-speed-limit':
+      return { job: await manager.setSpeedLimit(requireString(request.id, 'id'), requireRate(request.bytesPerSecond)) };
     case 'hand-to-browser':
       return handToBrowser(requireString(request.id, 'id'), manager, deps);
     default:
@@ -153,6 +157,18 @@ function savedDownloadId(manager: JobManager, id: unknown): number {
 function requireAction(action: unknown): JobAction {
   if (!ACTIONS.includes(action as JobAction)) throw new Error(`unknown action ${String(action)}`);
   return action as JobAction;
+}
+
+function requireDirection(direction: unknown): 'up' | 'down' {
+  if (direction !== 'up' && direction !== 'down') throw new Error(`unknown direction ${String(direction)}`);
+  return direction;
+}
+
+/** Bytes per second, or null for no limit. */
+function requireRate(value: unknown): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new Error('a speed limit is a number above 0, or none');
+  return value;
 }
 
 function requireString(value: unknown, name: string): string {

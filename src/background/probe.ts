@@ -1,4 +1,4 @@
-import { parseContentLength, parseContentRange, trustedFetch, type HttpFetch } from '../engine';
+import { parseContentDisposition, parseContentLength, parseContentRange, trustedFetch, type HttpFetch } from '../engine';
 import { backgroundFetch } from './redirect-log';
 
 export interface ProbeResult {
@@ -8,6 +8,8 @@ export interface ProbeResult {
   /** Total size, from Content-Range (206) or Content-Length (200). */
   size?: number;
   contentType?: string;
+  /** The server's name for the file (Content-Disposition), when it gives one. */
+  filename?: string;
   /** Network error text when status is 0. */
   error?: string;
 }
@@ -16,8 +18,8 @@ const PROBE_TIMEOUT_MS = 15_000;
 
 /**
  * Asks for the first byte of `url` as Stitch would download it (with the job's credentials, no
- * cache, redirects checked as the job checks them): tells whether a re-request works and how
- * large the file is. The body is not read.
+ * cache, redirects checked as the job checks them): tells whether a re-request works, how
+ * large the file is and what the server names it. The body is not read.
  */
 export async function probeUrl(
   url: string,
@@ -46,6 +48,7 @@ export async function probeUrl(
       statusText: response.statusText,
       size,
       contentType: response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() || undefined,
+      filename: parseContentDisposition(response.headers.get('content-disposition')),
     };
   } catch (error) {
     return { status: 0, statusText: '', error: error instanceof Error ? error.message : String(error) };

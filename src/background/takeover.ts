@@ -53,7 +53,15 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
     const after = await deps.api.downloads.search(item.id).catch(() => undefined);
     if (after?.state === 'complete') return 'left';
     await deps.api.downloads.erase(item.id).catch(() => {});
-    await deps.add({ url, referrer: item.referrer || undefined, credentials, mirrors: deps.mirrorsFor(url), takenOver: true });
+    await deps.add({
+      url,
+      referrer: item.referrer || undefined,
+      credentials,
+      mirrors: deps.mirrorsFor(url),
+      takenOver: true,
+      // A queued job shows these until its own first answer: rows of one path differ by name and size.
+      probed: { filename: probe.filename, size: probe.size },
+    });
     return 'taken';
   } finally {
     await Promise.all([deps.referrers?.release(owner), deps.localNetwork?.release(owner)]);

@@ -25,7 +25,7 @@ export type { MirrorReport } from './scheduler/mirror-state';
 export { RateLimiter } from './rate-limiter';
 export { isQuotaError, type DownloadStore, type JobStateRecord } from './store';
 export { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, removeRange, type ByteRange } from './ranges';
-export { filenameFromUrl, parseContentLength, parseContentRange, sanitizeFilename } from './http/headers';
+export { filenameFromUrl, parseContentDisposition, parseContentLength, parseContentRange, sanitizeFilename } from './http/headers';
 export { parseChecksumArgument } from './integrity/expected';
 export type { DigestAlgorithm } from './integrity/digests';
 export type { Hasher, HasherFactory } from './integrity/hasher';

@@ -3,13 +3,17 @@ import { sleep } from './retry';
 /**
  * A speed limit shared by every stream that holds it (all of a job's connections, or all jobs):
  * a token bucket with a quarter second of burst. Reading slower makes TCP slow the server down,
- * so nothing is buffered beyond what a stream already holds.
+ * so nothing is buffered beyond what a stream already holds. A limiter with a `shared` one (one
+ * download's own limit under the limit for all) lets bytes pass only when both would.
  */
 export class RateLimiter {
   private tokens = 0;
   private last = Date.now();
 
-  constructor(private bytesPerSecond: number | null = null) {}
+  constructor(
+    private bytesPerSecond: number | null = null,
+    private readonly shared?: RateLimiter,
+  ) {}
 
   /** `null` lifts the limit. */
   setRate(bytesPerSecond: number | null): void {
@@ -22,6 +26,11 @@ export class RateLimiter {
 
   /** Waits until `bytes` may pass; resolves at once without a limit. */
   async take(bytes: number, signal?: AbortSignal): Promise<void> {
+    await this.takeOwn(bytes, signal);
+    await this.shared?.take(bytes, signal);
+  }
+
+  private async takeOwn(bytes: number, signal?: AbortSignal): Promise<void> {
     const rate = this.bytesPerSecond;
     if (rate === null || rate <= 0) return;
     const now = Date.now();

@@ -45,6 +45,8 @@ export function addUrlForm(add: AddUrl, announce: (message: string) => void): HT
       input.value = '';
       saveAs.checked = false;
       showError('');
+      // Ready for the next one (a pressed Add button was disabled meanwhile, which drops focus).
+      input.focus();
     } catch (problem) {
       showError(problem instanceof Error ? problem.message : String(problem));
       input.focus();

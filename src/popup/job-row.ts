@@ -1,7 +1,8 @@
 import type { JobView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
-import { etaText, noticeText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
+import { KB } from '../pages-shared/format';
+import { etaText, hostText, jobName, noticeText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
 import { failureText } from '../pages-shared/failure-text';
 import { plural, sentence, t } from '../pages-shared/i18n';
@@ -9,6 +10,13 @@ import { plural, sentence, t } from '../pages-shared/i18n';
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
 export type RowAction =
   'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
+
+/** Move up and Move down, as far as the job's place in the queue allows. */
+export function queueMoves(job: JobView): ('up' | 'down')[] {
+  const place = job.undoUntil === undefined ? job.queuePlace : undefined;
+  if (!place) return [];
+  return [...(place.position > 1 ? (['up'] as const) : []), ...(place.position < place.of ? (['down'] as const) : [])];
+}
 
 /** Gives the job a new URL; resolves with why the stored bytes cannot be kept, if so. */
 export type Relinker = (job: JobView, url: string, startOver: boolean) => Promise<string | undefined>;
@@ -97,15 +105,35 @@ function openPlayerTab(job: JobView): void {
   else window.open(url, '_blank');
 }
 
+/** The actions a row offers on its first line; the others are in its details. */
+const PRIMARY: ReadonlySet<RowAction> = new Set(['pause', 'resume', 'retry', 'open', 'undo']);
+
+/** The row's own controls that are not background actions: queue order and speed limit. */
+export interface RowControls {
+  move(job: JobView, direction: 'up' | 'down'): void;
+  /** Bytes/s, or null for none. */
+  setSpeedLimit(job: JobView, bytesPerSecond: number | null): void;
+}
+
 /**
  * One job in the list. Built once and updated in place on every progress message, so focus,
- * hover tooltips and text selection survive the ~4 updates a second.
+ * hover tooltips and text selection survive the ~4 updates a second. Collapsed it is a line of
+ * name, state and the one action that fits the state, and a line of host and figures; the
+ * name's disclosure shows the rest (every action, mirrors, notices, the URL, queue order, speed limit).
  */
 export class JobRow {
   readonly element: HTMLLIElement;
   private job: JobView;
   private readonly filename = h('span', { class: 'filename', 'data-testid': 'job-filename' });
+  private readonly toggle = h('button', {
+    type: 'button',
+    class: 'job-toggle',
+    'data-testid': 'job-details-toggle',
+    'aria-expanded': 'false',
+  });
   private readonly state = h('span', { class: 'state', 'data-testid': 'job-state' });
+  private readonly primary = h('span', { class: 'primary-action' });
+  private readonly host = h('span', { class: 'job-host', 'data-testid': 'job-host' });
   /** Host and date; pressed, it shows the whole URL (a tooltip alone is out of a keyboard's reach). */
   private readonly origin = h('button', {
     type: 'button',
@@ -122,7 +150,10 @@ export class JobRow {
   private readonly error = h('p', { class: 'error-text job-error', 'data-testid': 'job-error' });
   private readonly notices = h('ul', { class: 'job-notices', 'data-testid': 'job-notices', 'aria-label': t('noticesLabel') });
   private readonly mirrors: MirrorBar;
+  private readonly speedLimit: HTMLInputElement;
+  private readonly speedLimitField: HTMLLabelElement;
   private readonly actions = h('div', { class: 'actions' });
+  private readonly details: HTMLDivElement;
   private actionsKey = '';
 
   constructor(
@@ -131,28 +162,56 @@ export class JobRow {
     private readonly canPlayType: CanPlayType = browserCanPlayType,
     private readonly openPlayer: (job: JobView) => void = openPlayerTab,
     private readonly relink?: Relinker,
+    private readonly controls?: RowControls,
   ) {
     this.job = job;
     this.mirrors = new MirrorBar(job.mirrors);
     const filenameId = `job-${job.id}-name`;
+    const detailsId = `job-${job.id}-details`;
     this.filename.id = filenameId;
     this.progress.setAttribute('aria-labelledby', filenameId);
+    this.toggle.setAttribute('aria-controls', detailsId);
+    this.toggle.append(this.filename);
+    this.speedLimit = h('input', {
+      type: 'number',
+      min: 1,
+      step: 'any',
+      inputmode: 'decimal',
+      placeholder: t('noLimit'),
+      'data-testid': 'job-speed-limit',
+    });
+    this.speedLimitField = h('label', { class: 'job-speed-limit' }, t('jobSpeedLimit'), this.speedLimit);
+    this.details = h(
+      'div',
+      { class: 'job-details', id: detailsId },
+      this.origin,
+      this.fullUrl,
+      this.mirrors.element,
+      this.speedLimitField,
+      this.actions,
+    );
     this.element = h(
       'li',
       { class: 'job', 'data-testid': 'job-row', 'data-job-id': job.id, 'aria-labelledby': filenameId },
-      h('div', { class: 'job-head' }, this.filename, this.state),
-      this.origin,
-      this.fullUrl,
+      h('div', { class: 'job-head' }, this.toggle, this.state, this.primary),
+      h('div', { class: 'job-figures' }, this.host, this.size, h('span', { class: 'speed' }, this.rate, this.eta)),
       this.progress,
-      h('div', { class: 'job-figures' }, this.size, h('span', { class: 'speed' }, this.rate, this.eta)),
-      this.mirrors.element,
-      this.notices,
-      this.actions,
+      this.details,
     );
+    this.details.hidden = true;
     this.fullUrl.hidden = true;
+    this.toggle.addEventListener('click', () => {
+      this.details.hidden = !this.details.hidden;
+      this.toggle.setAttribute('aria-expanded', String(!this.details.hidden));
+    });
     this.origin.addEventListener('click', () => {
       this.fullUrl.hidden = !this.fullUrl.hidden;
       this.origin.setAttribute('aria-expanded', String(!this.fullUrl.hidden));
+    });
+    // `change` comes with Enter or on leaving the field: not on every digit typed.
+    this.speedLimit.addEventListener('change', () => {
+      const kb = this.speedLimit.valueAsNumber;
+      this.controls?.setSpeedLimit(this.job, Number.isFinite(kb) && kb > 0 ? kb * KB : null);
     });
     this.update(job);
   }
@@ -161,12 +220,19 @@ export class JobRow {
     return this.job.id;
   }
 
+  /** The row's first control: where focus goes when the row is what a person was on. */
+  focus(): void {
+    this.toggle.focus();
+  }
+
   update(job: JobView): void {
     this.job = job;
     this.element.dataset.state = job.state;
     this.element.toggleAttribute('data-retrying', job.retrying !== undefined);
     setText(this.filename, job.filename);
-    this.filename.title = `${job.filename}\n${job.url}`;
+    this.toggle.title = `${job.filename}\n${job.url}`;
+    this.toggle.setAttribute('aria-label', jobName(job));
+    setText(this.host, hostText(job));
     setText(this.origin, originText(job));
     this.origin.title = job.url;
     setText(this.fullUrl, job.url);
@@ -181,6 +247,7 @@ export class JobRow {
     this.updateError(job);
     this.updateNotices(job);
     this.mirrors.update(job.mirrors);
+    this.updateSpeedLimit(job);
     this.updateActions(job);
   }
 
@@ -191,15 +258,19 @@ export class JobRow {
     } else if (job.size === 0) {
       this.progress.max = 1;
       this.progress.value = job.state === 'saved' || job.state === 'saving' ? 1 : 0;
+    } else if (job.state === 'running') {
+      this.progress.removeAttribute('value'); // unknown size: indeterminate while it runs
     } else {
-      this.progress.removeAttribute('value'); // unknown size: indeterminate
+      // Not running: an empty track. Firefox draws an indeterminate bar full, like a finished one.
+      this.progress.max = 1;
+      this.progress.value = job.state === 'saved' || job.state === 'saving' ? 1 : 0;
     }
   }
 
   private updateError(job: JobView): void {
     if (job.error) {
       setText(this.error, failureText(job.failure));
-      if (!this.error.isConnected) this.mirrors.element.before(this.error);
+      if (!this.error.isConnected) this.details.before(this.error);
     } else {
       this.error.remove();
     }
@@ -209,47 +280,81 @@ export class JobRow {
   private updateRetry(job: JobView): void {
     const text = retryText(job);
     setText(this.retry, text);
-    if (text && !this.retry.isConnected) this.mirrors.element.before(this.retry);
+    if (text && !this.retry.isConnected) this.details.before(this.retry);
     if (!text) this.retry.remove();
   }
 
+  /** In the details only when there are notices: an empty list would still be announced as one. */
   private updateNotices(job: JobView): void {
     const shown = job.notices.slice(-NOTICES_SHOWN).map(noticeText);
+    if (shown.length === 0) return this.notices.remove();
+    if (!this.notices.isConnected) this.mirrors.element.before(this.notices);
     const current = [...this.notices.children].map((li) => li.textContent);
     if (current.length === shown.length && current.every((text, i) => text === shown[i])) return;
     this.notices.replaceChildren(...shown.map((notice) => h('li', {}, notice)));
-    this.notices.hidden = shown.length === 0;
     const earlier = job.notices.length - shown.length;
     this.notices.title = earlier > 0 ? plural(earlier, 'earlierNoticesOne', 'earlierNoticesOther') : '';
   }
 
-  /** Rebuilds the buttons only when the set changes, keeping keyboard focus at the same place. */
+  /** A download that still has bytes to fetch can have its own limit; the field is left alone while edited. */
+  private updateSpeedLimit(job: JobView): void {
+    this.speedLimitField.hidden = !['queued', 'running', 'paused'].includes(job.state);
+    this.speedLimit.setAttribute('aria-label', `${t('jobSpeedLimit')} ${jobName(job)}`);
+    if (document.activeElement === this.speedLimit) return;
+    const kb = job.speedLimit === undefined ? '' : String(Math.round((job.speedLimit / KB) * 100) / 100);
+    if (this.speedLimit.value !== kb) this.speedLimit.value = kb;
+  }
+
+  /**
+   * Rebuilds the buttons only when the set changes. Focus stays on the first line's action (Pause
+   * becomes Resume) or at its place among the details' buttons; when its button is gone, the
+   * row's action (Cancel becomes Undo) or the row's name takes it, never the page.
+   */
   private updateActions(job: JobView): void {
     const actions = rowActions(job);
     const play = canPlayHere(job, this.canPlayType);
-    // The filename is part of each button's accessible name, so a rename rebuilds them too.
-    const key = `${job.filename}\n${play}\n${actions.map((a) => `${a}:${actionLabel(a, job)}`).join(',')}`;
+    const moves = queueMoves(job);
+    const name = jobName(job);
+    // The download's name is part of each button's accessible name, so a rename rebuilds them too.
+    const key = `${name}\n${play}\n${moves.join(',')}\n${actions.map((a) => `${a}:${actionLabel(a, job)}`).join(',')}`;
     if (key === this.actionsKey) return;
     this.actionsKey = key;
-    const buttons = [...this.actions.querySelectorAll('button')];
-    const focused = buttons.findIndex((b) => b === document.activeElement);
-    const next = [...(play ? [this.playButton(job)] : []), ...actions.map((action) => this.button(action, job))];
-    this.actions.replaceChildren(...next);
-    if (focused >= 0 && next.length > 0) next[Math.min(focused, next.length - 1)]!.focus();
+    const primaryFocused = this.primary.contains(document.activeElement);
+    const secondaryFocus = [...this.actions.children].indexOf(document.activeElement!);
+    const first = actions[0] !== undefined && PRIMARY.has(actions[0]) ? actions[0] : undefined;
+    const rest = first ? actions.slice(1) : actions;
+    const primary = first ? this.button(first, job, name) : undefined;
+    const secondary = [
+      ...(play ? [this.playButton(job, name)] : []),
+      ...moves.map((direction) => this.moveButton(direction, name)),
+      ...rest.map((action) => this.button(action, job, name)),
+    ];
+    this.primary.replaceChildren(...(primary ? [primary] : []));
+    this.actions.replaceChildren(...secondary);
+    this.actions.hidden = secondary.length === 0;
+    if (primaryFocused) return void (primary ?? this.toggle).focus();
+    if (secondaryFocus >= 0) (secondary[Math.min(secondaryFocus, secondary.length - 1)] ?? primary ?? this.toggle).focus();
   }
 
   /** Opens the player (not a background action: the popup opens the page itself). */
-  private playButton(job: JobView): HTMLButtonElement {
+  private playButton(job: JobView, name: string): HTMLButtonElement {
     const button = h(
       'button',
-      { type: 'button', class: 'primary', 'data-testid': 'job-play', 'aria-label': `${t('actionPlay')} ${job.filename}` },
+      { type: 'button', class: 'primary', 'data-testid': 'job-play', 'aria-label': `${t('actionPlay')} ${name}` },
       t('actionPlay'),
     );
     button.addEventListener('click', () => this.openPlayer(this.job));
     return button;
   }
 
-  private button(action: RowAction, job: JobView): HTMLButtonElement {
+  private moveButton(direction: 'up' | 'down', name: string): HTMLButtonElement {
+    const label = t(direction === 'up' ? 'actionMoveUp' : 'actionMoveDown');
+    const button = h('button', { type: 'button', 'data-testid': `job-move-${direction}`, 'aria-label': `${label} ${name}` }, label);
+    button.addEventListener('click', () => this.controls?.move(this.job, direction));
+    return button;
+  }
+
+  private button(action: RowAction, job: JobView, name: string): HTMLButtonElement {
     const label = actionLabel(action, job);
     const button = h(
       'button',
@@ -258,7 +363,7 @@ export class JobRow {
         class: action === 'cancel' ? 'danger' : undefined,
         'data-testid': `job-${action}`,
         // The visible label first, then which download (several rows have a "Pause").
-        'aria-label': `${label} ${job.filename}`,
+        'aria-label': `${label} ${name}`,
       },
       label,
     );
@@ -292,7 +397,11 @@ export class JobRow {
       submit.disabled = startOver.disabled = true;
       try {
         const mismatch = await this.relink?.(this.job, input.value.trim(), fresh);
-        if (mismatch === undefined) return form.remove();
+        if (mismatch === undefined) {
+          // The form goes with the focus in it: the row's first line takes it, not the page.
+          form.remove();
+          return this.focus();
+        }
         setText(error, t('relinkMismatch', mismatch));
         startOver.hidden = false;
       } catch (caught) {

@@ -27,9 +27,10 @@ export function stateLabel(job: JobView): string {
   }
 }
 
-/** `12.3 MB of 100 MB (12%)`, `100 MB` once saved, `4.1 MB of unknown size`. */
+/** `12.3 MB of 100 MB (12%)`, `100 MB` once saved or before the first byte, `4.1 MB of unknown size`. */
 export function sizeText(job: JobView): string {
-  if (job.size === undefined) return t('sizeUnknownTotal', formatSize(job.received));
+  if (job.size === undefined) return job.received === 0 ? t('sizeUnknown') : t('sizeUnknownTotal', formatSize(job.received));
+  if (job.received === 0) return formatSize(job.size);
   if (job.state === 'saved' || job.state === 'saving' || job.received >= job.size) return formatSize(job.size);
   return t('sizeOfTotal', formatSize(job.received), formatSize(job.size), formatPercent(job.received, job.size));
 }
@@ -67,15 +68,28 @@ export function rateText(job: JobView): string {
   return job.state === 'running' && !job.retrying ? formatRate(job.rate) : '';
 }
 
-/** The host the file comes from and when it was added: tells apart rows of the same name. */
-export function originText(job: JobView, now = Date.now()): string {
-  let host = job.url;
+/** The host the file comes from (the whole text when it is not a URL). */
+export function hostText(job: JobView): string {
   try {
-    host = new URL(job.url).host;
+    return new URL(job.url).host;
   } catch {
-    // Not a URL: show it as it is.
+    return job.url;
   }
-  return `${host} · ${dateText(job.createdAt, now)}`;
+}
+
+/** The host the file comes from and when it was added. */
+export function originText(job: JobView, now = Date.now()): string {
+  return `${hostText(job)} · ${dateText(job.createdAt, now)}`;
+}
+
+/**
+ * The download's name for screen readers: the file name with its host and size, so that rows
+ * of one name (eleven "file.bin") are told apart by their buttons too.
+ */
+export function jobName(job: JobView): string {
+  return job.size === undefined
+    ? t('jobNameHost', job.filename, hostText(job))
+    : t('jobNameHostSize', job.filename, hostText(job), formatSize(job.size));
 }
 
 /** Today: the time; this year: day and month; older: the full date (in the browser's UI language). */

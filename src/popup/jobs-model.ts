@@ -3,7 +3,7 @@ import { failureText } from '../pages-shared/failure-text';
 import { t } from '../pages-shared/i18n';
 import { FINISHED_STATES, noticeText } from './job-text';
 
-/** What the popup knows: the jobs (newest first) and the page-wide notices (oldest first). */
+/** What the popup knows: the jobs (in list order, see listOrder) and the page-wide notices (oldest first). */
 export interface PopupModel {
   jobs: JobView[];
   notices: UiNotice[];
@@ -15,13 +15,13 @@ export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [] };
 export function applyPortMessage(model: PopupModel, message: PortMessage): PopupModel {
   switch (message.type) {
     case 'snapshot':
-      return { jobs: sortNewestFirst(message.jobs), notices: [...message.notices] };
+      return { jobs: listOrder(message.jobs), notices: [...message.notices] };
     case 'job': {
       const current = model.jobs.find((j) => j.id === message.job.id);
       // An action's reply can arrive after a newer port update; keep the newer view.
       if (current && current.updatedAt > message.job.updatedAt) return model;
       const others = model.jobs.filter((j) => j.id !== message.job.id);
-      return { ...model, jobs: sortNewestFirst([...others, message.job]) };
+      return { ...model, jobs: listOrder([...others, message.job]) };
     }
     case 'removed':
       return { ...model, jobs: model.jobs.filter((j) => j.id !== message.id) };
@@ -31,16 +31,31 @@ export function applyPortMessage(model: PopupModel, message: PortMessage): Popup
   }
 }
 
-function sortNewestFirst(jobs: JobView[]): JobView[] {
-  return [...jobs].sort((a, b) => b.createdAt - a.createdAt);
+const ACTIVE_STATES: ReadonlySet<JobView['state']> = new Set(['running', 'verifying', 'saving']);
+
+/**
+ * What is happening first: downloads under way (newest first), then the queue in the order it
+ * starts them, then everything else, newest first.
+ */
+export function listOrder(jobs: readonly JobView[]): JobView[] {
+  const group = (job: JobView) => (job.undoUntil === undefined && ACTIVE_STATES.has(job.state) ? 0 : job.queuePlace ? 1 : 2);
+  return [...jobs].sort(
+    (a, b) => group(a) - group(b) || (a.queuePlace?.position ?? 0) - (b.queuePlace?.position ?? 0) || b.createdAt - a.createdAt,
+  );
 }
 
 /** Which page-wide buttons have something to act on (the background's all-action rules). */
-export function pageActions(all: readonly JobView[]): { pauseAll: boolean; resumeAll: boolean; clearFinished: boolean } {
+export function pageActions(all: readonly JobView[]): {
+  pauseAll: boolean;
+  resumeAll: boolean;
+  cancelAll: boolean;
+  clearFinished: boolean;
+} {
   const jobs = all.filter((j) => j.undoUntil === undefined);
   return {
     pauseAll: jobs.some((j) => j.state === 'running' || j.state === 'queued'),
     resumeAll: jobs.some((j) => j.state === 'paused'),
+    cancelAll: jobs.some((j) => !FINISHED_STATES.has(j.state)),
     clearFinished: jobs.some((j) => FINISHED_STATES.has(j.state)),
   };
 }
@@ -61,9 +76,10 @@ export function announcement(before: JobView | undefined, after: JobView): strin
   return undefined;
 }
 
-/** `2 downloading · 14 MB/s` for the header; empty when nothing runs. */
-export function summary(jobs: readonly JobView[]): { running: number; rate: number } {
+/** `2 downloading · 14 MB/s · 3 queued` for the header; empty when nothing runs or waits. */
+export function summary(jobs: readonly JobView[]): { running: number; rate: number; queued: number } {
   // A job waiting to retry is not downloading: it must not look healthy in the header.
   const running = jobs.filter((j) => j.state === 'running' && !j.retrying);
-  return { running: running.length, rate: running.reduce((sum, j) => sum + j.rate, 0) };
+  const queued = jobs.filter((j) => j.state === 'queued' && j.undoUntil === undefined).length;
+  return { running: running.length, rate: running.reduce((sum, j) => sum + j.rate, 0), queued };
 }

@@ -49,6 +49,13 @@ export class PopupPage {
   private readonly summary = h('span', { class: 'summary muted' });
   private readonly pauseAll = this.pageButton('pause-all', t('pauseAll'), () => void this.all('pause'));
   private readonly resumeAll = this.pageButton('resume-all', t('resumeAll'), () => void this.all('resume'));
+  private readonly cancelAll = this.pageButton('cancel-all', t('cancelAll'), () => void this.all('cancel'));
+  private readonly addToggle = h('button', {
+    type: 'button',
+    'data-testid': 'add-url-toggle',
+    'aria-expanded': 'false',
+    'aria-controls': 'add-url-form',
+  });
   private readonly clearFinished = this.pageButton('clear-finished', t('clearFinished'), () => void this.clear());
   private readonly filter = h('input', {
     type: 'search',
@@ -64,7 +71,14 @@ export class PopupPage {
   private readonly jobs = new JobList(
     (action, job, button) => void this.act(action, job, button),
     (job, url, startOver) => this.relink(job, url, startOver),
+    {
+      move: (job, direction) => void this.move(job, direction),
+      setSpeedLimit: (job, bytesPerSecond) => void this.setSpeedLimit(job, bytesPerSecond),
+    },
+    () => this.addToggle.focus(),
   );
+  /** Out of the way until wanted: the toolbar's Add URL… shows it. */
+  private readonly addForm: HTMLFormElement;
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -79,6 +93,19 @@ export class PopupPage {
     settings.disabled = !deps.openOptions;
     this.banner.hidden = true;
     this.actionError.hidden = true;
+    this.addToggle.textContent = t('addUrlToggle');
+    this.addForm = addUrlForm(
+      (url, saveAs) => this.addUrl(url, saveAs),
+      (message) => announce(this.live, message),
+    );
+    this.addForm.id = 'add-url-form';
+    this.addForm.hidden = true;
+    this.addToggle.addEventListener('click', () => this.showAddForm(this.addForm.hidden !== false));
+    this.addForm.addEventListener('keydown', (event) => {
+      if (event.key !== 'Escape') return;
+      event.preventDefault();
+      this.showAddForm(false);
+    });
     root.replaceChildren(
       h(
         'header',
@@ -87,18 +114,17 @@ export class PopupPage {
         h(
           'div',
           { class: 'toolbar', role: 'group', 'aria-label': t('allDownloads') },
+          this.addToggle,
           this.pauseAll,
           this.resumeAll,
+          this.cancelAll,
           this.clearFinished,
           this.bypassNext,
         ),
         this.filter,
       ),
       this.banner,
-      addUrlForm(
-        (url, saveAs) => this.addUrl(url, saveAs),
-        (message) => announce(this.live, message),
-      ),
+      this.addForm,
       this.actionError,
       this.notices.element,
       this.jobs.element,
@@ -157,22 +183,36 @@ export class PopupPage {
     // The filter helps with many downloads; with a few it is only in the way.
     this.filter.hidden = jobs.length < FILTER_FROM && this.filter.value === '';
     const can = pageActions(jobs);
-    this.pauseAll.disabled = !can.pauseAll;
-    this.resumeAll.disabled = !can.resumeAll;
-    this.clearFinished.disabled = !can.clearFinished;
-    const { running, rate } = summary(jobs);
-    setText(
-      this.summary,
-      running === 0 ? '' : `${t('downloadingSummary', formatCount(running))}${rate > 0 ? ` · ${formatRate(rate)}` : ''}`,
-    );
+    setUsable(this.pauseAll, can.pauseAll);
+    setUsable(this.resumeAll, can.resumeAll);
+    setUsable(this.cancelAll, can.cancelAll);
+    setUsable(this.clearFinished, can.clearFinished);
+    const { running, rate, queued } = summary(jobs);
+    const parts = [
+      running > 0 ? t('downloadingSummary', formatCount(running)) : '',
+      running > 0 ? formatRate(rate) : '',
+      queued > 0 ? t('queuedSummary', formatCount(queued)) : '',
+    ];
+    setText(this.summary, parts.filter(Boolean).join(' · '));
+  }
+
+  private showAddForm(shown: boolean): void {
+    this.addForm.hidden = !shown;
+    this.addToggle.setAttribute('aria-expanded', String(shown));
+    (shown ? this.addForm.querySelector('input') : this.addToggle)?.focus();
   }
 
   private root(): HTMLElement {
     return this.live.parentElement ?? document.body;
   }
 
+  /** Made unusable with aria-disabled, not `disabled`: a disabled button drops keyboard focus to the page body. */
   private pageButton(testId: string, label: string, onClick: () => void): HTMLButtonElement {
-    return h('button', { type: 'button', 'data-testid': testId, onclick: onClick }, label);
+    const button = h('button', { type: 'button', 'data-testid': testId }, label);
+    button.addEventListener('click', () => {
+      if (button.getAttribute('aria-disabled') !== 'true') onClick();
+    });
+    return button;
   }
 
   private async act(action: RowAction, job: JobView, button: HTMLButtonElement): Promise<void> {
@@ -229,14 +269,27 @@ export class PopupPage {
     }
   }
 
-  private async all(action: 'pause' | 'resume'): Promise<void> {
-    const reply = await this.run(action === 'pause' ? 'failedPauseAll' : 'failedResumeAll', { type: 'all-action', action });
+  private async all(action: 'pause' | 'resume' | 'cancel'): Promise<void> {
+    const words = ALL_ACTION_WORDS[action];
+    const reply = await this.run(words.failed, { type: 'all-action', action });
+    if (reply) announce(this.live, plural(reply.affected, words.one, words.other));
+  }
+
+  private async move(job: JobView, direction: 'up' | 'down'): Promise<void> {
+    const reply = await this.run('failedMove', { type: 'queue-move', id: job.id, direction }, job.filename);
     if (!reply) return;
+    this.apply({ type: 'job', job: reply.job });
+    const place = reply.job.queuePlace;
+    if (place) announce(this.live, t('saidQueuePlace', job.filename, formatCount(place.position), formatCount(place.of)));
+  }
+
+  private async setSpeedLimit(job: JobView, bytesPerSecond: number | null): Promise<void> {
+    const reply = await this.run('failedSpeedLimit', { type: 'job-speed-limit', id: job.id, bytesPerSecond }, job.filename);
+    if (!reply) return;
+    this.apply({ type: 'job', job: reply.job });
     announce(
       this.live,
-      action === 'pause'
-        ? plural(reply.affected, 'saidPausedOne', 'saidPausedOther')
-        : plural(reply.affected, 'saidResumedOne', 'saidResumedOther'),
+      bytesPerSecond === null ? t('saidNoSpeedLimit', job.filename) : t('saidSpeedLimit', job.filename, formatRate(bytesPerSecond)),
     );
   }
 
@@ -272,14 +325,17 @@ export class PopupPage {
     }
   }
 
-  /** A page-wide request; failures are shown (`failed` says what could not be done), not thrown. */
-  private async run<T extends RequestType>(failed: MessageKey, request: RequestOf<T>) {
+  /**
+   * A request whose failure is shown (`failed` says what could not be done, of the download
+   * named `subject` if it is about one), not thrown.
+   */
+  private async run<T extends RequestType>(failed: MessageKey, request: RequestOf<T>, subject?: string) {
     try {
       const reply = await this.call(request);
       this.showActionError('');
       return reply;
     } catch (error) {
-      this.showActionError(t(failed, errorText(error)));
+      this.showActionError(subject === undefined ? t(failed, errorText(error)) : t(failed, subject, errorText(error)));
       return undefined;
     }
   }
@@ -295,6 +351,17 @@ export class PopupPage {
     clearTimeout(this.actionErrorTimer);
     if (message) this.actionErrorTimer = setTimeout(() => this.showActionError(''), 10_000);
   }
+}
+
+/** The words of Pause all, Resume all and Cancel all: what failed, and what was done (one, several). */
+const ALL_ACTION_WORDS = {
+  pause: { failed: 'failedPauseAll', one: 'saidPausedOne', other: 'saidPausedOther' },
+  resume: { failed: 'failedResumeAll', one: 'saidResumedOne', other: 'saidResumedOther' },
+  cancel: { failed: 'failedCancelAll', one: 'saidCancelledOne', other: 'saidCancelledOther' },
+} as const satisfies Record<string, Record<string, MessageKey>>;
+
+function setUsable(button: HTMLButtonElement, usable: boolean): void {
+  button.setAttribute('aria-disabled', String(!usable));
 }
 
 /** A visible "Copied" on the button for a moment: the announcement alone is only heard. */

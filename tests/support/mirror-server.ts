@@ -58,8 +58,8 @@ export interface MirrorOptions {
   body?: Uint8Array;
   /** The file's path; any other path is a 404. Default '/file.bin'. */
   path?: string;
-  /** Sends `Content-Disposition: attachment; filename*=UTF-8''…` when set. */
-  filename?: string;
+  /** Sends `Content-Disposition: attachment; filename*=UTF-8''…` when set; a function names each URL by its query. */
+  filename?: string | ((query: URLSearchParams) => string);
   /** Strong ETag; default derived from seed and size; null: none. */
   etag?: string | null;
   /** Last-Modified; default a fixed date derived from the seed; null: none. */
@@ -377,9 +377,9 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     };
     if (c.etag !== null) headers.ETag = c.etag;
     if (c.lastModified !== null) headers['Last-Modified'] = c.lastModified;
-    if (options.filename !== undefined) {
-      headers['Content-Disposition'] = `attachment; filename*=UTF-8''${encodeRfc5987(options.filename)}`;
-    }
+    const filename =
+      typeof options.filename === 'function' ? options.filename(new URL(req.url ?? '/', 'http://x').searchParams) : options.filename;
+    if (filename !== undefined) headers['Content-Disposition'] = `attachment; filename*=UTF-8''${encodeRfc5987(filename)}`;
     const unsatisfiable = { ...headers, 'Content-Range': `bytes */${c.size}` };
 
     let range: Range = { start: 0, end: c.size };

@@ -111,14 +111,14 @@ describe('takeOver', () => {
     };
   }
 
-  test('cancels and erases the browser copy, then starts the job with referrer and mirrors', async () => {
+  test('cancels and erases the browser copy, then starts the job with referrer, mirrors and what the probe learned', async () => {
     const browser = new FakeBrowser();
     const item = browser.startBrowserDownload({
       url: 'https://example.com/big.iso',
       referrer: 'https://example.com/page',
       totalBytes: 100_000_000,
     });
-    const { deps: d, added } = deps(browser, ok());
+    const { deps: d, added } = deps(browser, { ...ok(), filename: 'report 7.pdf' });
     expect(await takeOver(item, d)).toBe('taken');
     expect(browser.calls).toEqual([`cancel ${item.id}`, `erase ${item.id}`]);
     expect(added).toEqual([
@@ -128,6 +128,7 @@ describe('takeOver', () => {
         credentials: 'include',
         mirrors: ['https://mirror.example.org/big.iso'],
         takenOver: true,
+        probed: { filename: 'report 7.pdf', size: 100_000_000 },
       },
     ]);
   });

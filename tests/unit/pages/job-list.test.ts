@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import { COMPACT_FROM, JobList, matchesFilter } from '../../../src/popup/job-list';
+import { JobList, matchesFilter } from '../../../src/popup/job-list';
 import { jobView } from './fixtures';
 
 describe('the job list with many downloads', () => {
@@ -26,22 +26,19 @@ describe('the job list with many downloads', () => {
     }
   });
 
-  it('hides rows that do not match (keeping them), says when none does, and goes compact from many rows', () => {
+  it('hides rows that do not match (keeping them) and says when none does', () => {
     const list = new JobList(() => {});
-    const jobs = Array.from({ length: COMPACT_FROM }, (_, i) =>
+    const jobs = Array.from({ length: 8 }, (_, i) =>
       jobView({ id: `j${i}`, filename: `file-${i}.bin`, state: i % 2 ? 'saved' : 'running' }),
     );
     list.render(jobs, 'ready');
-    expect(list.list.classList.contains('compact')).toBe(true);
     list.filter = 'file-3';
     list.render(jobs, 'ready');
     const visible = [...list.list.children].filter((row) => !(row as HTMLElement).hidden);
     expect(visible.map((row) => row.getAttribute('data-job-id'))).toEqual(['j3']);
-    expect(list.list.children).toHaveLength(COMPACT_FROM);
+    expect(list.list.children).toHaveLength(8);
     list.filter = 'nothing like it';
     list.render(jobs, 'ready');
     expect(list.element.querySelector('[data-testid="no-match"]')).not.toBeNull();
-    list.render(jobs.slice(0, 2), 'ready');
-    expect(list.list.classList.contains('compact')).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
 import type { JobViewState } from '../../../src/messages';
-import { canPlayHere, JobRow, rowActions } from '../../../src/popup/job-row';
+import { canPlayHere, JobRow, queueMoves, rowActions } from '../../../src/popup/job-row';
 import { jobView } from './fixtures';
 import { noticeText } from '../../../src/popup/job-text';
 
@@ -42,7 +42,8 @@ describe('JobRow', () => {
     expect(text('job-state')).toBe('Downloading');
     expect(text('job-rate')).toBe('4.8 MB/s');
     expect(text('job-eta')).toBe('15 sec left');
-    expect(el.querySelector('[data-testid="job-notices"]')).not.toBeNull();
+    // No notices: no list (an empty one would still be announced as a list).
+    expect(el.querySelector('[data-testid="job-notices"]')).toBeNull();
     expect(el.querySelector('[data-testid="job-mirrors"]')).not.toBeNull();
     expect(el.querySelector('[data-testid="job-error"]')).toBeNull();
     const progress = el.querySelector<HTMLProgressElement>('[data-testid="job-progress"]')!;
@@ -53,7 +54,10 @@ describe('JobRow', () => {
         (id) =>
           ![
             'job-row',
+            'job-details-toggle',
             'job-filename',
+            'job-host',
+            'job-speed-limit',
             'job-state',
             'job-origin',
             'job-url',
@@ -137,6 +141,11 @@ describe('JobRow', () => {
     row.update(jobView({ state: 'paused', pausedByUser: true, rate: 0 }));
     expect(row.element.querySelector('progress')).toBe(progress);
     expect(document.activeElement?.getAttribute('data-testid')).toBe('job-resume');
+    // Cancel in the details: its row becomes one line with Undo, which takes the focus.
+    row.element.querySelector<HTMLButtonElement>('[data-testid="job-details-toggle"]')!.click();
+    row.element.querySelector<HTMLButtonElement>('[data-testid="job-cancel"]')!.focus();
+    row.update(jobView({ state: 'paused', pausedByUser: true, rate: 0, undoUntil: 5_000 }));
+    expect(document.activeElement?.getAttribute('data-testid')).toBe('job-undo');
     row.element.remove();
   });
 
@@ -148,9 +157,29 @@ describe('JobRow', () => {
     expect(onAction).toHaveBeenCalledWith('copy-url', expect.objectContaining({ received: 50_000_000 }), expect.anything());
   });
 
-  it('names each button with its download for screen readers', () => {
+  it('names each button with its download, host and size for screen readers', () => {
     const row = new JobRow(jobView({ state: 'saved', savedDownloadId: 3 }), () => {});
-    expect(row.element.querySelector('[data-testid="job-show"]')?.getAttribute('aria-label')).toBe('Show in folder big.iso');
+    expect(row.element.querySelector('[data-testid="job-show"]')?.getAttribute('aria-label')).toBe(
+      'Show in folder big.iso (example.com, 95.4 MB)',
+    );
+    row.update(jobView({ state: 'queued', size: undefined, received: 0 }));
+    expect(row.element.querySelector('[data-testid="job-pause"]')?.getAttribute('aria-label')).toBe('Pause big.iso (example.com)');
+    expect(row.element.querySelector('[data-testid="job-size"]')?.textContent).toBe('size unknown');
+  });
+
+  it('offers Move up and Move down as far as the queue allows', () => {
+    const place = (position: number) => jobView({ state: 'queued', queuePlace: { position, of: 3 } });
+    expect(queueMoves(place(1))).toEqual(['down']);
+    expect(queueMoves(place(2))).toEqual(['up', 'down']);
+    expect(queueMoves(place(3))).toEqual(['up']);
+    expect(queueMoves(jobView())).toEqual([]);
+  });
+
+  it('draws an empty bar, not a full one, for a download of unknown size that does not run', () => {
+    const row = new JobRow(jobView({ state: 'failed', size: undefined }), () => {});
+    const progress = row.element.querySelector<HTMLProgressElement>('progress')!;
+    expect(progress.hasAttribute('value')).toBe(true);
+    expect(progress.value).toBe(0);
   });
 });
 
@@ -167,7 +196,7 @@ describe('Play', () => {
     expect(canPlayHere(jobView({ ...video, canPlay: undefined }), playsWebm)).toBe(false);
   });
 
-  it('is the first action button of the row and opens the player for the current job', () => {
+  it('is the first button of the row’s details and opens the player for the current job', () => {
     const opened: string[] = [];
     const row = new JobRow(
       jobView(video),
@@ -176,9 +205,9 @@ describe('Play', () => {
       (job) => opened.push(job.id),
     );
     const buttons = [...row.element.querySelectorAll<HTMLButtonElement>('.actions button')].map((b) => b.dataset.testid);
-    expect(buttons).toEqual(['job-play', 'job-pause', 'job-copy-url', 'job-cancel']);
+    expect(buttons).toEqual(['job-play', 'job-copy-url', 'job-cancel']);
     const play = row.element.querySelector<HTMLButtonElement>('[data-testid="job-play"]')!;
-    expect(play.getAttribute('aria-label')).toBe('Play clip.webm');
+    expect(play.getAttribute('aria-label')).toBe('Play clip.webm (example.com, 95.4 MB)');
     play.click();
     expect(opened).toEqual(['job-1']);
     // Saved and freed: no more Play.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary } from '../../../src/popup/jobs-model';
+import { announcement, applyPortMessage, EMPTY_MODEL, listOrder, pageActions, summary } from '../../../src/popup/jobs-model';
 import { jobView } from './fixtures';
 
 describe('applyPortMessage', () => {
@@ -42,13 +42,20 @@ describe('applyPortMessage', () => {
 
 describe('pageActions', () => {
   it('enables only what has something to act on', () => {
-    expect(pageActions([])).toEqual({ pauseAll: false, resumeAll: false, clearFinished: false });
-    expect(pageActions([jobView({ state: 'queued' })])).toEqual({ pauseAll: true, resumeAll: false, clearFinished: false });
+    expect(pageActions([])).toEqual({ pauseAll: false, resumeAll: false, cancelAll: false, clearFinished: false });
+    expect(pageActions([jobView({ state: 'queued' })])).toEqual({
+      pauseAll: true,
+      resumeAll: false,
+      cancelAll: true,
+      clearFinished: false,
+    });
     expect(pageActions([jobView({ state: 'paused' }), jobView({ state: 'saved' })])).toEqual({
       pauseAll: false,
       resumeAll: true,
+      cancelAll: true,
       clearFinished: true,
     });
+    expect(pageActions([jobView({ state: 'saved' }), jobView({ state: 'running', undoUntil: 5 })]).cancelAll).toBe(false);
   });
 });
 
@@ -70,7 +77,25 @@ describe('announcement', () => {
 });
 
 describe('summary', () => {
-  it('adds up the running jobs', () => {
-    expect(summary([jobView({ rate: 1 }), jobView({ rate: 2 }), jobView({ state: 'paused', rate: 0 })])).toEqual({ running: 2, rate: 3 });
+  it('adds up the running jobs and counts the queued ones', () => {
+    const queued = jobView({ state: 'queued', rate: 0 });
+    expect(summary([jobView({ rate: 1 }), jobView({ rate: 2 }), jobView({ state: 'paused', rate: 0 }), queued, queued])).toEqual({
+      running: 2,
+      rate: 3,
+      queued: 2,
+    });
+  });
+});
+
+describe('listOrder', () => {
+  it('puts what runs first, then the queue in the order it starts, then the rest newest first', () => {
+    const jobs = [
+      jobView({ id: 'saved-old', state: 'saved', createdAt: 1 }),
+      jobView({ id: 'queued-2', state: 'queued', queuePlace: { position: 2, of: 2 }, createdAt: 2 }),
+      jobView({ id: 'running', state: 'running', createdAt: 3 }),
+      jobView({ id: 'queued-1', state: 'queued', queuePlace: { position: 1, of: 2 }, createdAt: 4 }),
+      jobView({ id: 'paused-new', state: 'paused', createdAt: 5 }),
+    ];
+    expect(listOrder(jobs).map((j) => j.id)).toEqual(['running', 'queued-1', 'queued-2', 'paused-new', 'saved-old']);
   });
 });
