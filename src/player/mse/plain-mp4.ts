@@ -82,7 +82,10 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
     source.onFragment?.(segment);
     file.releaseUsedSamples(id, nextSample);
   };
-  for (const track of tracks) file.setSegmentOptions(track.id, undefined, { nbSamples: SAMPLES });
+  // Not aligned on keyframes (mp4box's default): x264 puts one every 6–10 s, and a fragment that
+  // waits for the next one holds back the first frame and every seek by that long. MSE needs a
+  // keyframe only at the start, and after a seek mp4box starts again from one.
+  for (const track of tracks) file.setSegmentOptions(track.id, undefined, { nbSamples: SAMPLES, rapAlignement: false });
   const init = new Uint8Array(file.initializeSegmentation().buffer);
   file.start();
 

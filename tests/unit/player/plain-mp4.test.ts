@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { clip, MP4_SHORT } from '../../support/clips';
 import { fixture, reader } from './stored-fixture';
 import { children, readBoxHeader, type Box } from '../../../src/player/mse/mp4';
 import { openPlainMp4, SAMPLES, type PlainMp4Source } from '../../../src/player/mse/plain-mp4';
@@ -7,6 +9,8 @@ import { Unsupported } from '../../../src/player/mse/segments';
 interface Fragment {
   trackId: number;
   samples: number;
+  /** Its first sample is a keyframe (trun's first-sample flags or tfhd's defaults). */
+  startsWithKeyframe: boolean;
   /** tfdt, in the track's timescale. */
   decodeTime: number;
 }
@@ -23,10 +27,28 @@ function fragments(bytes: Uint8Array): Fragment[] {
       const tfdt = child(traf, 'tfdt');
       const trun = child(traf, 'trun');
       const decodeTime = bytes[tfdt.data] === 1 ? Number(view.getBigUint64(tfdt.data + 4)) : view.getUint32(tfdt.data + 4);
-      out.push({ trackId: view.getUint32(tfhd.data + 4), samples: view.getUint32(trun.data + 4), decodeTime });
+      out.push({
+        trackId: view.getUint32(tfhd.data + 4),
+        samples: view.getUint32(trun.data + 4),
+        decodeTime,
+        startsWithKeyframe: (firstSampleFlags(view, trun) & SAMPLE_IS_NON_SYNC) === 0,
+      });
     }
   }
   return out;
+}
+
+/** ISO BMFF sample flags: sample_is_non_sync_sample. */
+const SAMPLE_IS_NON_SYNC = 0x10000;
+
+/** The flags of a trun's first sample: first_sample_flags when present, else the first entry's own flags. */
+function firstSampleFlags(view: DataView, trun: Box): number {
+  const flags = view.getUint32(trun.data) & 0xffffff;
+  let at = trun.data + 8;
+  if (flags & 0x1) at += 4; // data_offset
+  if (flags & 0x4) return view.getUint32(at); // first_sample_flags
+  at += (flags & 0x100 ? 4 : 0) + (flags & 0x200 ? 4 : 0); // the first entry's duration and size
+  return flags & 0x400 ? view.getUint32(at) : 0;
 }
 
 /** The track id → timescale of an init segment (ftyp + moov). */
@@ -72,8 +94,7 @@ describe.each(['plain-faststart.mp4', 'plain-moov-end.mp4'])('plain MP4 remux (%
     for (const [trackId, count] of source.sampleCounts) {
       const mine = all.filter((f) => f.trackId === trackId);
       expect(mine.length).toBeGreaterThan(1);
-      // Cut at SAMPLES samples, moved to the next keyframe (mp4box aligns fragments on them).
-      expect(Math.min(...mine.map((f) => f.samples))).toBeLessThanOrEqual(SAMPLES + 25);
+      expect(Math.max(...mine.map((f) => f.samples))).toBeLessThanOrEqual(SAMPLES);
       expect(mine.reduce((n, f) => n + f.samples, 0)).toBe(count);
       // In order, without gaps in decode time.
       for (let i = 1; i < mine.length; i++) expect(mine[i]!.decodeTime).toBeGreaterThan(mine[i - 1]!.decodeTime);
@@ -99,6 +120,31 @@ describe.each(['plain-faststart.mp4', 'plain-moov-end.mp4'])('plain MP4 remux (%
       }
     }
   });
+});
+
+describe('plain MP4 as ffmpeg makes it (x264: a keyframe every 6–10 s)', () => {
+  it('cuts fragments of SAMPLES samples, not at keyframes, and starts again from a keyframe after a seek (issue 26)', async () => {
+    const media = await clip(MP4_SHORT);
+    const source = await openPlainMp4(reader(new Uint8Array(readFileSync(media.path))));
+    const scales = timescales(source.init);
+    const all = await feedAll(source);
+    // Aligned on keyframes, the first video fragment would hold about 150 frames: 6 s of media to
+    // download before the first frame, and as long after every seek.
+    const video = all.filter((f) => f.trackId === 1);
+    expect(video[0]!.startsWithKeyframe).toBe(true);
+    // (The last feed flushes what is left in fragments of one sample each.)
+    const full = Math.floor(source.sampleCounts.get(1)! / SAMPLES) - 1;
+    expect(video.slice(0, full).map((f) => f.samples)).toEqual(Array(full).fill(SAMPLES));
+    expect(video.some((f) => !f.startsWithKeyframe)).toBe(true);
+    for (const target of [13.3, 4.2]) {
+      const after = await feedAll(source, await source.offsetFor(target));
+      for (const trackId of source.sampleCounts.keys()) {
+        const first = after.find((f) => f.trackId === trackId)!;
+        expect(first.startsWithKeyframe, `track ${trackId} after a seek to ${target} s`).toBe(true);
+        expect(first.decodeTime / scales.get(trackId)!).toBeLessThanOrEqual(target);
+      }
+    }
+  }, 60_000);
 });
 
 describe('plain MP4 with the moov at the end', () => {
