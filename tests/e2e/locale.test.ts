@@ -17,6 +17,7 @@ test('in a German browser the popup and the options page speak German and write 
     await popup.evaluate(() => (globalThis as unknown as { chrome: { i18n: { getUILanguage(): string } } }).chrome.i18n.getUILanguage()),
   ).toMatch(/^de/);
   expect(await popup.evaluate(() => document.documentElement.lang)).toBe('de');
+  await popup.getByTestId('add-url-toggle').click();
   expect(await popup.getByTestId('add-url-submit').textContent()).toBe('Herunterladen');
   await popup.getByTestId('add-url-input').fill(server.url);
   await popup.getByTestId('add-url-submit').click();

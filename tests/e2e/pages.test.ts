@@ -185,7 +185,9 @@ test('the popup at 400×600: the name on disk, Open, no sideways overflow, focus
     expect(await seriousViolations(popup, scheme), scheme).toEqual([]);
     expect(await horizontalOverflow(popup), scheme).toEqual([]);
   }
-  // The README's pictures show every row at once: the list unclipped (the real popup scrolls it).
+  // The README's pictures show every row at once, the running one with its details: the list
+  // unclipped (the real popup scrolls it).
+  await row(ids.running).getByTestId('job-details-toggle').click();
   await popup.setViewportSize({ width: 400, height: 860 });
   await popup.addStyleTag({ content: 'body { max-height: none !important; }' });
   for (const scheme of ['light', 'dark'] as const) {
@@ -281,6 +283,7 @@ test('the bypass leaves the next download to the browser; a job taken over can b
   await tab.click('#taken');
   const row = popup.getByTestId('job-row');
   await expect.poll(() => row.getAttribute('data-state'), { timeout: 20_000 }).toBe('running');
+  await row.getByTestId('job-details-toggle').click();
   await row.getByTestId('job-hand-back').click();
   await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
   const handed = await waitForFile(p.downloads, 'handed.bin', size, 60_000);
@@ -306,9 +309,14 @@ test('a new link on another server continues a paused job from the stored bytes,
   const stored = ranges.reduce((sum, r) => sum + r.end - r.start, 0);
   expect(stored).toBeGreaterThan(2 * MiB);
 
+  await row.getByTestId('job-details-toggle').click();
   await row.getByTestId('job-relink').click();
   await row.getByTestId('job-relink-input').fill(renewed.url);
   await row.getByTestId('job-relink-submit').click();
+  // The form goes once the new link is taken; its focus goes to the row, not to the page.
+  await expect.poll(() => row.getByTestId('job-relink-form').count(), { timeout: 30_000 }).toBe(0);
+  expect(await popup.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('job-details-toggle');
+  expect(await popup.evaluate(() => document.activeElement?.closest('[data-job-id]')?.getAttribute('data-job-id'))).toBe(job.id);
   await expect.poll(() => row.getAttribute('data-state'), { timeout: 60_000 }).toBe('saved');
   const saved = await waitForFile(p.downloads, 'expiring.bin', size, 30_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
@@ -335,6 +343,7 @@ test('Cancel can be undone from the popup, with focus on Undo; without undo the 
   const progress = () => row.getByTestId('job-progress').evaluate((el: HTMLProgressElement) => el.value);
   await expect.poll(progress, { timeout: 20_000 }).toBeGreaterThan(MiB);
 
+  await row.getByTestId('job-details-toggle').click();
   await row.getByTestId('job-cancel').focus();
   await popup.keyboard.press('Enter');
   await expect.poll(() => row.getByTestId('job-state').textContent(), { timeout: 10_000 }).toBe('Cancelled');
@@ -344,7 +353,7 @@ test('Cancel can be undone from the popup, with focus on Undo; without undo the 
   await expect.poll(() => row.getAttribute('data-state'), { timeout: 10_000 }).toBe('running');
   expect(await progress()).toBeGreaterThanOrEqual(kept); // the stored bytes were kept
 
-  await row.getByTestId('job-cancel').click();
+  await row.getByTestId('job-cancel').click(); // the details stay open after Undo
   await expect.poll(() => row.count(), { timeout: 20_000 }).toBe(0);
   expect((await request(popup, { type: 'list-jobs' })).value!.jobs).toEqual([]);
 });

@@ -51,6 +51,7 @@ test('Chromium: a video plays long before its download completes, seeks ahead, a
   const row = popup.locator(`[data-testid="job-row"][data-job-id="${jobId}"]`);
   await expect.poll(() => row.getAttribute('data-state'), { timeout: 20_000 }).toBe('saved');
   const opened = browser.context.waitForEvent('page');
+  await row.getByTestId('job-details-toggle').click();
   await row.getByTestId('job-play').click();
   const again = await opened;
   await again.waitForURL(/player\.html\?id=/);
