@@ -164,10 +164,11 @@ export interface UiNotice {
 }
 
 /**
+ * `start-now` starts a queued job at once, past the concurrent-downloads limit.
  * `cancel` keeps the job (paused, its bytes stored) for `UNDO_MS`, shown with `undoUntil`;
  * `undo` within that time brings it back as it was; after it, the job and its bytes are gone.
  */
-export type JobAction = 'pause' | 'resume' | 'cancel' | 'retry' | 'undo';
+export type JobAction = 'start-now' | 'pause' | 'resume' | 'cancel' | 'retry' | 'undo';
 
 /** How long a cancelled or removed job can be brought back. */
 export const UNDO_MS = 10_000;
@@ -219,7 +220,7 @@ export interface Requests {
   };
   /**
    * The job a player plays: `id`, or else the newest job downloading `url` whose bytes are still
-   * stored, or else a new download of `url` (`started: true`).
+   * stored, or else a new download of `url` (`started: true`). A queued one starts at once: a player waits for it.
    */
   play: { request: { id?: string; url?: string; referrer?: string }; reply: { job: JobView; started: boolean } };
   /**

@@ -224,6 +224,9 @@ export class JobManager {
       case 'undo':
         await this.undo(entry);
         break;
+      case 'start-now':
+        this.startNow(entry);
+        break;
     }
     return this.entries.has(id) ? this.view(entry) : undefined;
   }
@@ -466,6 +469,14 @@ export class JobManager {
       const entry = this.entries.get(id);
       if (entry) this.deps.onView(this.view(entry));
     }
+  }
+
+  /** Starts a queued job at once, past the concurrent-downloads limit: the user, or a player, waits for it. */
+  private startNow(entry: JobEntry): void {
+    if (!this.queue.includes(entry.job.id)) return;
+    this.dequeue(entry.job.id);
+    this.start(entry);
+    this.reportActivity();
   }
 
   private start(entry: JobEntry): void {

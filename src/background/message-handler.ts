@@ -22,7 +22,7 @@ export interface HandlerDeps {
   bypass?: Bypass;
 }
 
-const ACTIONS: readonly JobAction[] = ['pause', 'resume', 'cancel', 'retry', 'undo'];
+const ACTIONS: readonly JobAction[] = ['start-now', 'pause', 'resume', 'cancel', 'retry', 'undo'];
 
 /**
  * Answers one page request. Always resolves with a Reply: bad input gets ok:false with a
@@ -99,8 +99,18 @@ async function jobRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<
   }
 }
 
-/** The job a player asked for: by id, else an existing download of the URL, else a new one. */
+/** The job a player asked for, started at once if queued: a player waits for it, not for the downloads ahead of it. */
 async function playJob(
+  request: { id?: unknown; url?: unknown; referrer?: unknown },
+  manager: JobManager,
+  deps: HandlerDeps,
+): Promise<ReplyOf<'play'>> {
+  const { job, started } = await jobToPlay(request, manager, deps);
+  return { job: job.state === 'queued' ? ((await manager.act(job.id, 'start-now')) ?? job) : job, started };
+}
+
+/** By id, else an existing download of the URL, else a new one. */
+async function jobToPlay(
   request: { id?: unknown; url?: unknown; referrer?: unknown },
   manager: JobManager,
   deps: HandlerDeps,

@@ -9,7 +9,7 @@ import { plural, sentence, t } from '../pages-shared/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
 export type RowAction =
-  'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
+  'start-now' | 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
 
 /** Move up and Move down, as far as the job's place in the queue allows. */
 export function queueMoves(job: JobView): ('up' | 'down')[] {
@@ -30,6 +30,9 @@ export function rowActions(job: JobView): RowAction[] {
   const actions: RowAction[] = [];
   switch (job.state) {
     case 'queued':
+      // Waiting behind the concurrent-downloads limit: the user may want this one first.
+      actions.push('start-now', 'pause');
+      break;
     case 'running':
       actions.push('pause');
       break;
@@ -78,6 +81,8 @@ function actionLabel(action: RowAction, job: JobView): string {
       return t('actionHandBack');
     case 'relink':
       return t('actionRelink');
+    case 'start-now':
+      return t('actionStartNow');
   }
 }
 
@@ -106,7 +111,7 @@ function openPlayerTab(job: JobView): void {
 }
 
 /** The actions a row offers on its first line; the others are in its details. */
-const PRIMARY: ReadonlySet<RowAction> = new Set(['pause', 'resume', 'retry', 'open', 'undo']);
+const PRIMARY: ReadonlySet<RowAction> = new Set(['start-now', 'pause', 'resume', 'retry', 'open', 'undo']);
 
 /** The row's own controls that are not background actions: queue order and speed limit. */
 export interface RowControls {

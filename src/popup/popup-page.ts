@@ -20,9 +20,10 @@ export interface PopupDeps {
   openDownload?: (downloadId: number) => Promise<void>;
 }
 
-const JOB_ACTIONS: ReadonlySet<RowAction> = new Set(['pause', 'resume', 'cancel', 'retry', 'undo']);
+const JOB_ACTIONS: ReadonlySet<RowAction> = new Set(['start-now', 'pause', 'resume', 'cancel', 'retry', 'undo']);
 /** "Could not pause file.iso: <why>": one message per action, so each language words it whole. */
 const ACTION_FAILED: Record<RowAction, MessageKey> = {
+  'start-now': 'failedStartNow',
   pause: 'failedPause',
   resume: 'failedResume',
   cancel: 'failedCancel',

@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 /** The job manager with a real (fake-indexeddb) store, a fake browser, and a real loopback server. */
-async function setup() {
+async function setup(settings: Partial<typeof DEFAULT_SETTINGS> = {}) {
   const body = new Uint8Array(300_000).map((_, i) => (i * 7) % 256);
   const server = await startMirror({ size: body.length, body, filename: 'clip.webm', contentType: 'video/webm' });
   closers.push(() => server.close());
@@ -31,7 +31,7 @@ async function setup() {
     store,
     meta: new JobMetaStore(browser),
     saver: new JobSaver(browser, { make: async (id) => `blob:test/${id}`, revoke: async () => {} }),
-    settings: () => parseSettings(DEFAULT_SETTINGS),
+    settings: () => parseSettings({ ...DEFAULT_SETTINGS, ...settings }),
     estimate: async () => ({}),
     onView: (v) => views.set(v.id, v),
     onRemoved: () => {},
@@ -54,7 +54,7 @@ async function setup() {
         }
       }, 10);
     });
-  return { server, manager, store, request, settled };
+  return { server, manager, store, request, settled, views };
 }
 
 describe('playing a job', () => {
@@ -80,5 +80,20 @@ describe('playing a job', () => {
     expect(await t.request({ type: 'play', url: t.server.url })).toMatchObject({ ok: true, value: { started: true } });
     expect(await t.request({ type: 'play', id: 'nope' })).toMatchObject({ ok: false });
     expect(await t.request({ type: 'play', url: 'ftp://x/y' })).toMatchObject({ ok: false });
+  });
+
+  it('a download a player waits for starts at once, past the limit of concurrent downloads', async () => {
+    const t = await setup({ maxConcurrentJobs: 1 });
+    const busy = await startMirror({ size: 8_000_000, rate: 500_000 });
+    closers.push(() => busy.close());
+    const ahead = (await t.request({ type: 'add-url', url: busy.url })) as { value: { job: JobView } };
+    const queued = (await t.request({ type: 'add-url', url: t.server.url })) as { value: { job: JobView } };
+    expect(queued.value.job.state).toBe('queued');
+    const played = await t.request({ type: 'play', id: queued.value.job.id });
+    expect(played).toMatchObject({ ok: true, value: { started: false } });
+    // Saved while the 8 MB ahead of it (16 s at its rate) still downloads: it did not wait for a free slot.
+    await t.settled(queued.value.job.id, 'saved');
+    // The download ahead of it kept running: nothing was stopped to make room.
+    expect(t.views.get(ahead.value.job.id)?.state).toBe('running');
   });
 });

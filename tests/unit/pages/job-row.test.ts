@@ -10,7 +10,7 @@ const testIds = (root: Element, prefix: string) =>
 
 describe('rowActions', () => {
   const cases: [JobViewState, object, string[]][] = [
-    ['queued', {}, ['pause', 'copy-url', 'cancel']],
+    ['queued', {}, ['start-now', 'pause', 'copy-url', 'cancel']],
     ['running', {}, ['pause', 'copy-url', 'cancel']],
     ['paused', { pausedByUser: true }, ['resume', 'relink', 'copy-url', 'cancel']],
     ['paused', { pausedByUser: true, takenOver: true }, ['resume', 'relink', 'hand-back', 'copy-url', 'cancel']],
