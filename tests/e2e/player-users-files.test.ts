@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { clip, WEBM_16MB, WEBM_2MB, type Clip } from '../support/clips';
+import { clip, MP3, WEBM_16MB, WEBM_2MB, type Clip } from '../support/clips';
 import type { Mirror } from '../support/mirror-server';
 import { fileSha256, waitForFile } from './support/files';
 import type { Cleanup } from './support/firefox';
@@ -111,3 +111,12 @@ test('Firefox: a 2.2 MB ffmpeg-default WebM at 2× its bitrate plays after a see
 
 test('Firefox: a 16 MB ffmpeg-default WebM on two mirrors at 0.75× its bitrate each plays within 6 s of a seek to 80 %', () =>
   secondReport('firefox'));
+
+// Firefox's Media Source takes no audio/mpeg: the player remuxes MP3 into fragmented MP4
+// (src/player/mse/mp3.ts). Before, an MP3 could not play until its download completed.
+test('Firefox: a 5-minute MP3 (ffmpeg’s defaults) at 2× its bitrate plays while it downloads and within 6 s of a seek to 80 %', async () => {
+  const media = await clip(MP3);
+  const stitch = await stitchSeek('firefox', media, SERVER_SETUPS['2x']);
+  expect(stitch.sha256).toBe(media.sha256);
+  expect(stitch.seek).toBeLessThanOrEqual(SEEK_LIMIT_MS);
+});

@@ -29,9 +29,10 @@ import { join, resolve } from 'node:path';
  *   the Clusters (`-cues_to_front 1`);
  * - mp4: H.264 + AAC, moov at the end (ffmpeg's default); mp4-faststart: moov first
  *   (`-movflags +faststart`); fmp4: fragmented, a fragment per keyframe;
- * - opus: Opus alone in WebM (audio/webm); mp3: MP3 (libmp3lame).
+ * - opus: Opus alone in WebM (audio/webm); mp3: MP3 (libmp3lame, 128 kbit/s CBR); mp3-vbr: LAME's
+ *   VBR (`-q:a 2`, as rippers make them), with its Xing table of contents.
  */
-export type ClipFormat = 'webm' | 'webm-cues-front' | 'mp4' | 'mp4-faststart' | 'fmp4' | 'opus' | 'mp3';
+export type ClipFormat = 'webm' | 'webm-cues-front' | 'mp4' | 'mp4-faststart' | 'fmp4' | 'opus' | 'mp3' | 'mp3-vbr';
 
 export interface ClipRecipe {
   /** Short name for tables and the served file's name: 'webm-2MB'. */
@@ -74,6 +75,9 @@ export const MP4_SHORT = video('mp4-20s', 'mp4', 20, 200, 320, 180);
 /** A song or a podcast's length. */
 export const OPUS_WEBM = audio('opus', 'opus', 300);
 export const MP3 = audio('mp3', 'mp3', 300);
+/** 20 s of MP3, CBR and VBR, small enough to encode in a unit test. */
+export const MP3_SHORT = audio('mp3-20s', 'mp3', 20);
+export const MP3_VBR_SHORT = audio('mp3-vbr-20s', 'mp3-vbr', 20);
 /** 30 minutes at a low bitrate (about 210 kbit/s in all, 47 MB): a show's episode. */
 export const LONG_WEBM = video('webm-30min', 'webm', 1800, 100, 320, 180);
 
@@ -99,6 +103,7 @@ const FORMATS: Record<ClipFormat, { extension: string; contentType: string; muxe
   fmp4: { extension: 'mp4', contentType: 'video/mp4', muxer: ['-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-f', 'mp4'] },
   opus: { extension: 'webm', contentType: 'audio/webm', muxer: ['-f', 'webm'] },
   mp3: { extension: 'mp3', contentType: 'audio/mpeg', muxer: ['-f', 'mp3'] },
+  'mp3-vbr': { extension: 'mp3', contentType: 'audio/mpeg', muxer: ['-f', 'mp3'] },
 };
 
 /** The ffmpeg arguments of a clip, written to `output`. */
@@ -136,10 +141,12 @@ function ffmpegArgs(recipe: ClipRecipe, output: string): string[] {
   } else {
     const noise = (seed: number, hz: number) => `0.3*sin(${hz}*2*PI*t)+0.1*(random(${seed})*2-1)`;
     const sound = ['-f', 'lavfi', '-i', `aevalsrc=${noise(0, 880)}|${noise(1, 660)}:s=48000:d=${d}`];
-    const audioOnly = format === 'opus' || format === 'mp3';
+    const audioOnly = format === 'opus' || format === 'mp3' || format === 'mp3-vbr';
     inputs = audioOnly ? sound : [...pattern, ...sound];
     codecs = audioOnly
-      ? ['-c:a', format === 'opus' ? 'libopus' : 'libmp3lame']
+      ? format === 'opus'
+        ? ['-c:a', 'libopus']
+        : ['-c:a', 'libmp3lame', ...(format === 'mp3-vbr' ? ['-q:a', '2'] : [])]
       : webm
         ? ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', `${videoKbps}k`, '-c:a', 'libopus']
         : ['-c:v', 'libx264', '-preset', 'veryfast', '-b:v', `${videoKbps}k`, '-c:a', 'aac'];

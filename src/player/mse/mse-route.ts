@@ -2,6 +2,7 @@ import { openJobReader } from '../../storage/job-reader';
 import type { PlayerLink } from '../player-link';
 import type { StateFeed } from '../state-feed';
 import { MseFeeder } from './feeder';
+import { looksLikeMp3, openMp3 } from './mp3';
 import { NotFragmented, openFragmentedMp4 } from './mp4';
 import { Unsupported, type MediaSegments } from './segments';
 import { DownloadStopped, StoredBytes } from './stored-bytes';
@@ -25,7 +26,8 @@ export type MseStart = { started: true } | { started: false; reason: string };
  * Firefox (no service worker in extension pages): plays a job while it downloads through Media
  * Source Extensions, for WebM (VP8/VP9/AV1 + Opus/Vorbis), fragmented MP4, and plain MP4
  * remuxed into fragments by mp4box (moov first or at the end: then the moov is read before the
- * media, which the engine fetches first as the player asks for it). Anything else is refused
+ * media, which the engine fetches first as the player asks for it), and MP3 remuxed into
+ * fragmented MP4 (mp3.ts). Anything else is refused
  * with the reason: the player then plays it once the download completes.
  */
 export async function startMse(input: MseInput): Promise<MseStart> {
@@ -53,7 +55,7 @@ export async function startMse(input: MseInput): Promise<MseStart> {
   return { started: true };
 }
 
-/** WebM or MP4 (fragmented as it is, plain remuxed), told by their first bytes. */
+/** WebM, MP4 (fragmented as it is, plain remuxed) or MP3 (remuxed), told by their first bytes. */
 async function openContainer(reader: StoredBytes): Promise<MediaSegments> {
   const magic = await reader.read(0, 12);
   if (magic[0] === 0x1a && magic[1] === 0x45 && magic[2] === 0xdf && magic[3] === 0xa3) return openWebm(reader);
@@ -67,5 +69,6 @@ async function openContainer(reader: StoredBytes): Promise<MediaSegments> {
       return openPlainMp4(reader);
     }
   }
-  throw new Unsupported('only WebM and MP4 can be played before the download completes in this browser');
+  if (looksLikeMp3(magic)) return openMp3(reader);
+  throw new Unsupported('only WebM, MP4 and MP3 can be played before the download completes in this browser');
 }
