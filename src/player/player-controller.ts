@@ -154,6 +154,11 @@ function followWaiting(page: PlayerPage): void {
   video.addEventListener('playing', () => page.say(''));
   video.addEventListener('seeking', () => page.say(t('playerSeeking'), 'wait'));
   video.addEventListener('seeked', () => page.say(''));
+  // A wait can end without a 'playing' event (Chromium, after the stream route's 'waiting'): time
+  // that moves means it plays.
+  video.addEventListener('timeupdate', () => {
+    if (!video.paused && !video.seeking) page.clearWait();
+  });
 }
 
 /** Starts playing; a browser that wants a gesture first gets one from the Play control. */

@@ -23,7 +23,9 @@ export class PlayerPage {
   private readonly title = h('h1', { class: 'title' }, t('playerTitle'));
   private readonly state = h('span', { class: 'state', 'data-testid': 'player-state', role: 'status' });
   private readonly figures = h('span', { class: 'figures muted' });
-  private readonly bar = new StoredBar();
+  private readonly bar = new StoredBar((seconds) => {
+    this.video.currentTime = seconds;
+  });
   private readonly message = h('p', { class: 'message', 'data-testid': 'player-message', role: 'status', 'aria-live': 'polite' });
   private readonly route = h('p', { class: 'route muted', 'data-testid': 'player-route' });
 
@@ -34,7 +36,9 @@ export class PlayerPage {
       h('header', {}, this.title, h('div', { class: 'status-row' }, this.state, this.figures)),
       h('main', {}, this.video, this.bar.element, this.message, this.route),
     );
-    this.video.addEventListener('timeupdate', () => this.bar.setPlayhead(this.video.currentTime / this.video.duration));
+    const position = () => this.bar.setPosition(this.video.currentTime, this.video.duration);
+    this.video.addEventListener('timeupdate', position);
+    this.video.addEventListener('durationchange', position);
     document.addEventListener('keydown', (event) => this.key(event));
   }
 
@@ -52,6 +56,11 @@ export class PlayerPage {
     this.state.dataset.state = job.state;
     setText(this.figures, [sizeText(job), rateText(job)].filter(Boolean).join(' · '));
     this.bar.update(state.stored, job.size);
+  }
+
+  /** Takes back a wait (not a problem or a hint): said when the media plays after all. */
+  clearWait(): void {
+    if (this.message.classList.contains('wait')) this.say('');
   }
 
   /** One line for the user; empty hides it. */

@@ -98,6 +98,14 @@ test('Add URL… opens the form and Escape closes it; Cancel all makes every row
   const popup = await extensionPage(browser, 'popup.html');
   await popup.setViewportSize({ width: 400, height: 600 });
 
+  // Alt+Shift+D opens the list (as Ctrl+J opens the browser's): Chrome took the suggested key, no other had it.
+  const commands = await popup.evaluate(() =>
+    (
+      globalThis as unknown as { chrome: { commands: { getAll(): Promise<{ name: string; shortcut: string }[]> } } }
+    ).chrome.commands.getAll(),
+  );
+  expect(commands.find((c) => c.name === '_execute_action')?.shortcut).toBe('Alt+Shift+D');
+
   // The form: out of the way until asked for, by keyboard too.
   const toggle = popup.getByTestId('add-url-toggle');
   await toggle.focus();
@@ -107,6 +115,7 @@ test('Add URL… opens the form and Escape closes it; Cancel all makes every row
   await popup.keyboard.press('Enter');
   await expect.poll(() => popup.locator('[data-state="saved"]').count(), { timeout: 20_000 }).toBe(1);
   expect(await focusedTestId(popup)).toBe('add-url-input'); // ready for the next one
+
   await popup.keyboard.press('Escape');
   expect(await popup.getByTestId('add-url-input').isVisible()).toBe(false);
   expect(await focusedTestId(popup)).toBe('add-url-toggle');
