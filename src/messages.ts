@@ -34,11 +34,11 @@
  *            Page-wide: pause-all, resume-all, cancel-all, clear-finished, bypass-next (aria-pressed), add-url-toggle, add-url-input, add-url-submit,
  *            notice (one per page-wide notice), empty (shown when there are no jobs).
  *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
- *            10^6 bytes), setting-excluded-types and setting-excluded-sites (textareas, one per
+ *            2^20 bytes, as every page counts), setting-excluded-types and setting-excluded-sites (textareas, one per
  *            line), setting-save-while-downloading (checkbox, Chrome only), setting-concurrent,
  *            setting-connections, setting-connections-per-site (textarea,
  *            one "host N" per line), setting-min-block-kib,
- *            setting-max-block-kib, setting-speed-limit-kbps (empty = no limit, kB/s = 10^3
+ *            setting-max-block-kib, setting-speed-limit-kbps (empty = no limit, KB/s = 2^10
  *            bytes/s); mirror-rule-add (button), one mirror-rule per rule containing
  *            mirror-rule-pattern (input), mirror-rule-mirrors (textarea, one prefix per line),
  *            mirror-rule-sample-url (input), mirror-rule-test (button), mirror-rule-test-result,

@@ -19,12 +19,12 @@ export function exportFilename(now = new Date()): string {
   return `stitch-settings-${now.toISOString().slice(0, 10)}.json`;
 }
 
-/** Parses imported text; a syntax error becomes the one problem to show. */
+/** Parses imported text; a syntax error becomes the one problem to show (the parser's own words are English). */
 export function parseImport(text: string): { value?: unknown; error?: string } {
   try {
     return { value: JSON.parse(text) };
-  } catch (error) {
-    return { error: t('errorNotJson', error instanceof Error ? error.message : String(error)) };
+  } catch {
+    return { error: t('errorNotJson') };
   }
 }
 

@@ -1,6 +1,14 @@
 import { KB, MB } from '../pages-shared/format';
 import { formatCount, sentence, t, type MessageKey } from '../pages-shared/i18n';
-import { LIMITS, readSiteConnections, validateSettings, type MirrorRule, type Settings, type SettingsError } from '../settings/schema';
+import {
+  LIMITS,
+  readSiteConnections,
+  UNIT_BOUNDS,
+  validateSettings,
+  type MirrorRule,
+  type Settings,
+  type SettingsError,
+} from '../settings/schema';
 
 /**
  * The options form as text, in the units of the browser's download list (MB, KB, KB/s: binary
@@ -91,16 +99,14 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
     if (bytes === undefined || bytes < bounds.min || bytes > bounds.max) errors.push({ field, message });
     else (settings as Record<string, unknown>)[field] = bytes;
   };
-  const range = (key: MessageKey, bounds: { min: number; max: number }, unit: number) =>
-    t(key, formatCount(bounds.min / unit), formatCount(Math.floor(bounds.max / unit)));
-  inUnits('thresholdBytes', values.thresholdMb, MB, threshold, range('errorThreshold', threshold, MB));
-  inUnits('minBlockBytes', values.minBlockKb, KB, block, range('errorMinBlock', block, KB));
-  inUnits('maxBlockBytes', values.maxBlockKb, KB, block, range('errorMaxBlock', block, KB));
+  inUnits('thresholdBytes', values.thresholdMb, MB, threshold, UNIT_BOUNDS.thresholdBytes());
+  inUnits('minBlockBytes', values.minBlockKb, KB, block, UNIT_BOUNDS.minBlockBytes());
+  inUnits('maxBlockBytes', values.maxBlockKb, KB, block, UNIT_BOUNDS.maxBlockBytes());
   const sites = siteConnectionsFromText(values.siteConnections);
   if (sites.problems.length > 0) errors.push(...sites.problems.map((message) => ({ field: 'connectionsPerSite', message })));
   else settings.connectionsPerSite = Object.fromEntries(sites.sites);
   if (values.speedLimitKbps.trim() === '') settings.speedLimitBytesPerSec = null;
-  else inUnits('speedLimitBytesPerSec', values.speedLimitKbps, KB, speed, range('errorSpeedLimit', speed, KB));
+  else inUnits('speedLimitBytesPerSec', values.speedLimitKbps, KB, speed, UNIT_BOUNDS.speedLimitBytesPerSec());
 
   // Fields that failed above are absent, so validateSettings does not report them twice.
   for (const error of validateSettings(settings)) {

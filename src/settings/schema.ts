@@ -2,13 +2,15 @@
  * The one settings schema: types, defaults, a loader that never throws (`parseSettings`, used on
  * every load so bad stored settings cannot crash the worker) and a strict checker with readable
  * errors (`validateSettings`, used on save and import by the options page and the background).
- * Platform-free: no browser API here.
+ * Its errors are in the user's language (the locales' messages, English outside the browser), with
+ * sizes and rates in the options page's units. No other browser API here.
  */
 
 import * as v from 'valibot';
 import { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER, parseHttpUrl } from '../engine/pages';
+import { KB, MB } from '../pages-shared/format';
+import { formatCount, t, type MessageKey } from '../pages-shared/i18n';
 
-export const MB = 1_000_000;
 export const MIB = 1024 * 1024;
 
 /** Limits every field must respect; the options page can show them as input bounds. */
@@ -30,7 +32,7 @@ interface Bounds {
 }
 
 /** A whole number within `bounds`; one message for every way of missing it. */
-function wholeNumber(bounds: Bounds, message: string) {
+function wholeNumber(bounds: Bounds, message: () => string) {
   return v.pipe(
     v.number(message),
     v.check((n) => isWholeNumberWithin(n, bounds), message),
@@ -41,32 +43,42 @@ function isWholeNumberWithin(n: unknown, bounds: Bounds): n is number {
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= bounds.min && n <= bounds.max;
 }
 
-const wholeNumberNamed = (label: string, bounds: Bounds) =>
-  wholeNumber(bounds, `${label} must be a whole number from ${bounds.min} to ${bounds.max}`);
+/** "Enter a whole number from 1 to 10." in the page's language (made when shown). */
+const wholeNumberWords = (bounds: Bounds) => () => t('errorWholeNumber', formatCount(bounds.min), formatCount(bounds.max));
 
-/** A string put in canonical form by `normalize`; `"entry" problem` when it cannot be. */
-function normalized(normalize: (value: string) => string | undefined, problem: string) {
-  const message = (issue: v.BaseIssue<unknown>) => `"${String(issue.input)}" ${problem}`;
+/**
+ * Bounds in bytes as the options page shows them: in MB, KB or KB/s (`unit` bytes), e.g. "Enter a
+ * number of MB from 0 to 953,674,316.", never as a raw byte count.
+ */
+export function boundsInUnits(key: MessageKey, bounds: Bounds, unit: number): string {
+  return t(key, formatCount(bounds.min / unit), formatCount(Math.floor(bounds.max / unit)));
+}
+
+/** A string put in canonical form by `normalize`; `problem(entry)` when it cannot be. */
+function normalized(normalize: (value: string) => string | undefined, problem: (entry: string) => string) {
+  const message = (issue: v.BaseIssue<unknown>) => problem(String(issue.input));
   return v.pipe(
     v.string(message),
     v.rawTransform(({ dataset, addIssue, NEVER }) => normalize(dataset.value) ?? (addIssue({ message }), NEVER)),
   );
 }
 
-function list<T extends v.GenericSchema>(entry: T, max: number, notAList: string, what: string) {
-  return v.pipe(v.array(entry, notAList), v.maxLength(max, `at most ${max} ${what}`));
+function list<T extends v.GenericSchema>(entry: T, max: number) {
+  return v.pipe(
+    v.array(entry, () => t('errorNotList')),
+    v.maxLength(max, () => t('errorTooMany', formatCount(max))),
+  );
 }
 
-const MIME_PATTERN = normalized(normalizeMimePattern, 'is not a MIME type like video/mp4 or video/*');
-const SITE = normalized(normalizeSite, 'is not a host name like example.com');
-const siteMapMessage = 'connections per site must be an object of hosts and numbers, like { "downloads.example.com": 1 }';
+const MIME_PATTERN = normalized(normalizeMimePattern, (entry) => t('errorNotMime', entry));
+const SITE = normalized(normalizeSite, siteProblem);
 
 /**
  * Host → the most connections to it (and its subdomains), overriding `connectionsPerServer`.
  * Checked as a whole so that each problem names its host, and a host given twice is one.
  */
 const SITE_CONNECTIONS = v.pipe(
-  v.custom<Record<string, unknown>>(isObject, siteMapMessage),
+  v.custom<Record<string, unknown>>(isObject, () => t('errorSiteMap')),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const { sites, problems } = readSiteConnections(Object.entries(dataset.value));
     for (const message of problems) addIssue({ message });
@@ -74,10 +86,10 @@ const SITE_CONNECTIONS = v.pipe(
   }),
 );
 
-const patternMessage = (issue: v.BaseIssue<unknown>) =>
-  `"${typeof issue.input === 'string' ? issue.input : ''}" is not a URL pattern: write a host and path prefix, like example.com/releases/`;
-const ruleMessage = 'a mirror rule needs a URL pattern and a list of mirrors';
-const oneMirrorAtLeast = 'list at least one mirror prefix, like https://mirror.example.org/pub/';
+const patternMessage = (issue: v.BaseIssue<unknown>) => t('errorNotPattern', typeof issue.input === 'string' ? issue.input : '');
+const ruleMessage = () => t('errorRuleShape');
+const oneMirrorAtLeast = () => t('errorNoMirror');
+const onOff = () => t('errorOnOff');
 
 /** Sends URLs matching `pattern` to the same path under each mirror prefix as well. */
 const MIRROR_RULE = v.pipe(
@@ -97,21 +109,29 @@ const MIRROR_RULE = v.pipe(
     /** Absolute http(s) URL prefixes; the part of the URL after the pattern is appended. */
     mirrors: v.optional(
       v.pipe(
-        v.array(normalized(normalizeMirrorPrefix, 'is not an http:// or https:// URL prefix'), oneMirrorAtLeast),
+        v.array(
+          normalized(normalizeMirrorPrefix, (entry) => t('errorNotMirrorPrefix', entry)),
+          oneMirrorAtLeast,
+        ),
         v.minLength(1, oneMirrorAtLeast),
-        v.maxLength(LIMITS.mirrorsPerRule.max, `at most ${LIMITS.mirrorsPerRule.max} mirrors per rule`),
+        v.maxLength(LIMITS.mirrorsPerRule.max, () => t('errorTooMany', formatCount(LIMITS.mirrorsPerRule.max))),
       ),
       () => [],
     ),
     /** Append the URL's query too (it often holds a signed token meant for the original site only). */
-    passQuery: v.optional(v.boolean('passQuery must be true or false'), false),
+    passQuery: v.optional(v.boolean(onOff), false),
     /** Send the browser's cookies for the mirrors' sites with their requests. */
-    sendCookies: v.optional(v.boolean('sendCookies must be true or false'), false),
+    sendCookies: v.optional(v.boolean(onOff), false),
   }),
 );
 
-const { min: minSpeed, max: maxSpeed } = LIMITS.speedLimitBytesPerSec;
-const speedLimitMessage = `the speed limit must be empty (no limit) or a whole number of bytes/s from ${minSpeed} to ${maxSpeed}`;
+/** What a size or rate field says when it is out of bounds: in the options page's units (binary, as the pages count). */
+export const UNIT_BOUNDS = {
+  thresholdBytes: () => boundsInUnits('errorThreshold', LIMITS.thresholdBytes, MB),
+  minBlockBytes: () => boundsInUnits('errorMinBlock', LIMITS.blockBytes, KB),
+  maxBlockBytes: () => boundsInUnits('errorMaxBlock', LIMITS.blockBytes, KB),
+  speedLimitBytesPerSec: () => boundsInUnits('errorSpeedLimit', LIMITS.speedLimitBytesPerSec, KB),
+};
 
 /**
  * The one declaration of every setting: its type, its default (the `optional` value) and its
@@ -119,45 +139,45 @@ const speedLimitMessage = `the speed limit must be empty (no limit) or a whole n
  */
 const FIELDS = v.object({
   version: v.optional(
-    v.literal(1, (issue) => `unknown settings version ${String(issue.input)}; expected 1`),
+    v.literal(1, (issue) => t('errorVersion', String(issue.input))),
     1,
   ),
   /** Take over browser downloads at all. */
-  takeover: v.optional(v.boolean('take-over must be on or off (true or false)'), true),
+  takeover: v.optional(v.boolean(onOff), true),
   /** Downloads of at least this many bytes (or of unknown size) are taken over. */
-  thresholdBytes: v.optional(wholeNumberNamed('the size threshold', LIMITS.thresholdBytes), 20 * MIB),
+  thresholdBytes: v.optional(wholeNumber(LIMITS.thresholdBytes, UNIT_BOUNDS.thresholdBytes), 20 * MIB),
   /** MIME types left to the browser: exact (`application/pdf`) or a family (`video/*`). */
-  excludedTypes: v.optional(list(MIME_PATTERN, LIMITS.listEntries.max, 'must be a list', 'entries'), () => []),
+  excludedTypes: v.optional(list(MIME_PATTERN, LIMITS.listEntries.max), () => []),
   /** Hosts left to the browser; a host also covers its subdomains. */
-  excludedSites: v.optional(list(SITE, LIMITS.listEntries.max, 'must be a list', 'entries'), () => []),
+  excludedSites: v.optional(list(SITE, LIMITS.listEntries.max), () => []),
   /** Jobs running at once; the rest wait in the queue. */
-  maxConcurrentJobs: v.optional(wholeNumberNamed('concurrent downloads', LIMITS.maxConcurrentJobs), 3),
+  maxConcurrentJobs: v.optional(wholeNumber(LIMITS.maxConcurrentJobs, wholeNumberWords(LIMITS.maxConcurrentJobs)), 3),
   /**
    * The most connections to one server (HTTP/1.1 browsers allow 6): Stitch starts with two and
    * adds more while they make the download faster. 4, not the engine's 16: see DEFAULT_OPTIONS.
    */
-  connectionsPerServer: v.optional(wholeNumberNamed('connections per server', LIMITS.connectionsPerServer), 4),
+  connectionsPerServer: v.optional(wholeNumber(LIMITS.connectionsPerServer, wholeNumberWords(LIMITS.connectionsPerServer)), 4),
   /**
    * Per-site overrides of that maximum (`{ 'downloads.example.com': 1 }`): some sites ban clients
    * that open several connections. A host also covers its subdomains (the engine's maxConnectionsFor).
    */
   connectionsPerSite: v.optional(SITE_CONNECTIONS, () => ({})),
   /** Bounds of the block size the scheduler may choose. The smallest is 1 MiB, not the engine's 128 KiB: see DEFAULT_OPTIONS. */
-  minBlockBytes: v.optional(wholeNumberNamed('the smallest block size', LIMITS.blockBytes), 1 * MIB),
-  maxBlockBytes: v.optional(wholeNumberNamed('the largest block size', LIMITS.blockBytes), DEFAULT_MAX_BLOCK_BYTES),
+  minBlockBytes: v.optional(wholeNumber(LIMITS.blockBytes, UNIT_BOUNDS.minBlockBytes), 1 * MIB),
+  maxBlockBytes: v.optional(wholeNumber(LIMITS.blockBytes, UNIT_BOUNDS.maxBlockBytes), DEFAULT_MAX_BLOCK_BYTES),
   /** Overall download rate cap in bytes/s; null: no limit. */
-  speedLimitBytesPerSec: v.optional(v.nullable(wholeNumber(LIMITS.speedLimitBytesPerSec, speedLimitMessage)), null),
-  mirrorRules: v.optional(list(MIRROR_RULE, LIMITS.mirrorRules.max, 'mirror rules must be a list', 'mirror rules'), () => []),
+  speedLimitBytesPerSec: v.optional(v.nullable(wholeNumber(LIMITS.speedLimitBytesPerSec, UNIT_BOUNDS.speedLimitBytesPerSec)), null),
+  mirrorRules: v.optional(list(MIRROR_RULE, LIMITS.mirrorRules.max), () => []),
   /** A system notification when a download fails (on by default: nobody watches the popup). */
-  notifyFailed: v.optional(v.boolean('notifications must be on or off (true or false)'), true),
+  notifyFailed: v.optional(v.boolean(onOff), true),
   /** A system notification when a download is saved. */
-  notifyCompleted: v.optional(v.boolean('notifications must be on or off (true or false)'), false),
+  notifyCompleted: v.optional(v.boolean(onOff), false),
   /**
    * Chrome: the file fills in the download folder while Stitch downloads it, instead of being saved
    * once complete. Off by default: on a 2-core machine it made a 1 GiB download 4–5 % slower end to end
    * (the save's copies compete with the download); see README.
    */
-  saveWhileDownloading: v.optional(v.boolean('saving while downloading must be on or off (true or false)'), false),
+  saveWhileDownloading: v.optional(v.boolean(onOff), false),
 });
 
 export type MirrorRule = v.InferOutput<typeof MIRROR_RULE>;
@@ -216,13 +236,13 @@ export function mergeSettings(current: Settings, input: object): Settings {
  * in the order of the fields.
  */
 export function validateSettings(input: unknown): SettingsError[] {
-  if (!isObject(input)) return [{ field: '', message: 'settings must be a JSON object' }];
+  if (!isObject(input)) return [{ field: '', message: t('errorNotObject') }];
   const errors = issuesOf(FIELDS, input, '');
   // Only when both are given: a save leaves missing fields at their current values, not the defaults.
   const { minBlockBytes: min, maxBlockBytes: max } = input;
   const blockErrors = errors.some((e) => e.field === 'minBlockBytes' || e.field === 'maxBlockBytes');
   if (!blockErrors && typeof min === 'number' && typeof max === 'number' && min > max) {
-    errors.push({ field: 'minBlockBytes', message: 'the smallest block size must not exceed the largest' });
+    errors.push({ field: 'minBlockBytes', message: t('errorBlockOrder') });
   }
   const order = Object.keys(FIELDS.entries);
   const rank = (error: SettingsError) => order.indexOf(error.field.split('.')[0]!);
@@ -290,16 +310,30 @@ export function normalizeMimePattern(value: string): string | undefined {
   return /^[a-z0-9][a-z0-9!#$&^_.+-]*\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/.test(text) ? text : undefined;
 }
 
-/** A bare host name (a pasted URL is reduced to its host); undefined when it is not one. */
+/** Host names as browsers take them (after the URL parser's IDNA: `bücher.de` is `xn--bcher-kva.de`), or an IP address. */
+const HOST_NAME = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$|^\[[0-9a-f:.]+\]$/;
+
+/**
+ * A bare host name (a pasted URL is reduced to its host); undefined when it is not one. Checked
+ * after parsing too: Chromium's URL parser percent-encodes what a host cannot hold (`not a host!`
+ * became `not%20a%20host!`, `*.foo.com` became `%2A.foo.com`), a rule that never matches.
+ */
 export function normalizeSite(value: string): string | undefined {
   const text = value.trim().toLowerCase();
-  if (text === '') return undefined;
+  if (text === '' || /\s/.test(text)) return undefined;
   try {
     const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//.test(text) ? text : `http://${text}`);
-    return url.hostname && !url.username ? url.hostname : undefined;
+    return HOST_NAME.test(url.hostname) && !url.username ? url.hostname : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Why `entry` is not a site: a `*.` wildcard is not needed (a host covers its subdomains), anything else is not a host name. */
+function siteProblem(entry: string): string {
+  const wildcard = /^\*\.(.+)$/.exec(entry.trim());
+  const host = wildcard && normalizeSite(wildcard[1]!);
+  return host ? t('errorWildcardSite', entry.trim(), host) : t('errorNotSite', entry);
 }
 
 function validOrUndefined<T extends v.GenericSchema>(schema: T): (entry: unknown) => v.InferOutput<T> | undefined {
@@ -333,13 +367,13 @@ export function readSiteConnections(entries: Iterable<readonly [string, unknown]
   const problems: string[] = [];
   for (const [key, count] of entries) {
     const host = normalizeSite(key);
-    if (host === undefined) problems.push(`"${key}" is not a host name like example.com`);
+    if (host === undefined) problems.push(siteProblem(key));
     else if (!isWholeNumberWithin(count, bounds))
-      problems.push(`for ${host}, the most connections must be a whole number from ${bounds.min} to ${bounds.max}`);
-    else if (sites.has(host)) problems.push(`${host} is listed twice`);
+      problems.push(t('errorSiteCount', host, formatCount(bounds.min), formatCount(bounds.max)));
+    else if (sites.has(host)) problems.push(t('errorSiteTwice', host));
     else sites.set(host, count);
   }
-  if (sites.size > max) problems.push(`at most ${max} sites`);
+  if (sites.size > max) problems.push(t('errorTooMany', formatCount(max)));
   return { sites, problems };
 }
 

@@ -96,3 +96,34 @@ test('in a German browser, failing servers are told in German only: a missing fi
     .poll(() => cases[0]!.row.getByTestId('job-retrying').textContent(), { timeout: 15_000 })
     .toMatch(/Versuch [3-7] von 8 ist fehlgeschlagen/);
 });
+
+test('in a German browser the options page refuses garbage in German, and an import error is in KB, not bytes', async () => {
+  const browser = await browserWith(profile(), 'de');
+  const options = await extensionPage(browser, 'options.html');
+  await options.setViewportSize({ width: 900, height: 1400 });
+  await expect.poll(() => options.getByTestId('settings-status').textContent(), { timeout: 10_000 }).toBe('');
+  await options.getByTestId('setting-excluded-sites').fill('beispiel.de\nnot a host!\n*.foo.com');
+  await options.getByTestId('settings-save').click();
+  await expect
+    .poll(() => options.getByTestId('settings-status').textContent(), { timeout: 10_000 })
+    .toBe('Nicht gespeichert: Beheben Sie die oben aufgeführten Probleme.');
+  expect(await options.getByTestId('settings-errors').locator('li').allTextContents()).toEqual([
+    'Ausgenommene Websites: „not a host!“ ist kein Hostname wie example.com.',
+    'Ausgenommene Websites: „*.foo.com“: Schreiben Sie stattdessen foo.com; eine Website umfasst auch ihre Subdomains.',
+  ]);
+  const { settings } = (await request(options, { type: 'get-settings' })).value!;
+  expect(settings.excludedSites).toEqual([]);
+
+  // An imported file with a block size in bytes out of bounds: the bounds in the page's KB, in German.
+  await options.getByTestId('settings-import').setInputFiles({
+    name: 'alt.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ version: 1, minBlockBytes: 100 })),
+  });
+  await expect
+    .poll(() => options.getByTestId('settings-status').textContent(), { timeout: 10_000 })
+    .toBe('Nichts importiert: alt.json enthält Probleme, die oben aufgeführt sind.');
+  expect(await options.getByTestId('settings-errors').locator('li').allTextContents()).toEqual([
+    'Kleinster Block: Geben Sie für den kleinsten Block eine Zahl in KB von 64 bis 65.536 ein.',
+  ]);
+});

@@ -46,7 +46,7 @@ describe('settings schema', () => {
       'mirrorRules.0.pattern',
       'mirrorRules.0.mirrors.0',
     ]);
-    expect(errors[0]!.message).toMatch(/connections per server must be a whole number from 1 to 6/);
+    expect(errors[0]!.message).toBe('Enter a whole number from 1 to 6.');
     expect(validateSettings(DEFAULT_SETTINGS)).toEqual([]);
     expect(validateSettings('x')).toHaveLength(1);
   });
@@ -58,11 +58,30 @@ describe('settings schema', () => {
 
   test('a mirror rule that is not an object, or a list that is not a list, is named as such', () => {
     expect(validateSettings({ excludedSites: 'a.com', mirrorRules: [[], 7] })).toEqual([
-      { field: 'excludedSites', message: 'must be a list' },
-      { field: 'mirrorRules.0', message: 'a mirror rule needs a URL pattern and a list of mirrors' },
-      { field: 'mirrorRules.1', message: 'a mirror rule needs a URL pattern and a list of mirrors' },
+      { field: 'excludedSites', message: 'This must be a list.' },
+      { field: 'mirrorRules.0', message: 'A mirror rule needs a URL pattern and a list of mirrors.' },
+      { field: 'mirrorRules.1', message: 'A mirror rule needs a URL pattern and a list of mirrors.' },
     ]);
     expect(validateMirrorRule({ mirrors: [] }).map((e) => e.field)).toEqual(['mirrorRule.pattern', 'mirrorRule.mirrors']);
+  });
+
+  test('excluded sites are host names: garbage is refused in words, a *. wildcard is told to drop its "*."', () => {
+    expect(validateSettings({ excludedSites: ['Downloads.Example.com', 'https://cdn.example.org/x', 'not a host!', '*.foo.com'] })).toEqual(
+      [
+        { field: 'excludedSites.2', message: '“not a host!” is not a host name like example.com.' },
+        { field: 'excludedSites.3', message: '“*.foo.com”: write foo.com instead; a site also covers its subdomains.' },
+      ],
+    );
+    // What Chromium's URL parser makes of them is no host either.
+    expect(validateSettings({ excludedSites: ['not%20a%20host!', '%2a.foo.com'] }).map((e) => e.field)).toEqual([
+      'excludedSites.0',
+      'excludedSites.1',
+    ]);
+    expect(parseSettings({ excludedSites: ['ok.example', '*.foo.com', 'bücher.de', '[::1]'] }).excludedSites).toEqual([
+      'ok.example',
+      'xn--bcher-kva.de',
+      '[::1]',
+    ]);
   });
 
   test('per-site connections: hosts in canonical form, bad entries dropped one by one on load', () => {
@@ -80,19 +99,19 @@ describe('settings schema', () => {
     expect(
       validateSettings({ connectionsPerSite: { 'a.example': 1, 'x y': 2, 'b.example': 0, 'c.example': '2', 'A.example': 3 } }),
     ).toEqual([
-      { field: 'connectionsPerSite', message: '"x y" is not a host name like example.com' },
-      { field: 'connectionsPerSite', message: 'for b.example, the most connections must be a whole number from 1 to 6' },
-      { field: 'connectionsPerSite', message: 'for c.example, the most connections must be a whole number from 1 to 6' },
-      { field: 'connectionsPerSite', message: 'a.example is listed twice' },
+      { field: 'connectionsPerSite', message: '“x y” is not a host name like example.com.' },
+      { field: 'connectionsPerSite', message: 'For b.example, enter a whole number of connections from 1 to 6.' },
+      { field: 'connectionsPerSite', message: 'For c.example, enter a whole number of connections from 1 to 6.' },
+      { field: 'connectionsPerSite', message: 'The site a.example is listed twice.' },
     ]);
     expect(validateSettings({ connectionsPerSite: [] })).toEqual([
       {
         field: 'connectionsPerSite',
-        message: 'connections per site must be an object of hosts and numbers, like { "downloads.example.com": 1 }',
+        message: 'Give each site the most connections to it, like { "downloads.example.com": 1 }.',
       },
     ]);
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`site${i}.example`, 2]));
-    expect(validateSettings({ connectionsPerSite: many })).toEqual([{ field: 'connectionsPerSite', message: 'at most 100 sites' }]);
+    expect(validateSettings({ connectionsPerSite: many })).toEqual([{ field: 'connectionsPerSite', message: 'At most 100 entries.' }]);
     expect(validateSettings({ connectionsPerSite: { 'downloads.example.com': 1 } })).toEqual([]);
   });
 
@@ -156,7 +175,7 @@ describe('mirror rules', () => {
     ]);
     expect(
       validateSettings({ mirrorRules: [{ pattern: 'example.com/', mirrors: ['https://m.example.org/'], sendCookies: 'yes' }] }),
-    ).toEqual([{ field: 'mirrorRules.0.sendCookies', message: 'sendCookies must be true or false' }]);
+    ).toEqual([{ field: 'mirrorRules.0.sendCookies', message: 'This must be on or off (true or false).' }]);
   });
 
   test('need the same host and port and the path prefix', () => {

@@ -139,10 +139,10 @@ describe('OptionsPage', () => {
     expect(connections.getAttribute('aria-invalid')).toBe('true');
     const describedBy = connections.getAttribute('aria-describedby')!.split(' ');
     const nextToField = describedBy.map((id) => document.getElementById(id)!.textContent).join(' ');
-    expect(nextToField).toContain('Connections per server must be a whole number from 1 to 6');
+    expect(nextToField).toContain('Enter a whole number from 1 to 6.');
     const summary = byTestId('settings-errors');
     expect(summary.hidden).toBe(false);
-    expect(summary.textContent).toContain('Most connections per server: Connections per server must be a whole number from 1 to 6.');
+    expect(summary.textContent).toContain('Most connections per server: Enter a whole number from 1 to 6.');
     expect(summary.textContent).toContain('Mirror rule 2: Enter a URL pattern');
     expect(byTestId('settings-status').textContent).not.toBe('Saved.');
   });
@@ -181,12 +181,12 @@ describe('OptionsPage', () => {
     perSite.dispatchEvent(new Event('change', { bubbles: true }));
     expect(perSite.getAttribute('aria-invalid')).toBe('true');
     const error = document.getElementById(perSite.getAttribute('aria-describedby')!.split(' ')[1]!)!;
-    expect(error.textContent).toBe('For slow.example.com, the most connections must be a whole number from 1 to 6.');
+    expect(error.textContent).toBe('For slow.example.com, enter a whole number of connections from 1 to 6.');
     byTestId('settings-save').click();
     await settle();
     expect(sent.some(ofType('set-settings'))).toBe(false);
     expect(byTestId('settings-errors').textContent).toContain(
-      'Connections per site: For slow.example.com, the most connections must be a whole number from 1 to 6.',
+      'Connections per site: For slow.example.com, enter a whole number of connections from 1 to 6.',
     );
   });
 
@@ -280,7 +280,7 @@ describe('OptionsPage', () => {
     chooseFile(JSON.stringify({ connectionsPerServer: 99 }));
     await settle();
     expect(sent.some(ofType('import-settings'))).toBe(false);
-    expect(byTestId('settings-errors').textContent).toContain('Connections per server must be a whole number from 1 to 6.');
+    expect(byTestId('settings-errors').textContent).toContain('Most connections per server: Enter a whole number from 1 to 6.');
 
     chooseFile(JSON.stringify({ version: 1, connectionsPerServer: 2 }), 'mine.json');
     await settle();

@@ -119,12 +119,12 @@ describe('formToSettings errors', () => {
 
   it('leaves the other checks to validateSettings, in page order', () => {
     expect(withForm({ connections: '9', concurrent: '', excludedSites: 'ok.example\nnot a host' })).toEqual([
-      { field: 'excludedSites.1', message: '"not a host" is not a host name like example.com' },
-      { field: 'maxConcurrentJobs', message: 'concurrent downloads must be a whole number from 1 to 10' },
-      { field: 'connectionsPerServer', message: 'connections per server must be a whole number from 1 to 6' },
+      { field: 'excludedSites.1', message: '“not a host” is not a host name like example.com.' },
+      { field: 'maxConcurrentJobs', message: 'Enter a whole number from 1 to 10.' },
+      { field: 'connectionsPerServer', message: 'Enter a whole number from 1 to 6.' },
     ]);
     expect(withForm({ minBlockKb: '4096', maxBlockKb: '1024' })).toEqual([
-      { field: 'minBlockBytes', message: 'the smallest block size must not exceed the largest' },
+      { field: 'minBlockBytes', message: 'The smallest block must not be larger than the largest.' },
     ]);
   });
 
@@ -145,17 +145,17 @@ describe('formToSettings errors', () => {
         message: '"downloads.example.com": write a host and the most connections to it, like downloads.example.com 1',
       },
       { field: 'connectionsPerSite', message: '"a b 1": write a host and the most connections to it, like downloads.example.com 1' },
-      { field: 'connectionsPerSite', message: '"bad^host" is not a host name like example.com' },
-      { field: 'connectionsPerSite', message: 'for slow.example.com, the most connections must be a whole number from 1 to 6' },
-      { field: 'connectionsPerSite', message: 'for two.example.com, the most connections must be a whole number from 1 to 6' },
-      { field: 'connectionsPerSite', message: 'ok.example.com is listed twice' },
+      { field: 'connectionsPerSite', message: '“bad^host” is not a host name like example.com.' },
+      { field: 'connectionsPerSite', message: 'For slow.example.com, enter a whole number of connections from 1 to 6.' },
+      { field: 'connectionsPerSite', message: 'For two.example.com, enter a whole number of connections from 1 to 6.' },
+      { field: 'connectionsPerSite', message: 'The site ok.example.com is listed twice.' },
     ]);
     expect(settings.connectionsPerSite).toBeUndefined();
   });
 
   it('allows at most 100 sites', () => {
     const text = Array.from({ length: 101 }, (_, i) => `site${i}.example.com 2`).join('\n');
-    expect(withForm({ siteConnections: text })).toEqual([{ field: 'connectionsPerSite', message: 'at most 100 sites' }]);
+    expect(withForm({ siteConnections: text })).toEqual([{ field: 'connectionsPerSite', message: 'At most 100 entries.' }]);
   });
 
   it('checks mirror rules field by field', () => {
@@ -173,8 +173,8 @@ describe('formToSettings errors', () => {
     });
     expect(errors).toEqual([
       { field: 'mirrorRules.0.pattern', message: 'Enter a URL pattern: a host and path prefix, like example.com/releases/.' },
-      { field: 'mirrorRules.0.mirrors', message: 'list at least one mirror prefix, like https://mirror.example.org/pub/' },
-      { field: 'mirrorRules.1.mirrors.1', message: '"ftp://old.example.org/" is not an http:// or https:// URL prefix' },
+      { field: 'mirrorRules.0.mirrors', message: 'List at least one mirror prefix, like https://mirror.example.org/pub/.' },
+      { field: 'mirrorRules.1.mirrors.1', message: '“ftp://old.example.org/” is not an http:// or https:// URL prefix.' },
     ]);
   });
 });
