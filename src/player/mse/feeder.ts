@@ -97,6 +97,7 @@ export class MseFeeder {
     const generation = this.generation;
     await this.idle();
     if (this.source.readyState === 'open') this.buffer!.abort();
+    this.reader.resume();
     const offset = await this.segments.offsetFor(target);
     if (generation !== this.generation) return; // yet another seek meanwhile
     this.seekTo = undefined;

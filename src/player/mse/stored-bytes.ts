@@ -37,10 +37,19 @@ export class StoredBytes implements StoredReader {
     return Math.min(this.size, firstGap(this.feed.latest?.stored ?? [], pos));
   }
 
-  /** Every read waiting for bytes rejects with `reason` (a seek makes them pointless). */
+  /**
+   * Every read waiting for bytes rejects with `reason` (a seek makes them pointless), and so does
+   * every read that would wait from now until `resume`: a read started after the seek for the old
+   * position (the next await of a segment being read) would otherwise hold the seek until that
+   * segment is stored.
+   */
   interrupt(reason: unknown): void {
     this.waits.abort(reason);
-    this.waits = new AbortController();
+  }
+
+  /** Reads wait for their bytes again (the reader moved to where the player now is). */
+  resume(): void {
+    if (this.waits.signal.aborted) this.waits = new AbortController();
   }
 
   async read(start: number, end: number): Promise<Uint8Array> {
@@ -60,6 +69,7 @@ export class StoredBytes implements StoredReader {
   /** Resolves once [start, end) is stored, telling the background the first byte missing meanwhile. */
   private async waitFor(start: number, end: number): Promise<void> {
     if (this.has(start, end)) return;
+    if (this.waits.signal.aborted) throw this.waits.signal.reason;
     this.needs(firstGap(this.feed.latest?.stored ?? [], start));
     const state = await this.feed.until((s) => covers(s.stored, start, end) || hopeless(s), this.waits.signal);
     if (!covers(state.stored, start, end)) throw new DownloadStopped('the download stopped');

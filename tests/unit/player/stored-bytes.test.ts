@@ -57,8 +57,22 @@ describe('the stored bytes the MSE route reads', () => {
     const waiting = bytes.read(0, 10);
     bytes.interrupt(new Error('seek'));
     await expect(waiting).rejects.toThrow('seek');
+    bytes.resume();
     const stopped = bytes.read(0, 10);
     feed.push(state([], { state: 'failed' }));
     await expect(stopped).rejects.toThrow(DownloadStopped);
+  });
+
+  it('after an interrupt, a read begun before resume does not wait (the rest of a segment at the old position)', async () => {
+    const feed = new StateFeed();
+    const bytes = new StoredBytes(store, 'j', size, feed, () => {});
+    feed.push(state([{ start: 0, end: 10 }]));
+    bytes.interrupt(new Error('seek'));
+    expect(await bytes.read(0, 10)).toEqual(file.subarray(0, 10)); // stored: nothing to wait for
+    await expect(bytes.read(10, 20)).rejects.toThrow('seek');
+    bytes.resume();
+    const moved = bytes.read(10, 20);
+    feed.push(state([{ start: 0, end: 20 }]));
+    expect(await moved).toEqual(file.subarray(10, 20));
   });
 });
