@@ -62,6 +62,7 @@
  * element's range requests instead (per page, from the request's client).
  */
 import type { FailureFacts } from './engine/errors';
+import type { RelinkMismatch } from './engine/relink';
 import type { MirrorRule, Settings, SettingsError } from './settings/schema';
 
 /** Name of the `runtime.connect` port that streams job updates to a page. */
@@ -230,10 +231,14 @@ export interface Requests {
   bypass: { request: { next?: boolean; site?: string }; reply: { next: boolean } };
   /**
    * A new URL for a paused or failed job (an expired link): it continues with the stored bytes
-   * when the new address serves the same file; otherwise nothing changes and `mismatch` says why
-   * (then `startOver: true` drops the stored bytes and downloads from the new address).
+   * when the new address serves the same file; otherwise nothing changes and `mismatchFacts` says why
+   * (`mismatch`, in the engine's English words, for logs); then `startOver: true` drops the stored
+   * bytes and downloads from the new address.
    */
-  relink: { request: { id: string; url: string; startOver?: boolean }; reply: { job: JobView; mismatch?: string } };
+  relink: {
+    request: { id: string; url: string; startOver?: boolean };
+    reply: { job: JobView; mismatch?: string; mismatchFacts?: RelinkMismatch };
+  };
   /** Moves a queued job one place earlier (`up`: it starts sooner) or later in the queue. */
   'queue-move': { request: { id: string; direction: 'up' | 'down' }; reply: { job: JobView } };
   /** Sets one download's own speed limit in bytes/s; null lifts it. */

@@ -7,7 +7,7 @@ import {
   type Playback,
   type RemoteFile,
 } from '../engine';
-import { UNDO_MS, type JobAction, type JobView } from '../messages';
+import { UNDO_MS, type JobAction, type JobView, type ReplyOf } from '../messages';
 import { mediaTypeOf } from '../media-type';
 import type { Settings } from '../settings/schema';
 import {
@@ -250,11 +250,11 @@ export class JobManager {
   /**
    * Gives a paused or failed job a new URL (an expired link renewed). The stored bytes are kept
    * when the new address serves the same file (see checkRelink), and the job resumes; otherwise
-   * nothing changes and `mismatch` says why, unless `startOver`: then they are dropped and it
+   * nothing changes and `mismatchFacts` says why (`mismatch` in English), unless `startOver`: then they are dropped and it
    * downloads anew from the new address. The check and the job's requests from then on carry
    * what the new address may get (sourceForNewLink), not what the old one got.
    */
-  async relink(id: string, url: string, startOver = false): Promise<{ job: JobView; mismatch?: string }> {
+  async relink(id: string, url: string, startOver = false): Promise<ReplyOf<'relink'>> {
     await this.restore();
     const entry = this.entries.get(id);
     if (!entry) throw new Error('no such download; it may have been cleared');
@@ -281,7 +281,7 @@ export class JobManager {
           signal: AbortSignal.timeout(30_000),
         });
       const verdict = await (this.deps.localNetwork?.during(url, [], check) ?? check());
-      if (!verdict.same) return { job: this.view(entry), mismatch: verdict.reason };
+      if (!verdict.same) return { job: this.view(entry), mismatch: verdict.reason, mismatchFacts: verdict.mismatch };
       kept = verdict.file;
     }
     // Before the job's state: a worker dying in between must not reopen the new address with the old page's Referer.

@@ -11,8 +11,24 @@ import type { DownloadStore } from './store';
 export type RelinkVerdict =
   /** The new URL serves the same file: continue with the stored bytes; `file` has its validators. */
   | { same: true; file: RemoteFile }
-  /** It does not (or cannot be shown to), in plain words: the stored bytes cannot be kept. */
-  | { same: false; reason: string };
+  /**
+   * It does not (or cannot be shown to): the stored bytes cannot be kept. `mismatch` says why as
+   * data the pages put in the user's words; `reason` in the engine's English, for logs.
+   */
+  | { same: false; reason: string; mismatch: RelinkMismatch };
+
+/** Why a new address does not serve the stored file. */
+export type RelinkMismatch =
+  /** This download's size was never known: nothing to match the stored part against. */
+  | { kind: 'size-unknown' }
+  /** The new address answered `status` instead of a part of the file. */
+  | { kind: 'status'; status: number }
+  /** It serves `size` bytes (undefined: it did not say), not the `expected`. */
+  | { kind: 'size'; size?: number; expected: number }
+  /** The same origin's ETag or date differs: another version. */
+  | { kind: 'version' }
+  /** It sends other bytes at offset `at` than the ones stored. */
+  | { kind: 'bytes'; at: number };
 
 export interface RelinkCheck {
   store: DownloadStore;
@@ -37,7 +53,9 @@ export interface RelinkCheck {
 export async function checkRelink(check: RelinkCheck): Promise<RelinkVerdict> {
   const { file } = check;
   const stored = normalizeRanges(await check.store.storedRanges(check.jobId));
-  if (file.size === undefined) return { same: false, reason: 'the size of the file was never known, so the stored part cannot be matched' };
+  if (file.size === undefined) {
+    return differs({ kind: 'size-unknown' }, 'the size of the file was never known, so the stored part cannot be matched');
+  }
   const firstMissing = stored[0]?.start === 0 ? stored[0].end : 0;
   const probeAt = Math.min(firstMissing, Math.max(0, file.size - 1));
   const probe = await ask(check, { start: probeAt, end: probeAt + 1 }, undefined);
@@ -45,21 +63,21 @@ export async function checkRelink(check: RelinkCheck): Promise<RelinkVerdict> {
   try {
     const facts = probe.facts;
     if (facts.status !== 206) {
-      return { same: false, reason: `the new address answered ${facts.status} ${facts.statusText} instead of sending part of the file` };
+      const reason = `the new address answered ${facts.status} ${facts.statusText} instead of sending part of the file`;
+      return differs({ kind: 'status', status: facts.status }, reason);
     }
     const range = facts.contentRange;
     const size = range?.kind === 'bytes' ? range.total : undefined;
     if (size !== file.size) {
-      return {
-        same: false,
-        reason: `the new address serves ${size === undefined ? 'a file of unknown size' : formatBytes(size)}, not the ${formatBytes(file.size)} of this download`,
-      };
+      const reason = `the new address serves ${size === undefined ? 'a file of unknown size' : formatBytes(size)}, not the ${formatBytes(file.size)} of this download`;
+      return differs({ kind: 'size', size, expected: file.size }, reason);
     }
     // The download goes on with the new server's validators (for its If-Range), whatever showed the file is the same.
     next = { ...file, etag: facts.etag, lastModified: facts.lastModified };
     const validators = validatorVerdict({ ...file, url: check.knownUrl }, { ...next, url: check.newUrl });
-    if (validators === 'differ')
-      return { same: false, reason: 'the new address serves another version of the file (its ETag or date differs)' };
+    if (validators === 'differ') {
+      return differs({ kind: 'version' }, 'the new address serves another version of the file (its ETag or date differs)');
+    }
     if (validators === 'same' || stored.length === 0) return { same: true, file: next };
   } finally {
     await probe.close();
@@ -67,10 +85,15 @@ export async function checkRelink(check: RelinkCheck): Promise<RelinkVerdict> {
   for (const range of sampleRanges(stored)) {
     // With If-Range, a file that changed since the first request answers 200, not other bytes.
     if (!(await sameBytes(check, range, ifRangeValidator(next)))) {
-      return { same: false, reason: `the new address sends other bytes at ${formatBytes(range.start)} than the ones stored` };
+      const reason = `the new address sends other bytes at ${formatBytes(range.start)} than the ones stored`;
+      return differs({ kind: 'bytes', at: range.start }, reason);
     }
   }
   return { same: true, file: next };
+}
+
+function differs(mismatch: RelinkMismatch, reason: string): RelinkVerdict {
+  return { same: false, reason, mismatch };
 }
 
 function ask(check: RelinkCheck, range: ByteRange, validator: string | undefined): Promise<Exchange> {

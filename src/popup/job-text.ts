@@ -1,5 +1,6 @@
+import type { RelinkMismatch } from '../engine/relink';
 import type { JobView } from '../messages';
-import { sentence, t, uiLocale } from '../pages-shared/i18n';
+import { formatCount, sentence, t, uiLocale } from '../pages-shared/i18n';
 import { retryingText } from '../pages-shared/failure-text';
 import { formatEta, formatPercent, formatRate, formatSize } from '../pages-shared/format';
 
@@ -109,3 +110,26 @@ export function etaText(job: JobView): string {
 }
 
 export const FINISHED_STATES: ReadonlySet<JobView['state']> = new Set(['saved', 'failed', 'cancelled']);
+
+/** Why a new link does not serve the stored file, in the page's words and units. */
+export function relinkMismatchText(mismatch: RelinkMismatch): string {
+  switch (mismatch.kind) {
+    case 'size-unknown':
+      return t('relinkSizeNeverKnown');
+    case 'status':
+      return t('relinkAnswered', String(mismatch.status));
+    case 'size':
+      if (mismatch.size === undefined) return t('relinkUnknownSize', formatSize(mismatch.expected));
+      return t('relinkOtherSize', ...sizesApart(mismatch.size, mismatch.expected));
+    case 'version':
+      return t('relinkOtherVersion');
+    case 'bytes':
+      return t('relinkOtherBytes', formatSize(mismatch.at));
+  }
+}
+
+/** Two sizes as they differ: in MB (or KB…) when that shows it, else in bytes (4 MB and 4 MB would say nothing). */
+function sizesApart(a: number, b: number): [string, string] {
+  const [shownA, shownB] = [formatSize(a), formatSize(b)];
+  return shownA === shownB ? [t('sizeInBytes', formatCount(a)), t('sizeInBytes', formatCount(b))] : [shownA, shownB];
+}

@@ -6,7 +6,7 @@ import { formatCount, plural, t, type MessageKey } from '../pages-shared/i18n';
 import { addUrlForm } from './add-url-form';
 import { JobList, type ListPhase } from './job-list';
 import type { RowAction } from './job-row';
-import { noticeText, stateLabel } from './job-text';
+import { noticeText, relinkMismatchText, stateLabel } from './job-text';
 import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary, type PopupModel } from './jobs-model';
 import type { LiveStatus } from './live-port';
 import { NoticeList } from './notice-list';
@@ -263,8 +263,8 @@ export class PopupPage {
     try {
       const reply = await this.call({ type: 'relink', id: job.id, url, startOver });
       this.apply({ type: 'job', job: reply.job });
-      if (!reply.mismatch) announce(this.live, t('saidRelinked', job.filename));
-      return reply.mismatch;
+      if (!reply.mismatchFacts) announce(this.live, t('saidRelinked', job.filename));
+      return reply.mismatchFacts && relinkMismatchText(reply.mismatchFacts);
     } catch (error) {
       throw new Error(errorText(error), { cause: error });
     }

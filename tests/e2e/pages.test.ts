@@ -290,6 +290,31 @@ test('the bypass leaves the next download to the browser; a job taken over can b
   expect(await fileSha256(handed)).toBe(await contentSha256(38, size));
 });
 
+test('a new link to another size says so in the units of the row (1 MB = 1,048,576 bytes), and keeps the stored part', async () => {
+  const size = Math.round(50.3 * MiB);
+  const old = await mirror({ size, seed: 48, filename: 'resized.bin', rate: 2 * MiB });
+  const smaller = await mirror({ size: 48 * MiB, seed: 48, filename: 'resized.bin', path: '/other/resized.bin' });
+  const browser = await browserWith(profile());
+  const popup = await extensionPage(browser, 'popup.html');
+  const { job } = (await request(popup, { type: 'add-url', url: old.url })).value!;
+  const row = popup.locator(`[data-job-id="${job.id}"]`);
+  await expect.poll(() => row.getByTestId('job-size').textContent(), { timeout: 20_000 }).toMatch(/ of 50\.3 MB/);
+  await row.getByTestId('job-pause').click();
+  await expect.poll(() => row.getAttribute('data-state'), { timeout: 10_000 }).toBe('paused');
+
+  await row.getByTestId('job-details-toggle').click();
+  await row.getByTestId('job-relink').click();
+  await row.getByTestId('job-relink-input').fill(smaller.url);
+  await row.getByTestId('job-relink-submit').click();
+  await expect
+    .poll(() => row.getByTestId('job-relink-error').textContent(), { timeout: 30_000 })
+    .toBe(
+      'This link does not give the same file. The new link serves 48 MB, not the 50.3 MB of this download. ' +
+        'The stored part is kept; start over to download it all from this link.',
+    );
+  expect(await row.getAttribute('data-state')).toBe('paused');
+});
+
 test('a new link on another server continues a paused job from the stored bytes, fetching only samples of them again', async () => {
   const size = 16 * MiB;
   const seed = 39;

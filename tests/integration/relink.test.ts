@@ -65,6 +65,7 @@ describe('checkRelink', () => {
     expect(await check(store, file, old, `${old.url}?token=renewed`)).toEqual({
       same: false,
       reason: expect.stringMatching(/another version/),
+      mismatch: { kind: 'version' },
     });
   });
 
@@ -75,6 +76,7 @@ describe('checkRelink', () => {
     expect(await check(store, file, old, other.url)).toEqual({
       same: false,
       reason: expect.stringMatching(/^the new address serves 4\.19 MB, not the 4\.19 MB of this download$/),
+      mismatch: { kind: 'size', size: SIZE + 1, expected: SIZE },
     });
   });
 
@@ -99,7 +101,11 @@ describe('checkRelink', () => {
       expect(file).toMatchObject(NGINX);
 
       const verdict = await check(store, file, old, rebuilt.url);
-      expect(verdict).toEqual({ same: false, reason: 'the new address sends other bytes at 1.82 MB than the ones stored' });
+      expect(verdict).toEqual({
+        same: false,
+        reason: 'the new address sends other bytes at 1.82 MB than the ones stored',
+        mismatch: { kind: 'bytes', at: 1.75 * MiB - 16 * 1024 },
+      });
       // The probe, then samples up to the middle one of the stored bytes, inside the difference (the ends would not see it).
       const samples = sampleHeaders(stored);
       expect(rebuilt.stats.requests.map((r) => r.range)).toEqual([probe, ...samples.slice(0, 5)]);
@@ -130,7 +136,11 @@ describe('checkRelink', () => {
     const { store, file } = await storedJob(old);
     expect(await check(store, file, old, same.url)).toMatchObject({ same: true });
     expect(same.stats.requests.map((r) => r.range)).toEqual([`bytes=${STORED}-${STORED}`, ...sampleHeaders([{ start: 0, end: STORED }])]);
-    expect(await check(store, file, old, other.url)).toEqual({ same: false, reason: expect.stringMatching(/other bytes at 0 B/) });
+    expect(await check(store, file, old, other.url)).toEqual({
+      same: false,
+      reason: expect.stringMatching(/other bytes at 0 B/),
+      mismatch: { kind: 'bytes', at: 0 },
+    });
   });
 
   it('says so when the new address does not send parts of the file', async () => {
@@ -140,6 +150,7 @@ describe('checkRelink', () => {
     expect(await check(store, file, old, whole.url)).toEqual({
       same: false,
       reason: expect.stringMatching(/answered 200 OK instead of sending part/),
+      mismatch: { kind: 'status', status: 200 },
     });
   });
 });

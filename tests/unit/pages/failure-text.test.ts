@@ -1,22 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { failureText, retryingText } from '../../../src/pages-shared/failure-text';
-
-type Messages = Record<string, { message: string; placeholders?: Record<string, { content: string }> }>;
-
-/** The browser's i18n in `lang`, as chrome.i18n.getMessage fills a message's placeholders. */
-function speak(lang: string): void {
-  const path = resolve(import.meta.dirname, '../../../public/_locales', lang, 'messages.json');
-  const messages = JSON.parse(readFileSync(path, 'utf8')) as Messages;
-  const getMessage = (key: string, subs: string[] = []) => {
-    const entry = messages[key];
-    if (!entry) return '';
-    const named = entry.message.replace(/\$(\w+)\$/g, (_, name: string) => entry.placeholders?.[name.toLowerCase()]?.content ?? '');
-    return named.replace(/\$(\d)/g, (_, n: string) => subs[Number(n) - 1] ?? '');
-  };
-  (globalThis as { chrome?: unknown }).chrome = { i18n: { getMessage, getUILanguage: () => lang } };
-}
+import { speak } from './fixtures';
 
 afterEach(() => {
   delete (globalThis as { chrome?: unknown }).chrome;
