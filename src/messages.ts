@@ -23,7 +23,7 @@
  *            data-state="<JobViewState>"; inside a row: job-filename, job-size, job-progress
  *            (a <progress> whose value/max are received/size bytes, or aria-valuenow 0–100),
  *            job-state (the state in words), job-rate, job-eta, job-error (only when error),
- *            job-notices, job-mirrors, and buttons job-pause, job-resume, job-cancel, job-retry,
+ *            job-notices (only when it has notices), job-mirrors, and buttons job-pause, job-resume, job-cancel, job-retry,
  *            job-open, job-show, job-copy-url, job-save-as (present only when the action applies),
             and job-play (a link opening the player; only for audio/video the browser can play
             whose bytes are still stored).
