@@ -70,8 +70,9 @@ export const WEBM_CUES_FRONT = video('webm-cues-front', 'webm-cues-front', 120, 
 export const MP4_MOOV_END = video('mp4-moov-end', 'mp4', 120, 940, 640, 360);
 export const MP4_FASTSTART = video('mp4-faststart', 'mp4-faststart', 120, 940, 640, 360);
 export const FRAGMENTED_MP4 = video('fmp4', 'fmp4', 120, 940, 640, 360);
-/** 20 s of H.264 + AAC with the moov at the end, small enough to encode in a unit test (a keyframe about every 6 s). */
+/** 20 s of H.264 + AAC, small enough to encode in a unit test (a keyframe every 6–10 s): the moov at the end, or fragmented. */
 export const MP4_SHORT = video('mp4-20s', 'mp4', 20, 200, 320, 180);
+export const FRAGMENTED_MP4_SHORT = video('fmp4-20s', 'fmp4', 20, 200, 320, 180);
 /** A song or a podcast's length. */
 export const OPUS_WEBM = audio('opus', 'opus', 300);
 export const MP3 = audio('mp3', 'mp3', 300);

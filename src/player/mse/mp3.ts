@@ -1,3 +1,4 @@
+import { box, concat, fullBox, u16, u32, u64 } from './boxes';
 import { Unsupported, type MediaSegments, type StoredReader } from './segments';
 
 /**
@@ -177,35 +178,6 @@ function byteShare(share: number, toc: Uint8Array | undefined): number {
   return (low + (high - low) * (share * 100 - percent)) / 256;
 }
 
-// ---- ISO BMFF boxes -----------------------------------------------------------------------------
-
-function box(type: string, ...parts: Uint8Array[]): Uint8Array {
-  const size = 8 + parts.reduce((n, p) => n + p.length, 0);
-  const out = new Uint8Array(size);
-  new DataView(out.buffer).setUint32(0, size);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(concat(parts), 8);
-  return out;
-}
-
-function fullBox(type: string, version: number, flags: number, ...parts: Uint8Array[]): Uint8Array {
-  return box(type, u32((version << 24) | flags), ...parts);
-}
-
-function u32(...values: number[]): Uint8Array {
-  const out = new Uint8Array(4 * values.length);
-  const view = new DataView(out.buffer);
-  values.forEach((v, i) => view.setUint32(4 * i, v >>> 0));
-  return out;
-}
-
-function u16(...values: number[]): Uint8Array {
-  const out = new Uint8Array(2 * values.length);
-  const view = new DataView(out.buffer);
-  values.forEach((v, i) => view.setUint16(2 * i, v));
-  return out;
-}
-
 const bytes = (...values: number[]) => new Uint8Array(values);
 const UNITY_MATRIX = u32(0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000);
 
@@ -278,20 +250,10 @@ export function initSegment(header: FrameHeader): Uint8Array {
 export function fragment(frames: Uint8Array[], decodeTime: number, duration: number, sequence: number): Uint8Array {
   // tfhd: default-base-is-moof (0x20000) and a default duration (0x8); trun: data offset (0x1) and sizes (0x200).
   const tfhd = fullBox('tfhd', 0, 0x20008, u32(TRACK_ID, duration));
-  const tfdt = fullBox('tfdt', 1, 0, u32(Math.floor(decodeTime / 2 ** 32), decodeTime >>> 0));
+  const tfdt = fullBox('tfdt', 1, 0, u64(decodeTime));
   const trunLength = 8 + 4 + 4 + 4 + 4 * frames.length;
   const mfhd = fullBox('mfhd', 0, 0, u32(sequence));
   const moofLength = 8 + mfhd.length + 8 + tfhd.length + tfdt.length + trunLength;
   const trun = fullBox('trun', 0, 0x201, u32(frames.length, moofLength + 8, ...frames.map((f) => f.length)));
   return concat([box('moof', mfhd, box('traf', tfhd, tfdt, trun)), box('mdat', ...frames)]);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

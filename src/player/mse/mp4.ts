@@ -1,9 +1,10 @@
+import { moofSamples, runRange, splitRuns, writeChunk, type Chunk, type Sample, type TrackDefaults } from './fragment-split';
 import { Unsupported, type MediaSegments, type StoredReader } from './segments';
 
 /**
- * ISO BMFF (MP4) for MSE. Fragmented MP4 (a moov with mvex, then moof + mdat pairs) is
- * appended as it is: ftyp + moov as the init segment, then each run of boxes up to and
- * including an mdat. The mfra index at the end (found through mfro, the last 16 bytes) gives
+ * ISO BMFF (MP4) for MSE. Fragmented MP4 (a moov with mvex, then moof + mdat pairs): ftyp +
+ * moov is the init segment, then each fragment is appended in chunks of a few seconds
+ * (fragment-split.ts), so a 10 s fragment plays before all of it is stored. The mfra index at the end (found through mfro, the last 16 bytes) gives
  * the fragment to start from for a seek. A plain MP4 (samples indexed in the moov) is reported
  * as NotFragmented: plain-mp4.ts remuxes it into fragments with mp4box.
  */
@@ -63,13 +64,17 @@ export interface Mp4Movie {
   durationSeconds?: number;
   /** Track id → timescale (for tfra times). */
   timescales: Map<number, number>;
+  /** Track id → trex defaults (fragmented files). */
+  trackDefaults: Map<number, TrackDefaults>;
+  /** The first video track's id (else undefined): fragments are split along it. */
+  videoTrackId?: number;
 }
 
 /** Reads what the player needs from a moov box (`bytes` holds exactly the moov). */
 export function parseMoov(bytes: Uint8Array): Mp4Movie {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const moov = readBoxHeader(bytes, 0)!;
-  const movie: Mp4Movie = { fragmented: false, codecs: [], hasVideo: false, timescales: new Map() };
+  const movie: Mp4Movie = { fragmented: false, codecs: [], hasVideo: false, timescales: new Map(), trackDefaults: new Map() };
   let movieTimescale = 0;
   for (const box of children(bytes, moov.data, moov.end)) {
     if (box.type === 'mvhd') {
@@ -79,6 +84,10 @@ export function parseMoov(bytes: Uint8Array): Mp4Movie {
       if (duration > 0 && movieTimescale > 0) movie.durationSeconds = duration / movieTimescale;
     } else if (box.type === 'mvex') {
       movie.fragmented = true;
+      for (const trex of children(bytes, box.data, box.end).filter((b) => b.type === 'trex')) {
+        const [trackId, , duration, size, flags] = [4, 8, 12, 16, 20].map((at) => view.getUint32(trex.data + at));
+        movie.trackDefaults.set(trackId!, { duration: duration!, size: size!, flags: flags! });
+      }
       const mehd = child(bytes, box, 'mehd', 0);
       if (mehd && movieTimescale > 0) {
         const v1 = bytes[mehd.data] === 1;
@@ -102,7 +111,10 @@ function parseTrak(bytes: Uint8Array, view: DataView, trak: Box, movie: Mp4Movie
   const hdlr = child(bytes, mdia, 'hdlr', 0);
   const handler = hdlr ? String.fromCharCode(...bytes.subarray(hdlr.data + 8, hdlr.data + 12)) : '';
   if (handler !== 'vide' && handler !== 'soun') return;
-  if (handler === 'vide') movie.hasVideo = true;
+  if (handler === 'vide') {
+    movie.hasVideo = true;
+    movie.videoTrackId ??= trackId;
+  }
   const minf = child(bytes, mdia, 'minf', 0);
   const stbl = minf && child(bytes, minf, 'stbl', 0);
   const stsd = stbl && child(bytes, stbl, 'stsd', 0);
@@ -196,6 +208,27 @@ export function parseMfra(
 }
 
 const HEADER_BYTES = 16;
+/** Lead-track (video) samples per appended chunk of a fragment: about 2 s at 25 fps. */
+const CHUNK_SAMPLES = 50;
+
+/** A moof + mdat of the file, cut into chunks (fragment-split.ts). */
+interface SourceFragment {
+  chunks: Chunk[];
+  lead: number;
+  runs: ReturnType<typeof moofSamples>;
+  /** Where the fragment's data ends: the next source fragment starts there. */
+  end: number;
+  /** Each chunk's offset as segmentAt knows it (the first: the moof's). */
+  starts: number[];
+  /** The other tracks' runs, read once per fragment. */
+  others?: Promise<{ start: number; end: number; bytes: Uint8Array }[]>;
+}
+
+/** The first byte of a chunk's lead-track samples. */
+function leadStart(chunk: Chunk, lead: number): number {
+  const run = chunk.find((r) => r.trackId === lead) ?? chunk[0]!;
+  return runRange(run).start;
+}
 
 /** Fragmented MP4 for MSE; NotFragmented for a plain one. */
 export async function openFragmentedMp4(reader: StoredReader): Promise<MediaSegments> {
@@ -245,22 +278,69 @@ export async function openFragmentedMp4(reader: StoredReader): Promise<MediaSegm
     if (end > 0) durationSeconds = end;
   }
 
+  /** Where each chunk but a fragment's first starts (its lead samples' first byte): the offsets segmentAt hands out. */
+  const chunkAt = new Map<number, { fragment: SourceFragment; index: number }>();
+  let current: SourceFragment | undefined;
+  let sequence = 0;
+
+  const openFragment = async (moof: Box): Promise<SourceFragment> => {
+    const runs = moofSamples(await reader.read(moof.start, moof.end), moof.start, movie.trackDefaults);
+    const mdat = readBoxHeader(await reader.read(moof.end, moof.end + HEADER_BYTES), 0, moof.end, reader.size);
+    const end = Math.max(mdat?.type === 'mdat' ? mdat.end : moof.end, ...runs.map((r) => (r.samples.length ? runRange(r).end : 0)));
+    const lead = movie.videoTrackId ?? runs[0]?.trackId ?? 0;
+    const chunks = splitRuns(runs, lead, CHUNK_SAMPLES, movie.timescales);
+    const fragment: SourceFragment = { chunks, lead, runs, end, starts: [] };
+    fragment.starts = chunks.map((chunk, i) => (i === 0 ? moof.start : leadStart(chunk, lead)));
+    fragment.starts.forEach((start, index) => index > 0 && chunkAt.set(start, { fragment, index }));
+    if (current && current !== fragment) {
+      // Only the fragment being played keeps its other tracks' bytes and its chunks' offsets.
+      current.others = undefined;
+      for (const start of current.starts) chunkAt.delete(start);
+    }
+    current = fragment;
+    return fragment;
+  };
+
+  /** Chunk `index` of `fragment` as moof + mdat, the other tracks' runs read first (the video's bytes are most of it). */
+  const emit = async (fragment: SourceFragment, index: number) => {
+    fragment.others ??= Promise.all(
+      fragment.runs
+        .filter((r) => r.trackId !== fragment.lead && r.samples.length > 0)
+        .map(async (r) => {
+          const range = runRange(r);
+          return { ...range, bytes: await reader.read(range.start, range.end) };
+        }),
+    );
+    const others = await fragment.others;
+    const chunk = fragment.chunks[index]!;
+    const leadRun = chunk.find((r) => r.trackId === fragment.lead);
+    const leadRange = leadRun && runRange(leadRun);
+    const leadBytes = leadRange && (await reader.read(leadRange.start, leadRange.end));
+    const bytesOf = (sample: Sample) => {
+      const source =
+        leadRange && sample.offset >= leadRange.start && sample.offset + sample.size <= leadRange.end
+          ? { start: leadRange.start, bytes: leadBytes! }
+          : others.find((o) => o.start <= sample.offset && sample.offset + sample.size <= o.end)!;
+      return source.bytes.subarray(sample.offset - source.start, sample.offset - source.start + sample.size);
+    };
+    const next = fragment.starts[index + 1] ?? fragment.end;
+    return { bytes: writeChunk(chunk, ++sequence, bytesOf), next };
+  };
+
   return {
     mime,
     init,
     durationSeconds,
     firstSegment: moov.end,
     async segmentAt(offset) {
-      // A segment: any boxes (styp, sidx, prft, moof…) up to and including the next mdat.
-      let pos = offset;
-      let sawMoof = false;
-      while (pos < reader.size) {
+      const known = chunkAt.get(offset);
+      if (known) return emit(known.fragment, known.index);
+      // A source fragment: any boxes (styp, sidx, prft…), a moof, its mdat.
+      for (let pos = offset; pos < reader.size;) {
         const box = readBoxHeader(await reader.read(pos, pos + HEADER_BYTES), 0, pos, reader.size);
-        if (!box) return undefined;
-        if (box.type === 'mfra') return undefined; // the index: the media is over
-        if (box.type === 'moof') sawMoof = true;
+        if (!box || box.type === 'mfra') return undefined; // the index: the media is over
+        if (box.type === 'moof') return emit(await openFragment(box), 0);
         pos = box.end;
-        if (box.type === 'mdat' && sawMoof) return { bytes: await reader.read(offset, pos), next: pos };
       }
       return undefined;
     },
