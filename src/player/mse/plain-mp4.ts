@@ -1,4 +1,5 @@
 import { createFile, MP4BoxBuffer, type ISOFile, type Movie } from 'mp4box';
+import { concat } from './boxes';
 import { readBoxHeader } from './mp4';
 import { Unsupported, type MediaSegments, type StoredReader } from './segments';
 
@@ -93,7 +94,8 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
   // end of what was fed in order from byte 0 (mp4box keeps the bytes it was given).
   let flushed = false;
   const take = (next: number) => {
-    const bytes = concat(queue.splice(0).map((s) => s.bytes));
+    const made = queue.splice(0).map((s) => s.bytes);
+    const bytes = made.length === 1 ? made[0]! : concat(made);
     return { bytes, next };
   };
 
@@ -140,15 +142,4 @@ function mseCodec(codec: string): string {
   if (codec === 'Opus') return 'opus';
   if (codec === 'fLaC') return 'flac';
   return codec;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
