@@ -1,4 +1,5 @@
 import type { PortMessage } from '../messages';
+import { t } from '../pages-shared/i18n';
 import { mirrorUrlsFor } from '../settings/mirror-rules';
 import type { BrowserStore } from '../storage/stored-blob-url';
 import type { BlobUrlMaker } from './blob-url';
@@ -121,10 +122,8 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     const leave = browserFromClick(click);
     if (leave?.url)
       void bypass.browserDownload(api, leave.url).catch((error: unknown) => console.error('Stitch: the browser refused', error));
-    if (leave?.site)
-      void bypass
-        .leaveSite(leave.site)
-        .then(() => notices.add(`Downloads from ${leave.site} are left to the browser; change it under Excluded sites in the settings.`));
+    const site = leave?.site;
+    if (site) void bypass.leaveSite(site).then(() => notices.add(t('noticeLeftSite', site)));
     const player = playerFromClick(click);
     if (player) void api.tabs?.create(player).catch((error: unknown) => console.error('Stitch: could not open the player', error));
   });

@@ -1,9 +1,10 @@
+import { formatCount, t } from '../pages-shared/i18n';
 import type { Settings } from '../settings/schema';
 import type { BrowserDownload } from './browser-api';
 import type { JobCredentials } from './create-job';
 import type { ProbeResult } from './probe';
 
-/** take: Stitch runs it. leave: the browser keeps it; `notice` is shown to the user, if any. */
+/** take: Stitch runs it. leave: the browser keeps it; `notice` is shown to the user (in their language), if any. */
 export type Decision = { take: true } | Leave;
 
 type Leave = { take: false; notice?: string };
@@ -22,9 +23,9 @@ export function firstLook(item: BrowserDownload, settings: Settings, extensionId
   if (/^blob:(chrome|moz)-extension:/i.test(url)) return LEAVE;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme !== 'http' && scheme !== 'https') {
-    return { take: false, notice: `Left to the browser: a ${scheme ?? 'local'}: download is made by the page and cannot be fetched again` };
+    return { take: false, notice: t('noticeLeftScheme', scheme ?? 'local') };
   }
-  if (wasPosted) return { take: false, notice: 'Left to the browser: this download came from a form (POST) and cannot be repeated' };
+  if (wasPosted) return { take: false, notice: t('noticeLeftPost') };
   return 'probe';
 }
 
@@ -55,34 +56,20 @@ export function afterProbe(
   credentials: JobCredentials = 'include',
 ): Decision {
   if ((probe.status === 401 || probe.status === 403) && credentials === 'omit') {
-    return {
-      take: false,
-      notice: `Left to the browser: the server refused a request without cookies (${probe.status}), and the browser sent none it could repeat: the link came from another site`,
-    };
+    return { take: false, notice: t('noticeLeftNoCookies', String(probe.status)) };
   }
   if (probe.status === 401 || probe.status === 403 || probe.status === 410) {
-    return {
-      take: false,
-      notice: `Left to the browser: the server refused to send the file again (${probe.status}${probe.statusText ? ` ${probe.statusText}` : ''}); it may be a one-time link`,
-    };
+    return { take: false, notice: t('noticeLeftRefused', String(probe.status)) };
   }
-  if (probe.status === 0)
-    return { take: false, notice: `Left to the browser: asking the server again failed (${probe.error ?? 'no answer'})` };
-  if (probe.status !== 200 && probe.status !== 206) {
-    return {
-      take: false,
-      notice: `Left to the browser: the server answered a second request with ${probe.status} ${probe.statusText}`.trim(),
-    };
-  }
+  // The server's status text and the browser's error are English: the status says it.
+  if (probe.status === 0) return { take: false, notice: t('noticeLeftNoAnswer') };
+  if (probe.status !== 200 && probe.status !== 206) return { take: false, notice: t('noticeLeftStatus', String(probe.status)) };
   const expected = item.totalBytes !== undefined && item.totalBytes > 0 ? item.totalBytes : undefined;
   if (expected !== undefined && probe.size !== undefined && probe.size !== expected) {
-    return {
-      take: false,
-      notice: `Left to the browser: a second request got a different file (${probe.size} bytes instead of ${expected})`,
-    };
+    return { take: false, notice: t('noticeLeftOtherSize', formatCount(probe.size), formatCount(expected)) };
   }
   if (probe.contentType === 'text/html' && item.mime !== undefined && item.mime !== '' && !item.mime.includes('html')) {
-    return { take: false, notice: 'Left to the browser: a second request got a web page instead of the file (a login or form page?)' };
+    return { take: false, notice: t('noticeLeftWebPage') };
   }
   if (probe.size !== undefined && probe.size < settings.thresholdBytes) return LEAVE;
   if (isExcludedType(probe.contentType, settings.excludedTypes)) return LEAVE;

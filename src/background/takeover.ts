@@ -1,3 +1,4 @@
+import { t } from '../pages-shared/i18n';
 import type { Settings } from '../settings/schema';
 import type { BrowserApi, BrowserDownload } from './browser-api';
 import type { JobCredentials } from './create-job';
@@ -6,6 +7,7 @@ import type { LocalNetworkRules } from './local-network-rules';
 import type { PostTracker } from './post-tracker';
 import { probeUrl, type ProbeResult } from './probe';
 import type { ReferrerRules } from './referrer-rules';
+import { decideAtStart } from './take-or-watch';
 import { afterProbe, firstLook, takeoverCredentials } from './takeover-rules';
 
 export interface TakeoverDeps {
@@ -22,6 +24,8 @@ export interface TakeoverDeps {
   localNetwork?: Pick<LocalNetworkRules, 'allow' | 'release'>;
   /** True once for a download the user asked to leave to the browser (it is used up). */
   leaveNext?: (url: string) => Promise<boolean>;
+  /** Watches a download left with the browser, to rescue it if it breaks or stalls (absent: left unwatched). */
+  watch?: (item: BrowserDownload) => void;
 }
 
 /**
@@ -30,12 +34,12 @@ export interface TakeoverDeps {
  * and erases the browser's copy and starts the job. downloads.onDeterminingFilename is never
  * used: it would hold every download of every extension.
  */
-export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promise<'taken' | 'left'> {
+export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promise<'taken' | 'left' | 'watched'> {
   const settings = await deps.settings();
   const url = item.finalUrl || item.url;
   const first = firstLook(item, settings, deps.api.extensionId, deps.posts.wasPosted(item.url, item.finalUrl));
   if (first !== 'probe') return leave(first.notice, url, deps);
-  if (await deps.leaveNext?.(url)) return leave('Left this download to the browser, as you asked.', url, deps);
+  if (await deps.leaveNext?.(url)) return leave(t('noticeLeftAsAsked'), url, deps);
   // The probe carries the Referer the job will send, and reaches what it may reach; the job holds
   // the rules itself once added.
   const owner = `takeover:${item.id}`;
@@ -45,6 +49,17 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
     const probe = await (deps.probe ?? probeUrl)(url, { referrer: item.referrer, credentials });
     const second = afterProbe(item, probe, settings, credentials);
     if (!second.take) return await leave('notice' in second ? second.notice : undefined, url, deps);
+    const start = decideAtStart({
+      mirrorsKnown: deps.mirrorsFor(url).length > 0 || probe.mirrorsAdvertised === true,
+      digestAnnounced: probe.digestAnnounced === true,
+      alwaysTakeOver: settings.alwaysTakeOver,
+      // Nothing measures hosts yet: the start probe of issue 27 will remember those that cap each connection.
+      hostCapsConnections: false,
+    });
+    if (start === 'watch') {
+      deps.watch?.(item);
+      return 'watched';
+    }
     try {
       await deps.api.downloads.cancel(item.id);
     } catch {

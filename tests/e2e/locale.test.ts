@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { horizontalOverflow, seriousViolations } from './support/axe';
 import { extensionPage, request } from './support/chromium';
-import { browserWith, MiB, mirror, profile } from './support/setup';
+import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
 
 test('in a German browser the popup and the options page speak German and write numbers the German way', async () => {
   const size = 24 * MiB;
@@ -126,4 +126,21 @@ test('in a German browser the options page refuses garbage in German, and an imp
   expect(await options.getByTestId('settings-errors').locator('li').allTextContents()).toEqual([
     'Kleinster Block: Geben Sie für den kleinsten Block eine Zahl in KB von 64 bis 65.536 ein.',
   ]);
+});
+
+test('in a German browser a download left to the browser is told in German', async () => {
+  const left = await mirror({ size: 24 * MiB, seed: 49, filename: 'links.bin' });
+  const page = await linkPage([{ id: 'left', href: left.url, text: 'left' }]);
+  const browser = await browserWith(profile(), 'de');
+  const popup = await extensionPage(browser, 'popup.html');
+  const bypass = popup.getByTestId('bypass-next');
+  await bypass.click();
+  await expect.poll(() => bypass.getAttribute('aria-pressed'), { timeout: 5_000 }).toBe('true');
+  const tab = await browser.context.newPage();
+  await tab.goto(page);
+  await tab.click('#left');
+  // The notice's words, then the address it is about.
+  await expect
+    .poll(() => popup.getByTestId('notice').first().locator('span').allTextContents(), { timeout: 20_000 })
+    .toEqual(['Diesen Download wie gewünscht dem Browser überlassen.', left.url]);
 });
