@@ -1,4 +1,13 @@
-import { parseContentDisposition, parseContentLength, parseContentRange, trustedFetch, type HttpFetch } from '../engine';
+import {
+  advertisedSources,
+  parseContentDisposition,
+  parseContentLength,
+  parseContentRange,
+  readResponseFacts,
+  trustedFetch,
+  type HttpFetch,
+  type HttpResponse,
+} from '../engine';
 import { backgroundFetch } from './redirect-log';
 
 export interface ProbeResult {
@@ -12,6 +21,10 @@ export interface ProbeResult {
   filename?: string;
   /** Network error text when status is 0. */
   error?: string;
+  /** The server names mirrors of the file (`Link: rel=duplicate` with a digest) or a Metalink describing it. */
+  mirrorsAdvertised?: boolean;
+  /** The server gives the whole file's digest (Repr-Digest, Digest). */
+  digestAnnounced?: boolean;
 }
 
 const PROBE_TIMEOUT_MS = 15_000;
@@ -49,10 +62,18 @@ export async function probeUrl(
       size,
       contentType: response.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() || undefined,
       filename: parseContentDisposition(response.headers.get('content-disposition')),
+      ...sourcesAnnounced(response, url),
     };
   } catch (error) {
     return { status: 0, statusText: '', error: error instanceof Error ? error.message : String(error) };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What the answer announces beyond the file itself: Stitch takes such a download at once (take-or-watch.ts). */
+function sourcesAnnounced(response: HttpResponse, url: string): Pick<ProbeResult, 'mirrorsAdvertised' | 'digestAnnounced'> {
+  const facts = readResponseFacts(response);
+  const advertised = advertisedSources(facts, facts.link ?? null, url);
+  return { mirrorsAdvertised: advertised.mirrors.length > 0 || advertised.metalinks.length > 0, digestAnnounced: facts.digests.length > 0 };
 }

@@ -29,5 +29,6 @@ export { filenameFromUrl, parseContentDisposition, parseContentLength, parseCont
 export { parseChecksumArgument } from './integrity/expected';
 export type { DigestAlgorithm } from './integrity/digests';
 export type { Hasher, HasherFactory } from './integrity/hasher';
-export { fetchMetalink, fromMetalinkFile, METALINK_LIMITS } from './sources/advertised';
+export { advertisedSources, fetchMetalink, fromMetalinkFile, METALINK_LIMITS } from './sources/advertised';
+export { readResponseFacts } from './http/response-facts';
 export { isSafeMetalinkName, parseMetalink, type MetalinkFile } from './sources/metalink';

@@ -82,6 +82,10 @@ export class OptionsForm {
       notifyCompleted: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-notify-completed' }), t('fieldNotifyCompleted'), {
         checkbox: true,
       }),
+      alwaysTakeOver: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-always-take-over' }), t('fieldAlwaysTakeOver'), {
+        checkbox: true,
+        hint: t('hintAlwaysTakeOver'),
+      }),
       saveWhileDownloading: new Field(
         h('input', { type: 'checkbox', 'data-testid': 'setting-save-while-downloading' }),
         t('fieldSaveWhileDownloading'),
@@ -96,7 +100,16 @@ export class OptionsForm {
     this.sections = h(
       'fieldset',
       { class: 'sections' },
-      section('takeover', t('sectionTakeover'), f.takeover, f.thresholdMb, f.excludedTypes, f.excludedSites, f.saveWhileDownloading),
+      section(
+        'takeover',
+        t('sectionTakeover'),
+        f.takeover,
+        f.alwaysTakeOver,
+        f.thresholdMb,
+        f.excludedTypes,
+        f.excludedSites,
+        f.saveWhileDownloading,
+      ),
       section(
         'speed',
         t('sectionSpeed'),
@@ -146,6 +159,7 @@ export class OptionsForm {
       rules: this.rules.read(),
       notifyFailed: (f.notifyFailed.control as HTMLInputElement).checked,
       notifyCompleted: (f.notifyCompleted.control as HTMLInputElement).checked,
+      alwaysTakeOver: (f.alwaysTakeOver.control as HTMLInputElement).checked,
       saveWhileDownloading: (f.saveWhileDownloading.control as HTMLInputElement).checked,
     };
   }
@@ -164,6 +178,7 @@ export class OptionsForm {
     f.speedLimitKbps.control.value = values.speedLimitKbps;
     (f.notifyFailed.control as HTMLInputElement).checked = values.notifyFailed;
     (f.notifyCompleted.control as HTMLInputElement).checked = values.notifyCompleted;
+    (f.alwaysTakeOver.control as HTMLInputElement).checked = values.alwaysTakeOver;
     (f.saveWhileDownloading.control as HTMLInputElement).checked = values.saveWhileDownloading;
     this.rules.write(values.rules);
     this.touched.clear();
@@ -226,6 +241,7 @@ const SETTING_OF = {
   speedLimitKbps: 'speedLimitBytesPerSec',
   notifyFailed: 'notifyFailed',
   notifyCompleted: 'notifyCompleted',
+  alwaysTakeOver: 'alwaysTakeOver',
   saveWhileDownloading: 'saveWhileDownloading',
 } as const;
 

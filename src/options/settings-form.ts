@@ -28,6 +28,7 @@ export interface RuleValues {
 
 export interface FormValues {
   takeover: boolean;
+  alwaysTakeOver: boolean;
   thresholdMb: string;
   /** One entry per line. */
   excludedTypes: string;
@@ -49,6 +50,7 @@ export interface FormValues {
 export function settingsToForm(settings: Settings, sampleUrls: readonly string[] = []): FormValues {
   return {
     takeover: settings.takeover,
+    alwaysTakeOver: settings.alwaysTakeOver,
     thresholdMb: formatNumber(settings.thresholdBytes / MB),
     excludedTypes: settings.excludedTypes.join('\n'),
     excludedSites: settings.excludedSites.join('\n'),
@@ -83,6 +85,7 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
   const settings: Partial<Settings> & { version: 1 } = {
     version: 1,
     takeover: values.takeover,
+    alwaysTakeOver: values.alwaysTakeOver,
     excludedTypes: lines(values.excludedTypes),
     excludedSites: lines(values.excludedSites),
     maxConcurrentJobs: wholeNumber(values.concurrent),
@@ -170,6 +173,7 @@ const FIELD_ORDER = [
   '',
   'version',
   'takeover',
+  'alwaysTakeOver',
   'thresholdBytes',
   'excludedTypes',
   'excludedSites',
@@ -213,6 +217,7 @@ export function controlOf(field: string): string {
 
 const LABELS: Record<string, MessageKey> = {
   takeover: 'labelTakeover',
+  alwaysTakeOver: 'labelAlwaysTakeOver',
   thresholdBytes: 'fieldThreshold',
   excludedTypes: 'fieldExcludedTypes',
   excludedSites: 'fieldExcludedSites',

@@ -8,6 +8,7 @@ describe('settingsToForm / formToSettings', () => {
   it('shows the defaults in the page’s units', () => {
     expect(settingsToForm(defaults())).toEqual({
       takeover: true,
+      alwaysTakeOver: true,
       thresholdMb: '20',
       excludedTypes: '',
       excludedSites: '',
@@ -28,6 +29,7 @@ describe('settingsToForm / formToSettings', () => {
     const settings: Settings = {
       ...defaults(),
       takeover: false,
+      alwaysTakeOver: false,
       thresholdBytes: 512 * 1024,
       excludedTypes: ['application/pdf', 'video/*'],
       excludedSites: ['example.com'],

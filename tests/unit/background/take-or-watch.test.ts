@@ -1,0 +1,98 @@
+import { describe, expect, test } from 'vitest';
+import type { BrowserDownload } from '../../../src/background/browser-api';
+import { PostTracker } from '../../../src/background/post-tracker';
+import { probeUrl, type ProbeResult } from '../../../src/background/probe';
+import { decideAtStart, type StartFacts } from '../../../src/background/take-or-watch';
+import { takeOver } from '../../../src/background/takeover';
+import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
+import { FakeBrowser } from '../../support/fake-browser';
+
+const nothingKnown: StartFacts = { mirrorsKnown: false, digestAnnounced: false, alwaysTakeOver: false, hostCapsConnections: false };
+
+describe('decide at the start', () => {
+  test('a download Stitch cannot surely make faster or safer is watched', () => {
+    expect(decideAtStart(nothingKnown)).toBe('watch');
+  });
+
+  test.each<keyof StartFacts>(['mirrorsKnown', 'digestAnnounced', 'alwaysTakeOver', 'hostCapsConnections'])(
+    'one reason is enough to take it at once: %s',
+    (reason) => {
+      expect(decideAtStart({ ...nothingKnown, [reason]: true })).toBe('take');
+    },
+  );
+});
+
+describe('the probe tells what the server announces', () => {
+  const answer = (headers: Record<string, string>) => async () =>
+    new Response(null, { status: 206, headers: { 'content-range': 'bytes 0-0/1000', ...headers } });
+  const probe = (headers: Record<string, string>) =>
+    probeUrl('https://example.com/big.iso', { credentials: 'omit', fetch: answer(headers) });
+  const sha256 = 'sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:';
+
+  test('mirrors with a digest, a Metalink, or a digest alone; mirrors without a digest count for nothing', async () => {
+    const mirror = '<https://mirror.example.org/big.iso>; rel=duplicate';
+    expect(await probe({ link: mirror, 'repr-digest': sha256 })).toMatchObject({ mirrorsAdvertised: true, digestAnnounced: true });
+    expect(await probe({ link: '<https://example.com/big.iso.meta4>; rel=describedby; type="application/metalink4+xml"' })).toMatchObject({
+      mirrorsAdvertised: true,
+      digestAnnounced: false,
+    });
+    expect(await probe({ 'repr-digest': sha256 })).toMatchObject({ mirrorsAdvertised: false, digestAnnounced: true });
+    expect(await probe({ link: mirror })).toMatchObject({ mirrorsAdvertised: false, digestAnnounced: false });
+  });
+});
+
+describe('takeOver decides at the start', () => {
+  const big: Omit<BrowserDownload, 'id'> = {
+    url: 'https://example.com/big.iso',
+    totalBytes: 100_000_000,
+    mime: 'application/octet-stream',
+  };
+  const probed: ProbeResult = { status: 206, statusText: 'Partial Content', size: 100_000_000 };
+
+  function run(settings: Partial<Settings>, probe: ProbeResult, mirrors: string[] = []) {
+    const browser = new FakeBrowser();
+    const item = browser.startBrowserDownload(big);
+    const added: unknown[] = [];
+    const watched: number[] = [];
+    const outcome = takeOver(item, {
+      api: browser,
+      settings: async () => parseSettings({ ...DEFAULT_SETTINGS, ...settings }),
+      posts: new PostTracker(),
+      add: async (download) => void added.push(download),
+      notice: async () => {},
+      mirrorsFor: () => mirrors,
+      probe: async () => probe,
+      watch: (download) => void watched.push(download.id),
+    });
+    return { browser, item, added, watched, outcome };
+  }
+
+  test('without Always take over, a plain download stays with the browser, watched and untouched', async () => {
+    const { browser, item, added, watched, outcome } = run({ alwaysTakeOver: false }, probed);
+    expect(await outcome).toBe('watched');
+    expect(watched).toEqual([item.id]);
+    expect(added).toEqual([]);
+    expect(browser.calls).toEqual([]);
+  });
+
+  test('without Always take over, a download with mirrors (a rule, or announced) or a digest is taken at once', async () => {
+    for (const [probe, mirrors] of [
+      [probed, ['https://mirror.example.org/big.iso']],
+      [{ ...probed, mirrorsAdvertised: true }, []],
+      [{ ...probed, digestAnnounced: true }, []],
+    ] as const) {
+      const { browser, item, added, watched, outcome } = run({ alwaysTakeOver: false }, probe, [...mirrors]);
+      expect(await outcome).toBe('taken');
+      expect(watched).toEqual([]);
+      expect(added).toHaveLength(1);
+      expect(browser.calls).toEqual([`cancel ${item.id}`, `erase ${item.id}`]);
+    }
+  });
+
+  test('Always take over (the default for now) takes a plain download, as before', async () => {
+    const { added, watched, outcome } = run({}, probed);
+    expect(await outcome).toBe('taken');
+    expect(watched).toEqual([]);
+    expect(added).toHaveLength(1);
+  });
+});
