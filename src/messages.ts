@@ -181,7 +181,7 @@ export interface MirrorTestResult {
   ok: boolean;
   /** Size it reported, when it answered. */
   size?: number;
-  /** Plain words: "same size (104857600 bytes)", "404 Not Found", "size differs: …". */
+  /** In the user's words: "Same size: 104,857,600 bytes.", "Answered with error 404.", "The size differs: …". */
   message: string;
 }
 

@@ -1,4 +1,5 @@
 import type { MirrorTestResult } from '../messages';
+import { formatCount, t } from '../pages-shared/i18n';
 import { mirrorUrlsFor } from '../settings/mirror-rules';
 import { normalizeMirrorRule, type MirrorRule } from '../settings/schema';
 import type { LocalNetworkRules } from './local-network-rules';
@@ -19,9 +20,9 @@ export async function testMirrorRule(
   localNetwork?: Pick<LocalNetworkRules, 'during'>,
 ): Promise<{ original: MirrorTestResult; mirrors: MirrorTestResult[] }> {
   const normal = normalizeMirrorRule(rule);
-  if (!normal) throw new Error('the rule is not valid; fix the pattern and mirror prefixes first');
+  if (!normal) throw new Error(t('mirrorTestInvalidRule'));
   const mirrorUrls = mirrorUrlsFor(sampleUrl, [normal]);
-  if (mirrorUrls.length === 0) throw new Error(`the sample URL does not match the pattern ${normal.pattern}`);
+  if (mirrorUrls.length === 0) throw new Error(t('mirrorTestNoMatch', normal.pattern));
   const mirrorCredentials = normal.sendCookies ? 'include' : 'omit';
   const probeAll = () => Promise.all([probe(sampleUrl, 'include'), ...mirrorUrls.map((url) => probe(url, mirrorCredentials))]);
   const [original, ...answers] = await (localNetwork?.during(sampleUrl, mirrorUrls, probeAll) ?? probeAll());
@@ -32,13 +33,15 @@ export async function testMirrorRule(
   };
 }
 
+/** One answer in the user's words (the options page shows them as they are); the status code alone, not its English text. */
 function describe(url: string, probe: ProbeResult, expectedSize: number | undefined): MirrorTestResult {
-  if (probe.status === 0) return { url, ok: false, message: `no answer: ${probe.error ?? 'network error'}` };
-  if (probe.status !== 200 && probe.status !== 206) return { url, ok: false, message: `${probe.status} ${probe.statusText}`.trim() };
-  if (probe.size === undefined) return { url, ok: false, message: 'answered, but did not say the file size' };
+  if (probe.status === 0) return { url, ok: false, message: t('mirrorTestNoAnswer') };
+  if (probe.status !== 200 && probe.status !== 206) return { url, ok: false, message: t('mirrorTestStatus', String(probe.status)) };
+  if (probe.size === undefined) return { url, ok: false, message: t('mirrorTestNoSize') };
+  const size = formatCount(probe.size);
   if (expectedSize !== undefined && probe.size !== expectedSize) {
-    return { url, ok: false, size: probe.size, message: `size differs: ${probe.size} bytes instead of ${expectedSize}` };
+    return { url, ok: false, size: probe.size, message: t('mirrorTestOtherSize', size, formatCount(expectedSize)) };
   }
-  const ranges = probe.status === 206 ? '' : ' (but no range support)';
-  return { url, ok: true, size: probe.size, message: `${expectedSize === undefined ? 'size' : 'same size'}: ${probe.size} bytes${ranges}` };
+  const message = t(expectedSize === undefined ? 'mirrorTestSize' : 'mirrorTestSameSize', size);
+  return { url, ok: true, size: probe.size, message: probe.status === 206 ? message : `${message} ${t('mirrorTestNoRanges')}` };
 }

@@ -1,8 +1,9 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { LocalNetworkRules } from '../../../src/background/local-network-rules';
 import { testMirrorRule } from '../../../src/background/mirror-test';
 import type { ProbeResult } from '../../../src/background/probe';
 import { FakeBrowser } from '../../support/fake-browser';
+import { speak } from '../pages/fixtures';
 
 const rule = {
   pattern: 'example.com/pub/',
@@ -22,6 +23,28 @@ function recordingProbe() {
 }
 
 describe('testing a mirror rule', () => {
+  afterEach(() => {
+    delete (globalThis as { chrome?: unknown }).chrome;
+  });
+
+  test("says each answer in the user's language, with the status code and not its English text", async () => {
+    speak('de');
+    const answers: Record<string, ProbeResult> = {
+      'https://example.com/pub/a.iso': { status: 206, statusText: 'Partial Content', size: 1_000_000 },
+      'https://m1.example.org/pub/a.iso': { status: 200, statusText: 'OK', size: 1_000_000 },
+      'https://m2.example.org/a.iso': { status: 404, statusText: 'Not Found' },
+    };
+    const reply = await testMirrorRule(rule, 'https://example.com/pub/a.iso', async (url) => answers[url]!);
+    expect([reply.original.message, ...reply.mirrors.map((m) => m.message)]).toEqual([
+      'Größe: 1.000.000 Byte.',
+      'Gleiche Größe: 1.000.000 Byte. Er kann keine Teile der Datei senden (keine Range-Unterstützung).',
+      'Antwortete mit Fehler 404.',
+    ]);
+    await expect(testMirrorRule(rule, 'https://other.example/a.iso', async (url) => answers[url]!)).rejects.toThrow(
+      'Die Beispiel-URL passt nicht zum Muster example.com/pub/.',
+    );
+  });
+
   test('asks the mirrors as downloads will: without cookies and without the query, unless the rule says so', async () => {
     const { asked, probe } = recordingProbe();
     const reply = await testMirrorRule(rule, 'https://example.com/pub/a.iso?token=secret', probe);
