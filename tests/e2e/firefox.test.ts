@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
-import { launchFirefox } from './support/firefox';
-import { fileSha256, waitForFile } from './support/files';
-import { linkPage, MiB, mirror, onCleanup } from './support/setup';
+import { addonWithReachablePlayer, launchFirefox, openAddonPage } from './support/firefox';
+import { fileSha256, until, waitForFile } from './support/files';
+import { closedPort, linkPage, MiB, mirror, onCleanup } from './support/setup';
 
 /**
  * Firefox smoke test: Debian's firefox-esr driven by puppeteer-core over WebDriver BiDi, the
@@ -45,4 +45,24 @@ test('Firefox: the add-on takes over a download and saves the exact bytes', asyn
   // sets it, since fetch from the background page cannot.
   expect(server.stats.requests.filter((r) => r.status === 403)).toEqual([]);
   for (const r of server.stats.requests) expect(r.referer, r.range ?? 'the browser').toBe(`${page.origin}/`);
+});
+
+test('Firefox: a server that cannot be reached is said plainly, with the attempts, not in the browser’s own words', async () => {
+  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
+  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
+  const browser = await launchFirefox(downloads, onCleanup, { addonDir: addonWithReachablePlayer(onCleanup) });
+  const url = `http://127.0.0.1:${await closedPort()}/clip.webm`;
+  const player = await openAddonPage(browser, `player.html?url=${encodeURIComponent(url)}`, onCleanup);
+  // Firefox's fetch says "NetworkError when attempting to fetch resource." whatever broke.
+  const said = await until(
+    'the player to say why it waits',
+    async () => {
+      const text = await player.$eval('[data-testid="player-message"]', (el) => el.textContent ?? '');
+      return text.includes('Attempt') ? text : undefined;
+    },
+    20_000,
+  );
+  expect(said).toMatch(
+    /^Stitch could not reach the server: the connection was refused or broke before the server answered\. Attempt [1-7] of 8 failed; Stitch tries again by itself and gives up after attempt 8\.$/,
+  );
 });

@@ -1,10 +1,9 @@
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { horizontalOverflow, seriousViolations } from './support/axe';
 import { extensionPage, request } from './support/chromium';
-import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
+import { browserWith, closedPort, linkPage, MiB, mirror, profile } from './support/setup';
 
 test('in a German browser the popup and the options page speak German and write numbers the German way', async () => {
   const size = 24 * MiB;
@@ -48,15 +47,6 @@ test('in a German browser the popup and the options page speak German and write 
     'Größenschwelle: Geben Sie eine Zahl in MB von 0 bis 953.674.316 ein.',
   );
 });
-
-/** A port nothing listens on: connecting to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 test('in a German browser, failing servers are told in German only: a missing file, a 503, a refused connection, a reset', async () => {
   const missing = await mirror({ size: MiB, seed: 42, path: '/da.bin' });

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterEach } from 'vitest';
 import { startMirror, type Mirror, type MirrorOptions } from '../../support/mirror-server';
 import { launchWithExtension, makeProfile, type Launched, type Profile } from './chromium';
@@ -43,4 +44,13 @@ export async function browserWith(p: Profile, language?: string): Promise<Launch
   const launched = await launchWithExtension(p, language);
   onCleanup(() => launched.close());
   return launched;
+}
+
+/** A loopback port nothing listens on: connecting to it is refused. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
 }
