@@ -9,6 +9,7 @@ import {
 } from '../engine';
 import { UNDO_MS, type JobAction, type JobView, type ReplyOf } from '../messages';
 import { mediaTypeOf } from '../media-type';
+import { t } from '../pages-shared/i18n';
 import type { Settings } from '../settings/schema';
 import {
   createJob,
@@ -209,7 +210,7 @@ export class JobManager {
   async act(id: string, action: JobAction): Promise<JobView | undefined> {
     await this.restore();
     const entry = this.entries.get(id);
-    if (!entry) throw new Error('no such download; it may have been cleared');
+    if (!entry) throw new Error(t('errorNoSuchDownload'));
     switch (action) {
       case 'pause':
         await this.pause(entry);
@@ -238,9 +239,9 @@ export class JobManager {
   async saveAs(id: string): Promise<JobView> {
     await this.restore();
     const entry = this.entries.get(id);
-    if (!entry) throw new Error('no such download; it may have been cleared');
+    if (!entry) throw new Error(t('errorNoSuchDownload'));
     if (entry.job.state.status !== 'complete' || entry.meta.save?.phase !== 'failed') {
-      throw new Error('only a finished download whose saving failed can be saved again; this one is not in that state');
+      throw new Error(t('errorSaveAsState'));
     }
     await this.updateMeta(entry, { saveAs: true, save: undefined });
     void this.saves.save(entry);
@@ -257,10 +258,10 @@ export class JobManager {
   async relink(id: string, url: string, startOver = false): Promise<ReplyOf<'relink'>> {
     await this.restore();
     const entry = this.entries.get(id);
-    if (!entry) throw new Error('no such download; it may have been cleared');
+    if (!entry) throw new Error(t('errorNoSuchDownload'));
     const state = this.view(entry).state;
     if (entry.running || (state !== 'paused' && state !== 'failed') || entry.job.state.status === 'complete') {
-      throw new Error('only a paused or failed download can get a new address; pause it first');
+      throw new Error(t('errorRelinkState'));
     }
     const { file, url: oldUrl } = entry.job.state;
     const source = sourceForNewLink(entry.meta, oldUrl, url, this.deps.settings().mirrorRules);
@@ -296,7 +297,7 @@ export class JobManager {
     await this.restore();
     const entry = this.entries.get(id);
     const from = this.queue.indexOf(id);
-    if (!entry || from < 0) throw new Error('only a queued download can be moved; this one is not waiting');
+    if (!entry || from < 0) throw new Error(t('errorMoveState'));
     const to = direction === 'up' ? from - 1 : from + 1;
     if (to < 0 || to >= this.queue.length) return this.view(entry);
     [this.queue[from], this.queue[to]] = [this.queue[to]!, id];
@@ -308,7 +309,7 @@ export class JobManager {
   async setSpeedLimit(id: string, bytesPerSecond: number | null): Promise<JobView> {
     await this.restore();
     const entry = this.entries.get(id);
-    if (!entry) throw new Error('no such download; it may have been cleared');
+    if (!entry) throw new Error(t('errorNoSuchDownload'));
     entry.limiter.setRate(bytesPerSecond);
     await this.updateMeta(entry, { speedLimit: bytesPerSecond ?? undefined });
     return this.view(entry);

@@ -1,5 +1,6 @@
 import { isHttpUrl } from '../engine';
 import { isRequest, type JobAction, type Reply, type Request, type ReplyOf, type RequestType } from '../messages';
+import { t } from '../pages-shared/i18n';
 import { DEFAULT_SETTINGS, parseSettings } from '../settings/schema';
 import type { BrowserApi } from './browser-api';
 import type { JobManager, NewDownload } from './job-manager';
@@ -117,7 +118,7 @@ async function jobToPlay(
 ): Promise<ReplyOf<'play'>> {
   if (request.id !== undefined) {
     const job = manager.get(requireString(request.id, 'id'));
-    if (!job) throw new Error('no such download; it may have been cleared');
+    if (!job) throw new Error(t('errorNoSuchDownload'));
     return { job, started: false };
   }
   const url = requireHttpUrl(request.url);
@@ -131,7 +132,7 @@ async function bypass(request: { next?: unknown; site?: unknown }, deps: Handler
   if (typeof request.next === 'boolean') await deps.bypass.setNext(request.next);
   if (request.site !== undefined) {
     const host = typeof request.site === 'string' ? request.site.trim().toLowerCase() : '';
-    if (!/^[a-z0-9.-]+(:\d+)?$/.test(host)) throw new Error(`"${host}" is not a site; give a host name like example.com`);
+    if (!/^[a-z0-9.-]+(:\d+)?$/.test(host)) throw new Error(t('errorNotSite', host));
     await deps.bypass.leaveSite(host.replace(/:\d+$/, ''));
   }
   return { next: await deps.bypass.nextArmed() };
@@ -140,7 +141,7 @@ async function bypass(request: { next?: unknown; site?: unknown }, deps: Handler
 /** The browser downloads the URL itself first (so nothing is lost if it refuses), then the job goes. */
 async function handToBrowser(id: string, manager: JobManager, deps: HandlerDeps): Promise<ReplyOf<'hand-to-browser'>> {
   const job = manager.get(id);
-  if (!job) throw new Error('no such download; it may have been cleared');
+  if (!job) throw new Error(t('errorNoSuchDownload'));
   if (!deps.bypass) throw new Error('handing downloads to the browser is not available here');
   await deps.bypass.browserDownload(deps.api, job.url);
   await manager.forget(id);
@@ -159,8 +160,8 @@ function newDownload(
 
 function savedDownloadId(manager: JobManager, id: unknown): number {
   const view = manager.get(requireString(id, 'id'));
-  if (!view) throw new Error('no such download; it may have been cleared');
-  if (view.savedDownloadId === undefined) throw new Error('the file is not saved yet');
+  if (!view) throw new Error(t('errorNoSuchDownload'));
+  if (view.savedDownloadId === undefined) throw new Error(t('errorNotSavedYet'));
   return view.savedDownloadId;
 }
 
@@ -192,8 +193,8 @@ function requireHttpUrl(value: unknown): string {
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`"${text}" is not a URL; paste a full address starting with http:// or https://`);
+    throw new Error(t('errorNotUrl', text));
   }
-  if (!isHttpUrl(url)) throw new Error('only http:// and https:// addresses can be downloaded');
+  if (!isHttpUrl(url)) throw new Error(t('errorNotHttp'));
   return url.href;
 }

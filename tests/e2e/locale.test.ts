@@ -85,6 +85,14 @@ test('in a German browser, failing servers are told in German only: a missing fi
   await expect
     .poll(() => cases[0]!.row.getByTestId('job-retrying').textContent(), { timeout: 15_000 })
     .toMatch(/Versuch [3-7] von 8 ist fehlgeschlagen/);
+
+  // The background's refusals are German too.
+  await popup.getByTestId('add-url-toggle').click();
+  await popup.getByTestId('add-url-input').fill('nope');
+  await popup.getByTestId('add-url-submit').click();
+  await expect
+    .poll(() => popup.locator('#add-url-error').textContent(), { timeout: 10_000 })
+    .toBe('„nope“ ist keine URL; fügen Sie eine vollständige Adresse ein, die mit http:// oder https:// beginnt.');
 });
 
 test('in a German browser the options page refuses garbage in German, and an import error is in KB, not bytes', async () => {

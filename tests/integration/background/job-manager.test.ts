@@ -157,7 +157,7 @@ describe('JobManager', () => {
     const again = [...browser.items.values()].at(-1)!;
     expect(again.request).toMatchObject({ saveAs: true, filename: 'f1048576.bin' });
     const refused = await handleRequest({ type: 'save-as', id: job.id }, requestDeps(h));
-    expect(refused).toMatchObject({ ok: false, error: expect.stringMatching(/only a finished download whose saving failed/) });
+    expect(refused).toMatchObject({ ok: false, error: 'Only a finished download whose saving failed can be saved again.' });
   });
 
   test('once saved, the row shows the name the browser wrote, not the one asked for', async () => {

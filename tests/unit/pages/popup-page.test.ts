@@ -102,7 +102,7 @@ describe('PopupPage', () => {
 
   it('adds a URL by hand and shows the background’s reason when it refuses', async () => {
     const { send, sent } = fakeSend({
-      'add-url': { ok: false, error: '"nope" is not a URL; paste a full address starting with http:// or https://' },
+      'add-url': { ok: false, error: '“nope” is not a URL; paste a full address starting with http:// or https://.' },
     });
     new PopupPage(document.body, { send }).apply({ type: 'snapshot', jobs: [], notices: [] });
     const input = byTestId('add-url-input') as HTMLInputElement;
