@@ -73,8 +73,13 @@ export function sentence(text: string): string {
   return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
 }
 
-/** Names the page in its language and says which language that is (for screen readers and hyphenation). */
+/**
+ * Names the page in its language and says which language that is (for screen readers and
+ * hyphenation) and which way it is written: the message's own direction, not the browser's
+ * (`@@bidi_dir`), since an Arabic browser without Stitch's Arabic gets English, left to right.
+ */
 export function localisePage(title: MessageKey): void {
   document.documentElement.lang = t('languageTag');
+  document.documentElement.dir = t('textDirection');
   document.title = t(title);
 }

@@ -129,7 +129,9 @@ export interface RowControls {
 export class JobRow {
   readonly element: HTMLLIElement;
   private job: JobView;
-  private readonly filename = h('span', { class: 'filename', 'data-testid': 'job-filename' });
+  // Names, hosts and URLs take their direction from their own text: in a right-to-left page
+  // "movie (2019).mkv" would otherwise show its brackets at the wrong end.
+  private readonly filename = h('span', { class: 'filename', 'data-testid': 'job-filename', dir: 'auto' });
   private readonly toggle = h('button', {
     type: 'button',
     class: 'job-toggle',
@@ -138,7 +140,7 @@ export class JobRow {
   });
   private readonly state = h('span', { class: 'state', 'data-testid': 'job-state' });
   private readonly primary = h('span', { class: 'primary-action' });
-  private readonly host = h('span', { class: 'job-host', 'data-testid': 'job-host' });
+  private readonly host = h('span', { class: 'job-host', 'data-testid': 'job-host', dir: 'auto' });
   /** Host and date; pressed, it shows the whole URL (a tooltip alone is out of a keyboard's reach). */
   private readonly origin = h('button', {
     type: 'button',
@@ -146,7 +148,7 @@ export class JobRow {
     'data-testid': 'job-origin',
     'aria-expanded': 'false',
   });
-  private readonly fullUrl = h('p', { class: 'job-url', 'data-testid': 'job-url' });
+  private readonly fullUrl = h('p', { class: 'job-url', 'data-testid': 'job-url', dir: 'auto' });
   private readonly retry = h('p', { class: 'job-retry', 'data-testid': 'job-retrying' });
   private readonly progress = h('progress', { 'data-testid': 'job-progress' });
   private readonly size = h('span', { 'data-testid': 'job-size' });

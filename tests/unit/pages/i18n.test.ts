@@ -62,10 +62,10 @@ describe('localisation', () => {
     }
   });
 
-  it('German is translated, not copied from English', () => {
+  it('every language is translated, not copied from English', () => {
     const en = load('en');
-    const de = load('de');
-    // The same in both languages on purpose: names, units, and lines that are only placeholders.
+    // The same in English on purpose: names, lines that are only placeholders, the direction, and
+    // words a language took from English ("Downloads" in German, "bytes" in Spanish).
     const same = new Set([
       'extName',
       'downloadsList',
@@ -73,11 +73,30 @@ describe('localisation', () => {
       'saidNotice',
       'playerDocumentTitle',
       'sizeOfTotal',
+      'sizeInBytes',
       'jobNameHost',
       'jobNameHostSize',
+      'textDirection',
     ]);
-    const copied = Object.keys(en).filter((key) => !same.has(key) && de[key]!.message === en[key]!.message);
-    expect(copied).toEqual([]);
+    for (const lang of languages().filter((l) => l !== 'en')) {
+      const other = load(lang);
+      const copied = Object.keys(en).filter((key) => !same.has(key) && other[key]!.message === en[key]!.message);
+      expect(copied, lang).toEqual([]);
+    }
+  });
+
+  it('has the languages download managers are asked for, each saying which way it is written', () => {
+    expect(languages()).toEqual(expect.arrayContaining(['de', 'en', 'es', 'fa', 'pt_BR', 'ru', 'zh_CN']));
+    for (const lang of languages()) {
+      const tag = load(lang).languageTag!.message;
+      expect(Intl.getCanonicalLocales(tag)[0], lang).toBe(lang.replace('_', '-'));
+      // What CLDR says of the language (Node 20 has the getter, later versions the method).
+      const locale = new Intl.Locale(tag) as Intl.Locale & { getTextInfo?(): TextInfo; textInfo?: TextInfo };
+      expect(load(lang).textDirection?.message, lang).toBe((locale.getTextInfo?.() ?? locale.textInfo)!.direction);
+    }
+    interface TextInfo {
+      direction: 'ltr' | 'rtl';
+    }
   });
 
   it('the pages name no English words outside the locales', () => {
