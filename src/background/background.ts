@@ -22,9 +22,10 @@ import type { EstimateStorage } from './storage-space';
 import { SaveFeed } from './save-feed';
 import { installSaveRoute } from './save-route';
 import { installStreamRoute, type StreamScope } from './stream-route';
-import { takeOver } from './takeover';
+import { rescue, takeOver, type TakeoverDeps } from './takeover';
 import { Toolbar } from './toolbar';
 import { Bypass } from './bypass';
+import { DownloadWatcher } from './download-watcher';
 import { UiNotices } from './ui-notices';
 import { isOwnPage } from './sender';
 import { UiPorts } from './ui-ports';
@@ -133,26 +134,26 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     mayReach: (url) => localNetwork.allows(url),
     letThrough: (url, task) => localNetwork.during(url, [], task),
   });
+  const takeoverDeps = (m: JobManager): TakeoverDeps => ({
+    api,
+    settings: () => settings.load(),
+    posts,
+    add: async (download) => {
+      const job = await m.add(download);
+      toolbar.tookOver(job.filename, job.id);
+      return job;
+    },
+    notice: (message, url) => notices.add(message, url),
+    mirrorsFor,
+    referrers,
+    localNetwork,
+    leaveNext: (url) => bypass.takeNext(url),
+    watch: (item) => watcher.watch(item),
+  });
+  // Downloads left with the browser: resumed when they break, taken over when the browser cannot finish them.
+  const watcher = new DownloadWatcher({ api, rescue: async (item, why) => rescue(item, why, takeoverDeps(await manager)) });
   api.downloads.onCreated.addListener((item) => {
-    void manager
-      .then((m) =>
-        takeOver(item, {
-          api,
-          settings: () => settings.load(),
-          posts,
-          add: async (download) => {
-            const job = await m.add(download);
-            toolbar.tookOver(job.filename, job.id);
-            return job;
-          },
-          notice: (message, url) => notices.add(message, url),
-          mirrorsFor,
-          referrers,
-          localNetwork,
-          leaveNext: (url) => bypass.takeNext(url),
-        }),
-      )
-      .catch((error: unknown) => console.error('Stitch: take-over failed', error));
+    void manager.then((m) => takeOver(item, takeoverDeps(m))).catch((error: unknown) => console.error('Stitch: take-over failed', error));
   });
 
   // Any start of the worker (browser start, kill, alarm, message) puts the rule that stops

@@ -26,6 +26,10 @@ export interface BrowserDownload {
   state?: 'in_progress' | 'interrupted' | 'complete';
   filename?: string;
   error?: string;
+  /** What downloads.search tells of a download under way (watch-rescue.ts). */
+  bytesReceived?: number;
+  paused?: boolean;
+  canResume?: boolean;
 }
 
 export interface DownloadDelta {
@@ -113,6 +117,8 @@ export interface BrowserApi {
   downloads: {
     download(request: DownloadRequest): Promise<number>;
     cancel(id: number): Promise<void>;
+    pause(id: number): Promise<void>;
+    resume(id: number): Promise<void>;
     erase(id: number): Promise<void>;
     search(id: number): Promise<BrowserDownload | undefined>;
     open(id: number): Promise<void>;

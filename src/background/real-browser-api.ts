@@ -10,6 +10,8 @@ export function realBrowserApi(): BrowserApi {
     downloads: {
       download: (request) => downloads.download(request),
       cancel: (id) => downloads.cancel(id),
+      pause: (id) => downloads.pause(id),
+      resume: (id) => downloads.resume(id),
       erase: async (id) => void (await downloads.erase({ id })),
       search: async (id) => (await downloads.search({ id }))[0],
       open: (id) => downloads.open(id),

@@ -7,7 +7,7 @@ import type { LocalNetworkRules } from './local-network-rules';
 import type { PostTracker } from './post-tracker';
 import { probeUrl, type ProbeResult } from './probe';
 import type { ReferrerRules } from './referrer-rules';
-import { decideAtStart } from './take-or-watch';
+import { decideAtStart, type StartDecision } from './take-or-watch';
 import { afterProbe, firstLook, takeoverCredentials } from './takeover-rules';
 
 export interface TakeoverDeps {
@@ -34,12 +34,42 @@ export interface TakeoverDeps {
  * and erases the browser's copy and starts the job. downloads.onDeterminingFilename is never
  * used: it would hold every download of every extension.
  */
-export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promise<'taken' | 'left' | 'watched'> {
+export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promise<Outcome> {
   const settings = await deps.settings();
   const url = item.finalUrl || item.url;
   const first = firstLook(item, settings, deps.api.extensionId, deps.posts.wasPosted(item.url, item.finalUrl));
   if (first !== 'probe') return leave(first.notice, url, deps);
   if (await deps.leaveNext?.(url)) return leave(t('noticeLeftAsAsked'), url, deps);
+  return probeThenTake(item, settings, deps, (probe) =>
+    decideAtStart({
+      mirrorsKnown: deps.mirrorsFor(url).length > 0 || probe.mirrorsAdvertised === true,
+      digestAnnounced: probe.digestAnnounced === true,
+      alwaysTakeOver: settings.alwaysTakeOver,
+      // Nothing measures hosts yet: the start probe of issue 27 will remember those that cap each connection.
+      hostCapsConnections: false,
+    }),
+  );
+}
+
+/**
+ * Takes over a watched download the browser cannot finish (watch-rescue.ts), if the server still
+ * serves the same file to Stitch's request; `why` is told once it is taken.
+ */
+export async function rescue(item: BrowserDownload, why: string, deps: TakeoverDeps): Promise<Outcome> {
+  const outcome = await probeThenTake(item, await deps.settings(), deps, () => 'take');
+  if (outcome === 'taken') await deps.notice(why, item.finalUrl || item.url);
+  return outcome;
+}
+
+type Outcome = 'taken' | 'left' | 'watched';
+
+async function probeThenTake(
+  item: BrowserDownload,
+  settings: Settings,
+  deps: TakeoverDeps,
+  decide: (probe: ProbeResult) => StartDecision,
+): Promise<Outcome> {
+  const url = item.finalUrl || item.url;
   // The probe carries the Referer the job will send, and reaches what it may reach; the job holds
   // the rules itself once added.
   const owner = `takeover:${item.id}`;
@@ -49,14 +79,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
     const probe = await (deps.probe ?? probeUrl)(url, { referrer: item.referrer, credentials });
     const second = afterProbe(item, probe, settings, credentials);
     if (!second.take) return await leave('notice' in second ? second.notice : undefined, url, deps);
-    const start = decideAtStart({
-      mirrorsKnown: deps.mirrorsFor(url).length > 0 || probe.mirrorsAdvertised === true,
-      digestAnnounced: probe.digestAnnounced === true,
-      alwaysTakeOver: settings.alwaysTakeOver,
-      // Nothing measures hosts yet: the start probe of issue 27 will remember those that cap each connection.
-      hostCapsConnections: false,
-    });
-    if (start === 'watch') {
+    if (decide(probe) === 'watch') {
       deps.watch?.(item);
       return 'watched';
     }

@@ -60,6 +60,8 @@ export class FakeBrowser implements BrowserApi {
       this.calls.push(`cancel ${id}`);
       if (this.items.get(id)?.state === 'in_progress') this.finishDownload(id, 'interrupted', 'USER_CANCELED');
     },
+    pause: async (id: number) => void this.calls.push(`pause ${id}`),
+    resume: async (id: number) => void this.calls.push(`resume ${id}`),
     erase: async (id: number) => {
       this.calls.push(`erase ${id}`);
       this.items.delete(id);
