@@ -35,9 +35,9 @@ export async function seriousViolations(page: Page, scheme: 'light' | 'dark'): P
 
 /**
  * What sticks out of the page sideways or is cut: the document scrolling sideways, an element
- * whose box ends past the viewport's right edge, or content hidden by a box too narrow for it
- * (text cut on purpose with a visible ellipsis excepted). Headless Chromium hides scrollbars, so
- * the scrollbar's own width is not measured here.
+ * whose box sticks out past either edge of the viewport (the left one in a right-to-left page),
+ * or content hidden by a box too narrow for it (text cut on purpose with a visible ellipsis
+ * excepted). Headless Chromium hides scrollbars, so the scrollbar's own width is not measured here.
  */
 export async function horizontalOverflow(page: Page): Promise<string[]> {
   return page.evaluate(() => {
@@ -54,9 +54,9 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
     };
     for (const el of document.body.querySelectorAll('*')) {
       const box = el.getBoundingClientRect();
-      if (box.width === 0 || box.right <= width + 0.5 || clipped(el)) continue;
+      if (box.width === 0 || (box.left >= -0.5 && box.right <= width + 0.5) || clipped(el)) continue;
       problems.push(
-        `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ends at ${Math.round(box.right)} px: "${(el.textContent ?? '').slice(0, 60)}"`,
+        `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} spans ${Math.round(box.left)}–${Math.round(box.right)} px: "${(el.textContent ?? '').slice(0, 60)}"`,
       );
     }
     // Content cut inside a box that hides its overflow is cut just the same, unless the box ends
