@@ -289,14 +289,12 @@ export async function openFragmentedMp4(reader: StoredReader): Promise<MediaSegm
     const end = Math.max(mdat?.type === 'mdat' ? mdat.end : moof.end, ...runs.map((r) => (r.samples.length ? runRange(r).end : 0)));
     const lead = movie.videoTrackId ?? runs[0]?.trackId ?? 0;
     const chunks = splitRuns(runs, lead, CHUNK_SAMPLES, movie.timescales);
-    const fragment: SourceFragment = { chunks, lead, runs, end, starts: [] };
-    fragment.starts = chunks.map((chunk, i) => (i === 0 ? moof.start : leadStart(chunk, lead)));
-    fragment.starts.forEach((start, index) => index > 0 && chunkAt.set(start, { fragment, index }));
-    if (current && current !== fragment) {
-      // Only the fragment being played keeps its other tracks' bytes and its chunks' offsets.
-      current.others = undefined;
-      for (const start of current.starts) chunkAt.delete(start);
-    }
+    // Only the fragment being played keeps its other tracks' bytes and its chunks' offsets (a seek
+    // back into it opens it again, with the same offsets).
+    if (current) for (const start of current.starts) chunkAt.delete(start);
+    const starts = chunks.map((chunk, i) => (i === 0 ? moof.start : leadStart(chunk, lead)));
+    const fragment: SourceFragment = { chunks, lead, runs, end, starts };
+    for (let index = 1; index < starts.length; index++) chunkAt.set(starts[index]!, { fragment, index });
     current = fragment;
     return fragment;
   };

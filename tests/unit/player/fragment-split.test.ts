@@ -70,7 +70,8 @@ describe('a fragmented MP4 as ffmpeg makes it (a fragment per keyframe, the vide
   it('reads a fragment’s audio run before its video, and starts again from a keyframe after a seek', async () => {
     const stored = reader(file);
     const mp4 = await openFragmentedMp4(stored);
-    for (const seconds of [13.3, 2.5]) {
+    // The second seek lands in the fragment the first one played from: it is opened again.
+    for (const seconds of [13.3, 2.5, 3.5]) {
       const offset = (await mp4.offsetFor(seconds))!;
       stored.reads.length = 0;
       const first = (await mp4.segmentAt(offset))!;
@@ -81,6 +82,15 @@ describe('a fragmented MP4 as ffmpeg makes it (a fragment per keyframe, the vide
       // The reads after the moof: the audio run (at the mdat's end), then the first video chunk (at its start).
       const [audioRead, videoRead] = stored.reads.slice(-2);
       expect(audioRead![0]).toBeGreaterThan(videoRead![0]);
+      // The chunks after it follow, each a moof + mdat with video frames later than the last.
+      let time = lead.decodeTime;
+      for (let next = first.next, i = 0; i < 3; i++) {
+        const segment = (await mp4.segmentAt(next))!;
+        const chunkLead = segmentRuns(segment.bytes, movie).find((r) => r.trackId === video)!;
+        expect(chunkLead.decodeTime).toBeGreaterThan(time);
+        time = chunkLead.decodeTime;
+        next = segment.next;
+      }
     }
   }, 60_000);
 });
