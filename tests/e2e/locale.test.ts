@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { horizontalOverflow, seriousViolations } from './support/axe';
 import { extensionPage, request } from './support/chromium';
-import { browserWith, closedPort, linkPage, MiB, mirror, profile } from './support/setup';
+import { browserWith, bypassNext, closedPort, linkPage, MiB, mirror, profile } from './support/setup';
 
 test('in a German browser the popup and the options page speak German and write numbers the German way', async () => {
   const size = 24 * MiB;
@@ -131,11 +131,7 @@ test('in a German browser a download left to the browser is told in German', asy
   const page = await linkPage([{ id: 'left', href: left.url, text: 'left' }]);
   const browser = await browserWith(profile(), 'de');
   const popup = await extensionPage(browser, 'popup.html');
-  const bypass = popup.getByTestId('bypass-next');
-  await bypass.click();
-  await expect.poll(() => bypass.getAttribute('aria-pressed'), { timeout: 5_000 }).toBe('true');
-  const tab = await browser.context.newPage();
-  await tab.goto(page);
+  const { tab } = await bypassNext(browser, popup, page);
   await tab.click('#left');
   // The notice's words, then the address it is about.
   await expect

@@ -7,7 +7,7 @@ import { contentSha256 } from '../support/content';
 import { horizontalOverflow, seriousViolations } from './support/axe';
 import { extensionPage, request } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
-import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
+import { browserWith, bypassNext, linkPage, MiB, mirror, profile } from './support/setup';
 
 const DOCS = resolve(import.meta.dirname, '../../docs');
 
@@ -265,12 +265,7 @@ test('the bypass leaves the next download to the browser; a job taken over can b
   const p = profile();
   const browser = await browserWith(p);
   const popup = await extensionPage(browser, 'popup.html');
-  const bypass = popup.getByTestId('bypass-next');
-  await bypass.click();
-  await expect.poll(() => bypass.getAttribute('aria-pressed'), { timeout: 5_000 }).toBe('true');
-
-  const tab = await browser.context.newPage();
-  await tab.goto(page);
+  const { bypass, tab } = await bypassNext(browser, popup, page);
   await tab.click('#left');
   const saved = await waitForFile(p.downloads, 'left.bin', size, 60_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(37, size));

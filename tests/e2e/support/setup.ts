@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
-import { afterEach } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { afterEach, expect } from 'vitest';
 import { startMirror, type Mirror, type MirrorOptions } from '../../support/mirror-server';
 import { launchWithExtension, makeProfile, type Launched, type Profile } from './chromium';
 import { startLinkPage } from './link-page';
@@ -44,6 +45,16 @@ export async function browserWith(p: Profile, language?: string): Promise<Launch
   const launched = await launchWithExtension(p, language);
   onCleanup(() => launched.close());
   return launched;
+}
+
+/** Presses the popup's "leave the next download to the browser", then opens `pageUrl` in a new tab for a link click. */
+export async function bypassNext(browser: Launched, popup: Page, pageUrl: string): Promise<{ bypass: Locator; tab: Page }> {
+  const bypass = popup.getByTestId('bypass-next');
+  await bypass.click();
+  await expect.poll(() => bypass.getAttribute('aria-pressed'), { timeout: 5_000 }).toBe('true');
+  const tab = await browser.context.newPage();
+  await tab.goto(pageUrl);
+  return { bypass, tab };
 }
 
 /** A loopback port nothing listens on: connecting to it is refused. */
