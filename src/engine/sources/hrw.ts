@@ -1,5 +1,5 @@
 /**
- * Highest Random Weight (rendezvous) ordering (Thaler & Ravishankar; papers.md §4): every (file,
+ * Highest Random Weight (rendezvous) ordering (Thaler & Ravishankar; docs/papers.md, request redirection): every (file,
  * mirror) pair gets a pseudo-random score and each file sorts the mirrors by it. All clients agree
  * on a file's order without coordination, so caches stay warm, different files spread evenly over
  * the mirrors, and removing a mirror only moves the files it was first for, evenly onto the rest.

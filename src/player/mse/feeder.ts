@@ -11,7 +11,7 @@ class Repositioned extends Error {}
 
 /**
  * Feeds a MediaSource from the stored bytes, in whole segments (WebM Clusters, MP4
- * fragments), as platform.md measured it must be done: wait for updateend between operations,
+ * fragments), as docs/platform.md says it must be done: wait for updateend between operations,
  * mode 'segments', endOfStream once at the end; keep at most AHEAD_SECONDS buffered ahead of
  * the playhead (back-pressure), and on QuotaExceededError remove what lies behind and retry.
  * A seek outside what is buffered aborts the source buffer and appends from the keyframe's

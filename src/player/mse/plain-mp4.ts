@@ -4,8 +4,8 @@ import { readBoxHeader } from './mp4';
 import { Unsupported, type MediaSegments, type StoredReader } from './segments';
 
 /**
- * Plain (non-fragmented) MP4 for MSE, remuxed into fragments by mp4box (platform.md,
- * "Progressive playback"). The stored bytes are fed to mp4box in order; when the moov comes
+ * Plain (non-fragmented) MP4 for MSE, remuxed into fragments by mp4box (docs/platform.md,
+ * "Playing"). The stored bytes are fed to mp4box in order; when the moov comes
  * after the mdat, mp4box parses the mdat's header and asks for the byte after it: that range
  * is read next (the reader tells the engine it needs it, so the streaming priority fetches the
  * moov first), then the mdat is fed in order. Each track is cut into fragments of SAMPLES

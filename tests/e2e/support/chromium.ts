@@ -12,7 +12,7 @@ import type { ReplyOf, RequestOf, RequestType } from '../../../src/messages';
 export const CHROMIUM = process.env.STITCH_CHROMIUM ?? '/usr/bin/chromium';
 export const EXTENSION_DIR = resolve(import.meta.dirname, '../../../dist/extension');
 
-/** The launch flags platform.md verified for loading an unpacked extension headless. */
+/** The launch flags docs/platform.md lists for loading an unpacked extension headless. */
 export function chromiumArgs(extensionDir = EXTENSION_DIR): string[] {
   return [
     '--no-sandbox',
