@@ -185,8 +185,47 @@ export interface MirrorTestResult {
   message: string;
 }
 
+/** What can go wrong with aria2 (reaching it) or with a download in it (aria2's own outcome). */
+export type Aria2Trouble =
+  | 'no-endpoint'
+  | 'endpoint-refused'
+  | 'unreachable'
+  | 'unauthorized'
+  | 'not-aria2'
+  | 'refused'
+  | 'disk-full'
+  | 'checksum'
+  | 'not-found'
+  | 'refused-by-server'
+  | 'network'
+  | 'name-taken'
+  | 'other';
+
+/** The answer of aria2 to _Test_: its version, or why it did not give one. */
+export type Aria2Check = { version: string } | { problem: Aria2Trouble };
+
+/** One download Stitch handed to aria2, as the popup lists it. */
+export interface Aria2Row {
+  gid: string;
+  state: 'running' | 'waiting' | 'paused' | 'failed' | 'done' | 'removed';
+  name: string;
+  url: string;
+  totalBytes: number;
+  doneBytes: number;
+  bytesPerSecond: number;
+  problem?: Aria2Trouble;
+}
+
+export type Aria2Action = 'pause' | 'resume' | 'remove' | 'run-here';
+
 /** Every request type with its payload (`request`) and the value of a successful reply. */
 export interface Requests {
+  /** Asks the aria2 endpoint given (not yet saved) for its version. */
+  'aria2-test': { request: { url: string; secret: string; plainConfirmed: boolean }; reply: Aria2Check };
+  /** Hands a Stitch download to aria2 (its URL, mirrors, name, digest): it leaves Stitch's list for aria2's rows. */
+  'aria2-send': { request: { id: string }; reply: { gid: string } };
+  /** Acts on a download in aria2; `run-here` takes it back into Stitch. */
+  'aria2-action': { request: { gid: string; action: Aria2Action }; reply: Record<string, never> };
   /** Every job, newest first. */
   'list-jobs': { request: Record<never, never>; reply: { jobs: JobView[]; notices: UiNotice[] } };
   /** One action on one job. Resume also starts a queued job now if a slot is free. */
@@ -253,14 +292,16 @@ export type ReplyOf<T extends RequestType> = Requests[T]['reply'];
 /** Any request a page may send. */
 export type Request = { [T in RequestType]: RequestOf<T> }[RequestType];
 
-export type Reply<T> = { ok: true; value: T } | { ok: false; error: string; errors?: SettingsError[] };
+export type Reply<T> = { ok: true; value: T } | { ok: false; error: string; errors?: SettingsError[]; aria2?: Aria2Trouble };
 
 /** Messages the background posts on the UI port. */
 export type PortMessage =
   | { type: 'snapshot'; jobs: JobView[]; notices: UiNotice[] }
   | { type: 'job'; job: JobView }
   | { type: 'removed'; id: string }
-  | { type: 'notice'; notice: UiNotice };
+  | { type: 'notice'; notice: UiNotice }
+  /** The downloads handed to aria2, and why they could not be read when aria2 could not be reached. */
+  | { type: 'aria2'; rows: Aria2Row[]; trouble?: Aria2Trouble };
 
 /** Messages a player page posts on the player port. */
 export type PlayerPageMessage =
@@ -285,6 +326,8 @@ export class BackgroundError extends Error {
   constructor(
     message: string,
     readonly errors: SettingsError[] = [],
+    /** Set when aria2 could not take or act on a download: why, for the page to put in words. */
+    readonly aria2?: Aria2Trouble,
   ) {
     super(message);
   }
@@ -300,7 +343,7 @@ export async function callBackground<T extends RequestType>(
 ): Promise<ReplyOf<T>> {
   const reply = (await send(request)) as Reply<ReplyOf<T>> | undefined;
   if (!reply || typeof reply !== 'object') throw new BackgroundError('Stitch did not answer; try again in a moment');
-  if (!reply.ok) throw new BackgroundError(reply.error, reply.errors);
+  if (!reply.ok) throw new BackgroundError(reply.error, reply.errors, reply.aria2);
   return reply.value;
 }
 
@@ -325,6 +368,9 @@ const REQUEST_TYPES: readonly RequestType[] = [
   'relink',
   'queue-move',
   'job-speed-limit',
+  'aria2-test',
+  'aria2-send',
+  'aria2-action',
 ];
 
 /** True for messages shaped like a request (the handler still checks each field). */

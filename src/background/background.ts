@@ -29,6 +29,7 @@ import { DownloadWatcher } from './download-watcher';
 import { UiNotices } from './ui-notices';
 import { isOwnPage } from './sender';
 import { UiPorts } from './ui-ports';
+import { Aria2Link } from './aria2/aria2-link';
 
 export interface BackgroundDeps {
   api: BrowserApi;
@@ -50,11 +51,19 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const posts = new PostTracker();
   const keepAlive = new KeepAlive(api);
   const saver = new JobSaver(api, deps.blobUrls);
-  const ports = new UiPorts(async () => {
-    const m = await manager;
-    await m.restore();
-    return { type: 'snapshot', jobs: m.views(), notices: await notices.all() } satisfies PortMessage;
-  });
+  const ports = new UiPorts(
+    async () => {
+      const m = await manager;
+      await m.restore();
+      return { type: 'snapshot', jobs: m.views(), notices: await notices.all() } satisfies PortMessage;
+    },
+    (viewers) => aria2.viewers(viewers),
+  );
+  const aria2 = new Aria2Link(
+    api,
+    () => settings.current,
+    (message) => ports.broadcast(message),
+  );
   const notices = new UiNotices(api, (notice) => ports.broadcast({ type: 'notice', notice }));
   const mirrorsFor = (url: string) => mirrorUrlsFor(url, settings.current.mirrorRules);
   // Players follow a job's events: in a restarted worker, its jobs must be read from the store first.
@@ -101,7 +110,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     // Messages for the offscreen document are not ours: leave them unanswered here.
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
     if (!isOwnPage(sender, api)) return undefined;
-    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass, localNetwork });
+    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass, localNetwork, aria2 });
   });
   api.runtime.onConnect.addListener((port) => {
     if (!isOwnPage(port.sender, api)) return;

@@ -29,6 +29,7 @@ import { toJobView } from './job-view';
 import { JobSaving, type JobEntry } from './job-saving';
 import { freeBytes, SpaceWatch, startProblem, type EstimateStorage } from './storage-space';
 import type { BytesChange } from './playback';
+import type { HandoffFacts } from './aria2/handoff';
 
 export interface JobManagerDeps {
   store: DownloadStore;
@@ -159,6 +160,20 @@ export class JobManager {
 
   meta(id: string): JobMeta | undefined {
     return this.entries.get(id)?.meta;
+  }
+
+  /** What another downloader needs to fetch the same file as this job: its URL, mirrors, name, strongest digest and page. */
+  handoffFacts(id: string): HandoffFacts | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    const { url, mirrors, expected } = entry.job.state;
+    return {
+      url,
+      mirrors,
+      name: this.view(entry).filename,
+      digests: (expected?.digests ?? []).map(({ algorithm, hex }) => ({ algorithm, hex })),
+      ...(entry.meta.referrer ? { referrer: entry.meta.referrer } : {}),
+    };
   }
 
   /** The newest job downloading `url` whose bytes are (or will be) stored, for the player. */

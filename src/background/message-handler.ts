@@ -1,5 +1,5 @@
 import { isHttpUrl } from '../engine';
-import { isRequest, type JobAction, type Reply, type Request, type ReplyOf, type RequestType } from '../messages';
+import { isRequest, type Aria2Action, type JobAction, type Reply, type Request, type ReplyOf, type RequestType } from '../messages';
 import { t } from '../pages-shared/i18n';
 import { DEFAULT_SETTINGS, parseSettings } from '../settings/schema';
 import type { BrowserApi } from './browser-api';
@@ -9,6 +9,7 @@ import { testMirrorRule } from './mirror-test';
 import { InvalidSettings, type SettingsStore } from './settings-store';
 import type { UiNotices } from './ui-notices';
 import type { Bypass } from './bypass';
+import { Aria2Unavailable, type Aria2Link } from './aria2/aria2-link';
 
 export interface HandlerDeps {
   api: BrowserApi;
@@ -21,6 +22,7 @@ export interface HandlerDeps {
   /** Lets a mirror test on a local address reach it (Stitch's requests there are stopped otherwise). */
   localNetwork?: Pick<LocalNetworkRules, 'during'>;
   bypass?: Bypass;
+  aria2?: Aria2Link;
 }
 
 const ACTIONS: readonly JobAction[] = ['start-now', 'pause', 'resume', 'cancel', 'retry', 'undo'];
@@ -35,6 +37,7 @@ export async function handleRequest(message: unknown, deps: HandlerDeps): Promis
     return { ok: true, value: await (settingsRequest(message, deps) ?? jobRequest(message, deps)) };
   } catch (error) {
     if (error instanceof InvalidSettings) return { ok: false, error: error.message, errors: error.errors };
+    if (error instanceof Aria2Unavailable) return { ok: false, error: error.message, aria2: error.trouble };
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
 }
@@ -52,6 +55,8 @@ function settingsRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<R
       return deps.settings.export().then((json) => ({ json }));
     case 'test-mirror-rule':
       return (deps.testRule ?? testMirrorRule)(request.rule, requireHttpUrl(request.sampleUrl), undefined, deps.localNetwork);
+    case 'aria2-test':
+      return aria2Of(deps).check(String(request.url ?? ''), String(request.secret ?? ''), request.plainConfirmed === true);
     default:
       return undefined;
   }
@@ -95,6 +100,13 @@ async function jobRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<
       return { job: await manager.setSpeedLimit(requireString(request.id, 'id'), requireRate(request.bytesPerSecond)) };
     case 'hand-to-browser':
       return handToBrowser(requireString(request.id, 'id'), manager, deps);
+    case 'aria2-send':
+      return sendToAria2(requireString(request.id, 'id'), manager, aria2Of(deps));
+    case 'aria2-action': {
+      const url = await aria2Of(deps).act(requireString(request.gid, 'gid'), requireAria2Action(request.action));
+      if (url) await manager.add(newDownload({ url }, deps.mirrorsFor));
+      return {};
+    }
     default:
       throw new Error(`unknown request ${request.type}`);
   }
@@ -146,6 +158,26 @@ async function handToBrowser(id: string, manager: JobManager, deps: HandlerDeps)
   await deps.bypass.browserDownload(deps.api, job.url);
   await manager.forget(id);
   return {};
+}
+
+function aria2Of(deps: HandlerDeps): Aria2Link {
+  if (!deps.aria2) throw new Aria2Unavailable('no-endpoint');
+  return deps.aria2;
+}
+
+/** aria2 takes the download first (so nothing is lost if it refuses), then the job and its bytes go. */
+async function sendToAria2(id: string, manager: JobManager, aria2: Aria2Link): Promise<ReplyOf<'aria2-send'>> {
+  const facts = manager.handoffFacts(id);
+  if (!facts) throw new Error(t('errorNoSuchDownload'));
+  const gid = await aria2.send(facts);
+  await manager.forget(id);
+  return { gid };
+}
+
+function requireAria2Action(action: unknown): Aria2Action {
+  if (action !== 'pause' && action !== 'resume' && action !== 'remove' && action !== 'run-here')
+    throw new Error(`unknown action ${String(action)}`);
+  return action;
 }
 
 function newDownload(

@@ -5,13 +5,21 @@ import type { UiPort } from './browser-api';
 export class UiPorts {
   private readonly ports = new Set<UiPort>();
 
-  constructor(private readonly snapshot: () => Promise<PortMessage>) {}
+  /** `onViewers` hears how many pages are subscribed whenever one comes or goes. */
+  constructor(
+    private readonly snapshot: () => Promise<PortMessage>,
+    private readonly onViewers: (count: number) => void = () => {},
+  ) {}
 
   connect(port: UiPort): void {
     if (port.name !== UI_PORT) return;
     this.ports.add(port);
-    port.onDisconnect.addListener(() => this.ports.delete(port));
+    port.onDisconnect.addListener(() => {
+      this.ports.delete(port);
+      this.onViewers(this.ports.size);
+    });
     void this.snapshot().then((message) => this.post(port, message));
+    this.onViewers(this.ports.size);
   }
 
   broadcast(message: PortMessage): void {

@@ -4,6 +4,7 @@ import { formatCount, t } from '../pages-shared/i18n';
 import { LIMITS, type SettingsError } from '../settings/schema';
 import { Field } from './field';
 import { MirrorRulesEditor, type TestRule } from './mirror-rules-view';
+import { Aria2TestButton, type TestAria2 } from './aria2-test';
 import { controlOf, type FormValues } from './settings-form';
 
 type Control = HTMLInputElement | HTMLTextAreaElement;
@@ -29,7 +30,7 @@ export class OptionsForm {
   /** Controls the user has changed: inline errors show for these until the next save. */
   private readonly touched = new Set<string>();
 
-  constructor(testRule: TestRule, onChange: () => void) {
+  constructor(testRule: TestRule, onChange: () => void, testAria2: TestAria2) {
     this.fields = {
       takeover: new Field(h('input', { type: 'checkbox', 'data-testid': 'setting-takeover' }), t('fieldTakeover'), {
         checkbox: true,
@@ -91,11 +92,40 @@ export class OptionsForm {
         t('fieldSaveWhileDownloading'),
         { checkbox: true, hint: t('hintSaveWhileDownloading') },
       ),
+      aria2Url: new Field(
+        h('input', { type: 'url', spellcheck: 'false', 'data-testid': 'setting-aria2-url', placeholder: 'http://127.0.0.1:6800/jsonrpc' }),
+        t('fieldAria2Url'),
+        { hint: t('hintAria2Url') },
+      ),
+      aria2Secret: new Field(
+        h('input', { type: 'password', autocomplete: 'off', 'data-testid': 'setting-aria2-secret' }),
+        t('fieldAria2Secret'),
+      ),
+      aria2PlainConfirmed: new Field(
+        h('input', { type: 'checkbox', 'data-testid': 'setting-aria2-plain-confirmed' }),
+        t('fieldAria2PlainConfirmed'),
+        { checkbox: true, hint: t('hintAria2PlainConfirmed') },
+      ),
+      aria2MinMb: new Field(
+        numberInput('setting-aria2-min-mb', { min: 0, step: 'any', placeholder: t('aria2NoSize') }),
+        t('fieldAria2MinSize'),
+        {
+          unit: 'MB',
+        },
+      ),
+      aria2Sites: new Field(listInput('setting-aria2-sites', 'nas-friendly.example'), t('fieldAria2Sites'), {
+        hint: t('hintAria2Sites'),
+      }),
     };
     // Only Chrome can save while downloading (its offscreen document opens the worker's stream); Firefox saves once complete.
     this.fields.saveWhileDownloading.element.hidden = typeof chrome === 'undefined' || !('offscreen' in chrome);
     this.rules = new MirrorRulesEditor(testRule, onChange);
     const f = this.fields;
+    const aria2Test = new Aria2TestButton(testAria2, () => ({
+      url: f.aria2Url.control.value,
+      secret: f.aria2Secret.control.value,
+      plainConfirmed: (f.aria2PlainConfirmed.control as HTMLInputElement).checked,
+    }));
     this.rulesError.hidden = true;
     this.sections = h(
       'fieldset',
@@ -121,6 +151,17 @@ export class OptionsForm {
         f.speedLimitKbps,
       ),
       section('notifications', t('sectionNotifications'), f.notifyFailed, f.notifyCompleted),
+      section(
+        'aria2',
+        t('sectionAria2'),
+        h('p', { class: 'muted' }, t('aria2Intro')),
+        f.aria2Url,
+        f.aria2Secret,
+        f.aria2PlainConfirmed,
+        aria2Test.element,
+        f.aria2MinMb,
+        f.aria2Sites,
+      ),
       h(
         'section',
         { 'aria-labelledby': 'mirrors-title' },
@@ -161,6 +202,11 @@ export class OptionsForm {
       notifyCompleted: (f.notifyCompleted.control as HTMLInputElement).checked,
       alwaysTakeOver: (f.alwaysTakeOver.control as HTMLInputElement).checked,
       saveWhileDownloading: (f.saveWhileDownloading.control as HTMLInputElement).checked,
+      aria2Url: f.aria2Url.control.value,
+      aria2Secret: f.aria2Secret.control.value,
+      aria2PlainConfirmed: (f.aria2PlainConfirmed.control as HTMLInputElement).checked,
+      aria2MinMb: f.aria2MinMb.control.value,
+      aria2Sites: f.aria2Sites.control.value,
     };
   }
 
@@ -180,6 +226,11 @@ export class OptionsForm {
     (f.notifyCompleted.control as HTMLInputElement).checked = values.notifyCompleted;
     (f.alwaysTakeOver.control as HTMLInputElement).checked = values.alwaysTakeOver;
     (f.saveWhileDownloading.control as HTMLInputElement).checked = values.saveWhileDownloading;
+    f.aria2Url.control.value = values.aria2Url;
+    f.aria2Secret.control.value = values.aria2Secret;
+    (f.aria2PlainConfirmed.control as HTMLInputElement).checked = values.aria2PlainConfirmed;
+    f.aria2MinMb.control.value = values.aria2MinMb;
+    f.aria2Sites.control.value = values.aria2Sites;
     this.rules.write(values.rules);
     this.touched.clear();
     this.showErrors([]);
@@ -243,6 +294,11 @@ const SETTING_OF = {
   notifyCompleted: 'notifyCompleted',
   alwaysTakeOver: 'alwaysTakeOver',
   saveWhileDownloading: 'saveWhileDownloading',
+  aria2Url: 'aria2Url',
+  aria2Secret: 'aria2Secret',
+  aria2PlainConfirmed: 'aria2PlainConfirmed',
+  aria2MinMb: 'aria2MinBytes',
+  aria2Sites: 'aria2Sites',
 } as const;
 
 function section(name: string, title: string, ...fields: (Field<Control> | HTMLElement)[]): HTMLElement {

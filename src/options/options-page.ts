@@ -41,6 +41,7 @@ export class OptionsPage {
         this.unsaved = true;
         this.setStatus(t('statusUnsaved'), 'pending');
       },
+      (endpoint) => this.call({ type: 'aria2-test', ...endpoint }),
     );
     const exportButton = h(
       'button',

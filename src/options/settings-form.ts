@@ -45,6 +45,12 @@ export interface FormValues {
   notifyFailed: boolean;
   notifyCompleted: boolean;
   saveWhileDownloading: boolean;
+  aria2Url: string;
+  aria2Secret: string;
+  aria2PlainConfirmed: boolean;
+  /** Empty: no size sends a download to aria2. */
+  aria2MinMb: string;
+  aria2Sites: string;
 }
 
 export function settingsToForm(settings: Settings, sampleUrls: readonly string[] = []): FormValues {
@@ -72,6 +78,11 @@ export function settingsToForm(settings: Settings, sampleUrls: readonly string[]
     notifyFailed: settings.notifyFailed,
     notifyCompleted: settings.notifyCompleted,
     saveWhileDownloading: settings.saveWhileDownloading,
+    aria2Url: settings.aria2Url,
+    aria2Secret: settings.aria2Secret,
+    aria2PlainConfirmed: settings.aria2PlainConfirmed,
+    aria2MinMb: settings.aria2MinBytes === null ? '' : formatNumber(settings.aria2MinBytes / MB),
+    aria2Sites: settings.aria2Sites.join('\n'),
   };
 }
 
@@ -94,6 +105,10 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
     notifyFailed: values.notifyFailed,
     notifyCompleted: values.notifyCompleted,
     saveWhileDownloading: values.saveWhileDownloading,
+    aria2Url: values.aria2Url.trim(),
+    aria2Secret: values.aria2Secret,
+    aria2PlainConfirmed: values.aria2PlainConfirmed,
+    aria2Sites: lines(values.aria2Sites),
   };
 
   const { thresholdBytes: threshold, blockBytes: block, speedLimitBytesPerSec: speed } = LIMITS;
@@ -110,6 +125,8 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
   else settings.connectionsPerSite = Object.fromEntries(sites.sites);
   if (values.speedLimitKbps.trim() === '') settings.speedLimitBytesPerSec = null;
   else inUnits('speedLimitBytesPerSec', values.speedLimitKbps, KB, speed, UNIT_BOUNDS.speedLimitBytesPerSec());
+  if (values.aria2MinMb.trim() === '') settings.aria2MinBytes = null;
+  else inUnits('aria2MinBytes', values.aria2MinMb, MB, threshold, UNIT_BOUNDS.aria2MinBytes());
 
   // Fields that failed above are absent, so validateSettings does not report them twice.
   for (const error of validateSettings(settings)) {
@@ -187,6 +204,11 @@ const FIELD_ORDER = [
   'notifyFailed',
   'notifyCompleted',
   'saveWhileDownloading',
+  'aria2Url',
+  'aria2Secret',
+  'aria2PlainConfirmed',
+  'aria2MinBytes',
+  'aria2Sites',
 ];
 
 function sortByForm(errors: SettingsError[]): SettingsError[] {
@@ -231,6 +253,11 @@ const LABELS: Record<string, MessageKey> = {
   notifyFailed: 'labelNotifyFailed',
   notifyCompleted: 'labelNotifyCompleted',
   saveWhileDownloading: 'labelSaveWhileDownloading',
+  aria2Url: 'fieldAria2Url',
+  aria2Secret: 'fieldAria2Secret',
+  aria2PlainConfirmed: 'fieldAria2PlainConfirmed',
+  aria2MinBytes: 'fieldAria2MinSize',
+  aria2Sites: 'fieldAria2Sites',
 };
 
 /** `Size threshold: Enter a number…`, `Mirror rule 2: …` for the error summary. */

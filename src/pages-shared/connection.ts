@@ -1,5 +1,6 @@
 import type { Runtime } from 'webextension-polyfill';
-import { UI_PORT, type RequestOf, type RequestType } from '../messages';
+import { BackgroundError, UI_PORT, type RequestOf, type RequestType } from '../messages';
+import { aria2ProblemText } from './aria2-text';
 import { sentence, t } from './i18n';
 
 /** What a page needs of the extension: one way to send requests, one to open the UI port. */
@@ -32,6 +33,7 @@ export async function connectToBackground(): Promise<Connection | undefined> {
 
 /** A sentence for the user (English from the background) from anything thrown by `callBackground` or the messaging layer. */
 export function errorText(error: unknown): string {
+  if (error instanceof BackgroundError && error.aria2) return aria2ProblemText(error.aria2);
   const message = error instanceof Error ? error.message : String(error);
   // The browser's own words when the worker is gone are not for users.
   if (/Receiving end does not exist|Could not establish connection/i.test(message)) {

@@ -1,21 +1,25 @@
-import type { JobView, PortMessage, UiNotice } from '../messages';
+import type { Aria2Row, Aria2Trouble, JobView, PortMessage, UiNotice } from '../messages';
 import { failureText } from '../pages-shared/failure-text';
 import { t } from '../pages-shared/i18n';
 import { FINISHED_STATES, noticeText } from './job-text';
 
-/** What the popup knows: the jobs (in list order, see listOrder) and the page-wide notices (oldest first). */
+/**
+ * What the popup knows: the jobs (in list order, see listOrder), the page-wide notices (oldest first), and
+ * the downloads handed to aria2 (with why they could not be read, when aria2 did not answer).
+ */
 export interface PopupModel {
   jobs: JobView[];
   notices: UiNotice[];
+  aria2: { rows: Aria2Row[]; trouble?: Aria2Trouble };
 }
 
-export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [] };
+export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [], aria2: { rows: [] } };
 
 /** The model after one message from the UI port (or a job from an action's reply). */
 export function applyPortMessage(model: PopupModel, message: PortMessage): PopupModel {
   switch (message.type) {
     case 'snapshot':
-      return { jobs: listOrder(message.jobs), notices: [...message.notices] };
+      return { ...model, jobs: listOrder(message.jobs), notices: [...message.notices] };
     case 'job': {
       const current = model.jobs.find((j) => j.id === message.job.id);
       // An action's reply can arrive after a newer port update; keep the newer view.
@@ -28,6 +32,8 @@ export function applyPortMessage(model: PopupModel, message: PortMessage): Popup
     case 'notice':
       if (model.notices.some((n) => n.id === message.notice.id)) return model;
       return { ...model, notices: [...model.notices, message.notice] };
+    case 'aria2':
+      return { ...model, aria2: { rows: message.rows, ...(message.trouble ? { trouble: message.trouble } : {}) } };
   }
 }
 

@@ -1,9 +1,18 @@
-import { callBackground, type JobAction, type JobView, type PortMessage, type RequestOf, type RequestType } from '../messages';
+import {
+  callBackground,
+  type Aria2Action,
+  type JobAction,
+  type JobView,
+  type PortMessage,
+  type RequestOf,
+  type RequestType,
+} from '../messages';
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { announce, h, setText } from '../pages-shared/dom';
 import { formatRate } from '../pages-shared/format';
 import { formatCount, plural, t, type MessageKey } from '../pages-shared/i18n';
 import { addUrlForm } from './add-url-form';
+import { Aria2List } from './aria2-list';
 import { JobList, type ListPhase } from './job-list';
 import type { RowAction } from './job-row';
 import { noticeText, relinkMismatchText, stateLabel } from './job-text';
@@ -78,6 +87,7 @@ export class PopupPage {
     },
     () => this.addToggle.focus(),
   );
+  private readonly aria2 = new Aria2List((gid, action, button) => void this.aria2Act(gid, action, button));
   /** Out of the way until wanted: the toolbar's Add URL… shows it. */
   private readonly addForm: HTMLFormElement;
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
@@ -129,6 +139,7 @@ export class PopupPage {
       this.actionError,
       this.notices.element,
       this.jobs.element,
+      this.aria2.element,
       this.live,
     );
     this.filter.addEventListener('input', () => {
@@ -181,6 +192,7 @@ export class PopupPage {
     const { jobs } = this.model;
     this.jobs.render(jobs, this.phase);
     this.notices.render(this.model.notices);
+    this.aria2.render(this.model.aria2.rows, this.model.aria2.trouble);
     // The filter helps with many downloads; with a few it is only in the way.
     this.filter.hidden = jobs.length < FILTER_FROM && this.filter.value === '';
     const can = pageActions(jobs);
@@ -330,6 +342,20 @@ export class PopupPage {
    * A request whose failure is shown (`failed` says what could not be done, of the download
    * named `subject` if it is about one), not thrown.
    */
+  /** An action on a download in aria2; the rows follow from the port. */
+  private async aria2Act(gid: string, action: Aria2Action, button: HTMLButtonElement): Promise<void> {
+    if (button.getAttribute('aria-disabled') === 'true') return;
+    button.setAttribute('aria-disabled', 'true');
+    try {
+      await this.call({ type: 'aria2-action', gid, action });
+      this.showActionError('');
+    } catch (error) {
+      this.showActionError(errorText(error));
+    } finally {
+      button.removeAttribute('aria-disabled');
+    }
+  }
+
   private async run<T extends RequestType>(failed: MessageKey, request: RequestOf<T>, subject?: string) {
     try {
       const reply = await this.call(request);

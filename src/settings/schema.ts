@@ -9,6 +9,7 @@
 import * as v from 'valibot';
 import { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER, parseHttpUrl } from '../engine/pages';
 import { KB, MB } from '../pages-shared/format';
+import { judgeEndpoint } from './aria2-endpoint';
 import { formatCount, t, type MessageKey } from '../pages-shared/i18n';
 
 export const MIB = 1024 * 1024;
@@ -131,6 +132,7 @@ export const UNIT_BOUNDS = {
   minBlockBytes: () => boundsInUnits('errorMinBlock', LIMITS.blockBytes, KB),
   maxBlockBytes: () => boundsInUnits('errorMaxBlock', LIMITS.blockBytes, KB),
   speedLimitBytesPerSec: () => boundsInUnits('errorSpeedLimit', LIMITS.speedLimitBytesPerSec, KB),
+  aria2MinBytes: () => boundsInUnits('errorThreshold', LIMITS.thresholdBytes, MB),
 };
 
 /**
@@ -184,6 +186,20 @@ const FIELDS = v.object({
    * (the save's copies compete with the download); see README.
    */
   saveWhileDownloading: v.optional(v.boolean(onOff), false),
+  /**
+   * An aria2 JSON-RPC endpoint (`http://127.0.0.1:6800/jsonrpc`, or ws, https, wss) that takes downloads
+   * handed to it; '' for none. Plain http or ws to an address outside this machine and the local network
+   * needs `aria2PlainConfirmed` (the token and cookies travel in every call).
+   */
+  aria2Url: v.optional(v.pipe(v.string(), v.maxLength(2048)), ''),
+  /** aria2's --rpc-secret. */
+  aria2Secret: v.optional(v.pipe(v.string(), v.maxLength(1024)), ''),
+  /** The user says the plain http or ws endpoint is on their own network. */
+  aria2PlainConfirmed: v.optional(v.boolean(onOff), false),
+  /** Downloads of at least this many bytes go to aria2 instead of Stitch; null: none by size. */
+  aria2MinBytes: v.optional(v.nullable(wholeNumber(LIMITS.thresholdBytes, UNIT_BOUNDS.aria2MinBytes)), null),
+  /** Downloads from these hosts (and their subdomains) go to aria2 instead of Stitch. */
+  aria2Sites: v.optional(list(SITE, LIMITS.listEntries.max), () => []),
 });
 
 export type MirrorRule = v.InferOutput<typeof MIRROR_RULE>;
@@ -202,6 +218,7 @@ export interface SettingsError {
 const LENIENT: Partial<Record<keyof Settings, (value: unknown) => unknown>> = {
   excludedTypes: (value) => cleanList(value, validOrUndefined(MIME_PATTERN), LIMITS.listEntries.max),
   excludedSites: (value) => cleanList(value, validOrUndefined(SITE), LIMITS.listEntries.max),
+  aria2Sites: (value) => cleanList(value, validOrUndefined(SITE), LIMITS.listEntries.max),
   mirrorRules: (value) => cleanList(value, normalizeMirrorRule, LIMITS.mirrorRules.max),
   connectionsPerSite: cleanSiteConnections,
 };
@@ -250,9 +267,25 @@ export function validateSettings(input: unknown): SettingsError[] {
   if (!blockErrors && typeof min === 'number' && typeof max === 'number' && min > max) {
     errors.push({ field: 'minBlockBytes', message: t('errorBlockOrder') });
   }
+  const endpoint = aria2EndpointError(input);
+  if (endpoint && !errors.some((e) => e.field === 'aria2Url')) errors.push(endpoint);
   const order = Object.keys(FIELDS.entries);
   const rank = (error: SettingsError) => order.indexOf(error.field.split('.')[0]!);
   return errors.sort((a, b) => rank(a) - rank(b));
+}
+
+const ENDPOINT_PROBLEM: Record<'not-url' | 'scheme' | 'plain-remote', MessageKey> = {
+  'not-url': 'errorAria2NotUrl',
+  scheme: 'errorAria2Scheme',
+  'plain-remote': 'errorAria2Plain',
+};
+
+/** The aria2 address given, judged with the confirmation given beside it (both as the user gave them). */
+function aria2EndpointError(input: Record<string, unknown>): SettingsError | undefined {
+  const { aria2Url: url, aria2PlainConfirmed: confirmed } = input;
+  if (typeof url !== 'string' || url.trim() === '') return undefined;
+  const verdict = judgeEndpoint(url, confirmed === true);
+  return verdict.ok ? undefined : { field: 'aria2Url', message: t(ENDPOINT_PROBLEM[verdict.problem], url.trim()) };
 }
 
 /** Strict check of one mirror rule, for the options page's per-rule messages. */

@@ -8,7 +8,7 @@ describe('applyPortMessage', () => {
 
   it('takes a snapshot as the whole truth, newest job first', () => {
     const model = applyPortMessage(
-      { jobs: [jobView({ id: 'gone' })], notices: [] },
+      { ...EMPTY_MODEL, jobs: [jobView({ id: 'gone' })] },
       { type: 'snapshot', jobs: [older, newer], notices: [] },
     );
     expect(model.jobs.map((j) => j.id)).toEqual(['new', 'old']);
@@ -97,5 +97,24 @@ describe('listOrder', () => {
       jobView({ id: 'paused-new', state: 'paused', createdAt: 5 }),
     ];
     expect(listOrder(jobs).map((j) => j.id)).toEqual(['running', 'queued-1', 'queued-2', 'paused-new', 'saved-old']);
+  });
+});
+
+describe('the downloads handed to aria2', () => {
+  it('come as a list of their own, beside the jobs, with why aria2 could not be read', () => {
+    const withJob = applyPortMessage(EMPTY_MODEL, { type: 'job', job: jobView({ id: 'a' }) });
+    const row = {
+      gid: 'g1',
+      state: 'running' as const,
+      name: 'big.iso',
+      url: 'https://a.example/big.iso',
+      totalBytes: 10,
+      doneBytes: 5,
+      bytesPerSecond: 1,
+    };
+    const model = applyPortMessage(withJob, { type: 'aria2', rows: [row], trouble: 'unreachable' });
+    expect(model.jobs.map((j) => j.id)).toEqual(['a']);
+    expect(model.aria2).toEqual({ rows: [row], trouble: 'unreachable' });
+    expect(applyPortMessage(model, { type: 'aria2', rows: [] }).aria2).toEqual({ rows: [] });
   });
 });

@@ -1,0 +1,204 @@
+import type { Aria2Action, Aria2Check, Aria2Row, Aria2Trouble, PortMessage } from '../../messages';
+import { judgeEndpoint } from '../../settings/aria2-endpoint';
+import type { Settings } from '../../settings/schema';
+import type { BrowserApi } from '../browser-api';
+import { planHandoff, type HandoffFacts } from './handoff';
+import { Aria2Client, Aria2Failure, STATUS_KEYS, type Aria2Status } from './rpc';
+import { aria2Row } from './status';
+
+/** The downloads Stitch handed to aria2 (their gids and URLs), kept across restarts of the background. */
+const HANDED_KEY = 'aria2Handed';
+/** How often the rows are read again while a page shows them. */
+export const ARIA2_REFRESH_MS = 1_000;
+/** The most handed downloads remembered: the oldest are forgotten first. */
+const MAX_HANDED = 200;
+
+/** aria2 could not take or act on a download; `trouble` says why, for the page to put in words. */
+export class Aria2Unavailable extends Error {
+  constructor(readonly trouble: Aria2Trouble) {
+    super(`aria2: ${trouble}`);
+    this.name = 'Aria2Unavailable';
+  }
+}
+
+interface Handed {
+  gid: string;
+  url: string;
+  name: string;
+}
+
+/**
+ * Stitch's side of the aria2 hand-off: one client for the endpoint in the settings, the list of the
+ * downloads handed to it, and their rows for the popup. Rows are read from aria2 while a page shows
+ * them (every ARIA2_REFRESH_MS) and, over a WebSocket, whenever aria2 says a download started,
+ * paused, stopped, completed or failed; nothing polls while no page is open.
+ */
+export class Aria2Link {
+  private connection: { key: string; client: Aria2Client } | undefined;
+  private readonly rows = new Map<string, Aria2Row>();
+  private trouble: Aria2Trouble | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly api: BrowserApi,
+    private readonly settings: () => Settings,
+    private readonly broadcast: (message: PortMessage) => void,
+  ) {}
+
+  /** _Test_ in the options page: the version of the aria2 at that address, or why there is none. */
+  async check(url: string, secret: string, plainConfirmed: boolean): Promise<Aria2Check> {
+    const verdict = judgeEndpoint(url, plainConfirmed);
+    if (!verdict.ok) return { problem: 'endpoint-refused' };
+    const client = new Aria2Client({ url: verdict.url, secret });
+    try {
+      const { version } = await client.call<{ version: string }>('aria2.getVersion');
+      return { version };
+    } catch (error) {
+      return { problem: troubleOf(error) };
+    } finally {
+      client.close();
+    }
+  }
+
+  /** Whether downloads can be handed over at all (an endpoint is set). */
+  get configured(): boolean {
+    return this.settings().aria2Url.trim() !== '';
+  }
+
+  /** Hands one download to aria2; its row appears in the list. */
+  async send(facts: HandoffFacts): Promise<string> {
+    const plan = planHandoff(facts, this.settings().connectionsPerServer);
+    const gid = await this.call<string>('aria2.addUri', plan.uris, plan.options);
+    const handed = await this.handed();
+    handed.push({ gid, url: facts.url, name: plan.options.out?.toString() ?? '' });
+    await this.api.storage.set(HANDED_KEY, handed.slice(-MAX_HANDED));
+    await this.refresh();
+    return gid;
+  }
+
+  /** Pause, resume or remove one handed download; `run-here` removes it from aria2 and returns its URL for Stitch. */
+  async act(gid: string, action: Aria2Action): Promise<string | undefined> {
+    const handed = await this.handed();
+    const entry = handed.find((h) => h.gid === gid);
+    if (!entry) throw new Aria2Unavailable('other');
+    const state = this.rows.get(gid)?.state;
+    const finished = state === 'done' || state === 'failed' || state === 'removed';
+    if (action === 'pause') await this.call('aria2.pause', gid);
+    else if (action === 'resume') await this.call('aria2.unpause', gid);
+    else {
+      if (!finished) await this.call('aria2.remove', gid).catch(ignoreGone);
+      await this.call('aria2.removeDownloadResult', gid).catch(ignoreGone);
+      await this.api.storage.set(
+        HANDED_KEY,
+        handed.filter((h) => h.gid !== gid),
+      );
+      this.rows.delete(gid);
+    }
+    await this.refresh();
+    return action === 'run-here' ? entry.url : undefined;
+  }
+
+  /** What the popup shows: a message for the port. */
+  message(): PortMessage {
+    return { type: 'aria2', rows: [...this.rows.values()], ...(this.trouble ? { trouble: this.trouble } : {}) };
+  }
+
+  /** Pages that show the rows: with one or more open, the rows are read again every ARIA2_REFRESH_MS. */
+  viewers(count: number): void {
+    if (count > 0 && this.timer === undefined) {
+      void this.refresh();
+      this.timer = setInterval(() => void this.refresh(), ARIA2_REFRESH_MS);
+    } else if (count === 0 && this.timer !== undefined) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      // With no page to show them, only aria2's own notices (WebSocket) keep the rows current.
+      if (!this.connection?.client.usesWebSocket) this.disconnect();
+    }
+  }
+
+  /** Reads every handed download's status from aria2 and posts the rows. */
+  async refresh(): Promise<void> {
+    const handed = await this.handed();
+    if (handed.length === 0 || !this.configured) {
+      if (this.rows.size > 0 || this.trouble) (this.rows.clear(), (this.trouble = undefined), this.broadcast(this.message()));
+      return;
+    }
+    try {
+      const statuses = await Promise.all(
+        handed.map((h) =>
+          this.call<Aria2Status>('aria2.tellStatus', h.gid, STATUS_KEYS).catch((error: unknown) => {
+            if (error instanceof Aria2Failure && error.kind === 'refused') return undefined; // aria2 forgot it (restarted)
+            throw error;
+          }),
+        ),
+      );
+      this.trouble = undefined;
+      handed.forEach((h, i) => {
+        const status = statuses[i];
+        const row: Aria2Row = status
+          ? aria2Row(status)
+          : { gid: h.gid, state: 'removed', name: h.name, url: h.url, totalBytes: 0, doneBytes: 0, bytesPerSecond: 0 };
+        this.rows.set(h.gid, { ...row, url: row.url || h.url, name: row.name === h.gid ? h.name || h.gid : row.name });
+      });
+    } catch (error) {
+      this.trouble = troubleOf(error);
+      for (const h of handed)
+        if (!this.rows.has(h.gid))
+          this.rows.set(h.gid, {
+            gid: h.gid,
+            state: 'waiting',
+            name: h.name || h.gid,
+            url: h.url,
+            totalBytes: 0,
+            doneBytes: 0,
+            bytesPerSecond: 0,
+          });
+    }
+    this.broadcast(this.message());
+  }
+
+  private async call<T>(method: string, ...params: unknown[]): Promise<T> {
+    try {
+      return await this.client().call<T>(method, ...params);
+    } catch (error) {
+      throw error instanceof Aria2Unavailable ? error : new Aria2Unavailable(troubleOf(error));
+    }
+  }
+
+  /** The client for the endpoint in the settings, made again when they change. */
+  private client(): Aria2Client {
+    const { aria2Url, aria2Secret, aria2PlainConfirmed } = this.settings();
+    if (aria2Url.trim() === '') throw new Aria2Unavailable('no-endpoint');
+    const verdict = judgeEndpoint(aria2Url, aria2PlainConfirmed);
+    if (!verdict.ok) throw new Aria2Unavailable('endpoint-refused');
+    const key = `${verdict.url}\n${aria2Secret}`;
+    if (this.connection?.key !== key) {
+      this.disconnect();
+      const client = new Aria2Client({ url: verdict.url, secret: aria2Secret }, () => void this.refresh());
+      this.connection = { key, client };
+    }
+    return this.connection.client;
+  }
+
+  private disconnect(): void {
+    this.connection?.client.close();
+    this.connection = undefined;
+  }
+
+  private async handed(): Promise<Handed[]> {
+    const stored = await this.api.storage.get(HANDED_KEY);
+    return Array.isArray(stored) ? (stored as Handed[]).filter((h) => typeof h?.gid === 'string' && typeof h.url === 'string') : [];
+  }
+}
+
+function troubleOf(error: unknown): Aria2Trouble {
+  if (error instanceof Aria2Unavailable) return error.trouble;
+  if (error instanceof Aria2Failure) return error.kind;
+  return 'other';
+}
+
+/** aria2 answers "GID … is not found" for a download it no longer has: nothing is left to remove. */
+function ignoreGone(error: unknown): void {
+  if (error instanceof Aria2Unavailable && error.trouble === 'refused') return;
+  throw error;
+}
