@@ -36,7 +36,7 @@ describe('applyPortMessage', () => {
     model = applyPortMessage(model, { type: 'removed', id: 'old' });
     model = applyPortMessage(model, { type: 'notice', notice });
     model = applyPortMessage(model, { type: 'notice', notice });
-    expect(model).toEqual({ jobs: [], notices: [notice] });
+    expect(model).toEqual({ ...EMPTY_MODEL, notices: [notice] });
   });
 });
 

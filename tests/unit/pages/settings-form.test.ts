@@ -22,7 +22,37 @@ describe('settingsToForm / formToSettings', () => {
       notifyFailed: true,
       notifyCompleted: false,
       saveWhileDownloading: false,
+      aria2Url: '',
+      aria2Secret: '',
+      aria2PlainConfirmed: false,
+      aria2MinMb: '',
+      aria2Sites: '',
     });
+  });
+
+  it('reads the aria2 hand-off: its address, token, rules, and refuses a plain address elsewhere unless confirmed', () => {
+    const form = {
+      ...settingsToForm(defaults()),
+      aria2Url: ' http://nas.example:6800/jsonrpc ',
+      aria2Secret: 's3cret',
+      aria2MinMb: '1024',
+      aria2Sites: 'releases.example\n',
+    };
+    const refused = formToSettings(form);
+    expect(refused.errors.map((e) => e.field)).toEqual(['aria2Url']);
+    expect(errorLine(refused.errors[0]!)).toMatch(/nas\.example.*https:\/\/ or wss:\/\//);
+    const confirmed = formToSettings({ ...form, aria2PlainConfirmed: true });
+    expect(confirmed.errors).toEqual([]);
+    expect(confirmed.settings).toMatchObject({
+      aria2Url: 'http://nas.example:6800/jsonrpc',
+      aria2Secret: 's3cret',
+      aria2PlainConfirmed: true,
+      aria2MinBytes: 1024 * 2 ** 20,
+      aria2Sites: ['releases.example'],
+    });
+    expect(settingsToForm(confirmed.settings).aria2MinMb).toBe('1024');
+    expect(formToSettings({ ...form, aria2Url: 'ftp://127.0.0.1/' }).errors[0]?.field).toBe('aria2Url');
+    expect(formToSettings({ ...form, aria2Url: 'http://127.0.0.1:6800/jsonrpc' }).errors).toEqual([]);
   });
 
   it('round-trips every field', () => {
