@@ -62,6 +62,7 @@
  * element's range requests instead (per page, from the request's client).
  */
 import type { FailureFacts } from './engine/errors';
+import type { DropReason, StoredNotice } from './engine/notice';
 import type { RelinkMismatch } from './engine/relink';
 import type { MirrorRule, Settings, SettingsError } from './settings/schema';
 
@@ -95,8 +96,8 @@ export interface MirrorContribution {
   bytes: number;
   /** Bytes/s over the last few seconds. */
   rate: number;
-  /** Dropped sources say why, in plain words ("served different bytes"). */
-  dropped?: string;
+  /** Dropped sources say why, as data the pages put in words. */
+  dropped?: DropReason;
   /** Connections to it now, while the job runs, and why that many (the connection count's reason). */
   connections?: number;
   connectionsWhy?: string;
@@ -128,8 +129,8 @@ export interface JobView {
   errorCode?: string;
   /** What `error` says, as data the pages put in the user's language (`code` is `errorCode`). */
   failure?: JobFailure;
-  /** Things that happened without stopping the job, oldest first. */
-  notices: string[];
+  /** Things that happened without stopping the job, oldest first, as data (an older version's: English strings). */
+  notices: StoredNotice[];
   /** One entry per source; empty before the first byte, one entry for a single URL. */
   mirrors: MirrorContribution[];
   /**

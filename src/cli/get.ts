@@ -1,7 +1,17 @@
 import { lstatSync } from 'node:fs';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { countryOfLocale, DownloadJob, formatBytes, RateLimiter, rangesLength, sanitizeFilename, type JobSnapshot } from '../engine';
+import {
+  countryOfLocale,
+  DownloadJob,
+  englishDrop,
+  englishNotice,
+  formatBytes,
+  RateLimiter,
+  rangesLength,
+  sanitizeFilename,
+  type JobSnapshot,
+} from '../engine';
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
 import { claimMetalinkFolder, numberedName } from './metalink-folder';
@@ -101,7 +111,7 @@ async function download(command: GetCommand, target: Target, folder: string): Pr
   const started = Date.now();
   const show = progressPrinter(command);
   job.on('progress', show);
-  job.on('notice', (message) => log(command, `\nstitch: ${message}`));
+  job.on('notice', (notice) => log(command, `\nstitch: ${englishNotice(notice)}`));
   const stop = () => job.pause();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -190,7 +200,12 @@ async function writeStats(path: string, result: JobSnapshot, started: number): P
     bytesReceived: result.mirrors.reduce((sum, m) => sum + m.bytes, 0),
     requests: result.mirrors.reduce((sum, m) => sum + m.requests, 0),
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
-    mirrors: result.mirrors.map(({ url, bytes, requests, dropped }) => ({ url, bytes, requests, dropped })),
+    mirrors: result.mirrors.map(({ url, bytes, requests, dropped }) => ({
+      url,
+      bytes,
+      requests,
+      dropped: dropped && englishDrop(dropped),
+    })),
     error: result.error,
   };
   await writeFile(path, `${JSON.stringify(stats, null, 2)}\n`);

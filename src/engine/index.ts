@@ -22,6 +22,7 @@ export type { RemoteFile } from './remote-file';
 export type { Playback } from './scheduler/views';
 export { checkRelink, type RelinkVerdict } from './relink';
 export type { MirrorReport } from './scheduler/mirror-state';
+export { englishDrop, englishNotice, type DropReason, type JobNotice, type StoredNotice } from './notice';
 export { RateLimiter } from './rate-limiter';
 export { isQuotaError, type DownloadStore, type JobStateRecord } from './store';
 export { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, removeRange, type ByteRange } from './ranges';

@@ -3,6 +3,7 @@ import type { JobStateRecord } from './store';
 import type { HexDigest, PieceHashes } from './integrity/expected';
 import type { RemoteFile } from './remote-file';
 import type { SourceHint } from './sources/hrw';
+import { isStoredNotice, type StoredNotice } from './notice';
 import { MAX_SOURCES } from './options';
 
 /** What the file must hash to, known before the download (Metalink, or given by the user). */
@@ -37,7 +38,7 @@ export interface JobState {
   /** Why the job failed or paused itself: in plain words, and as data for the pages' words. */
   error?: JobError;
   /** Things the user should know that did not stop the job. */
-  notices: string[];
+  notices: StoredNotice[];
   createdAt: number;
   updatedAt: number;
 }
@@ -57,7 +58,8 @@ export function parseJobState(record: JobStateRecord | undefined): JobState | un
     mirrors: Array.isArray(mirrors) ? mirrors.filter((m): m is string => typeof m === 'string').slice(0, MAX_SOURCES - 1) : [],
     hints: parseHints(record.hints),
     restarts: typeof restarts === 'number' ? restarts : 0,
-    notices: Array.isArray(notices) ? notices.filter((n): n is string => typeof n === 'string') : [],
+    // An older version's notices are English strings: kept, and shown as they are.
+    notices: Array.isArray(notices) ? notices.filter(isStoredNotice) : [],
     createdAt: typeof createdAt === 'number' ? createdAt : 0,
     updatedAt: typeof updatedAt === 'number' ? updatedAt : 0,
   };

@@ -8,6 +8,7 @@ import { PrefixHasher } from './integrity/prefix-hasher';
 import { reverifySegments } from './integrity/reverify';
 import { ifRangeValidator } from './remote-file';
 import { jobOptions, MAX_SOURCES, type EngineOptions, type RequestContext } from './options';
+import { englishRestart, type JobNotice, type RestartCause, type StoredNotice } from './notice';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
 import { MirrorScheduler } from './scheduler/scheduler';
@@ -32,7 +33,7 @@ export interface JobSnapshot {
   /** Seconds left at the current rate, when size and rate are known. */
   etaSeconds?: number;
   error?: JobError;
-  notices: string[];
+  notices: StoredNotice[];
   /** Every source's share and health (the primary first). */
   mirrors: MirrorReport[];
 }
@@ -40,7 +41,7 @@ export interface JobSnapshot {
 interface JobEvents extends Record<string, unknown> {
   progress: JobSnapshot;
   status: JobSnapshot;
-  notice: string;
+  notice: JobNotice;
   /** Bytes [start, end) were stored: listeners read them instead of polling the store. */
   stored: ByteRange;
   /** Stored bytes [start, end) were forgotten (a failed hash, a lying mirror, a restart). */
@@ -342,10 +343,10 @@ export class DownloadJob extends Emitter<JobEvents> {
     const segments = this.scheduler?.mirrorSegments() ?? [];
     if (segments.length === 0) return false;
     const { url, file } = this.jobState;
-    this.notice(`the file did not match its digest; re-checking the ${segments.length} ranges mirrors sent against ${url}`);
+    this.notice({ kind: 'reverifying', ranges: segments.length, url });
     const primary = { url, validator: file && ifRangeValidator(file) };
     const liars = await reverifySegments({ store: this.store, jobId: this.id, primary, options: this.options, signal }, segments);
-    for (const liar of liars) this.notice(`mirror ${liar} sent bytes that differ from ${url}; they were replaced and it was dropped`);
+    for (const liar of liars) this.notice({ kind: 'replaced', mirror: liar, url });
     this.jobState = { ...this.jobState, mirrors: this.jobState.mirrors.filter((m) => !liars.has(m)) };
     await this.persist();
     return liars.size > 0;
@@ -404,18 +405,18 @@ export class DownloadJob extends Emitter<JobEvents> {
         await this.persist();
         this.emitProgress(true);
       },
-      restart: async (detail: string, code: 'changed' | 'no-ranges') => {
+      restart: async (cause: RestartCause, code: 'changed' | 'no-ranges') => {
         if (this.jobState.restarts >= this.options.maxRestarts) {
-          throw new DownloadError(code, `${detail}; gave up after restarting from zero ${this.jobState.restarts} times`);
+          throw new DownloadError(code, `${englishRestart(cause)}; gave up after restarting from zero ${this.jobState.restarts} times`);
         }
         await this.store.clearBytes(this.id);
         this.hasher?.reset();
         this.emit('discarded', { start: 0, end: Number.MAX_SAFE_INTEGER });
         this.receivedBytes = 0;
         this.jobState = { ...this.jobState, file: undefined, restarts: this.jobState.restarts + 1 };
-        this.notice(`${detail}; restarted from zero`);
+        this.notice({ kind: 'restarted', cause });
       },
-      notice: (message: string) => this.notice(message),
+      notice: (notice: JobNotice) => this.notice(notice),
       received: (bytes: number) => {
         this.receivedBytes += bytes;
         this.meter.add(bytes);
@@ -424,10 +425,10 @@ export class DownloadJob extends Emitter<JobEvents> {
     };
   }
 
-  private notice(message: string): void {
-    this.jobState = { ...this.jobState, notices: [...this.jobState.notices, message].slice(-20) };
+  private notice(notice: JobNotice): void {
+    this.jobState = { ...this.jobState, notices: [...this.jobState.notices, notice].slice(-20) };
     void this.persist();
-    this.emit('notice', message);
+    this.emit('notice', notice);
   }
 
   private emitProgress(force: boolean): void {

@@ -1,4 +1,5 @@
 import type { HexDigest } from './integrity/expected';
+import type { FileChange } from './notice';
 
 /** What the job knows about the file on the server; learned from the first response. */
 export interface RemoteFile {
@@ -20,13 +21,13 @@ export interface RemoteFile {
 export function fileChange(
   known: Pick<RemoteFile, 'size' | 'etag' | 'lastModified'>,
   next: { size?: number; etag?: string; lastModified?: string },
-): string | undefined {
-  if (known.etag && next.etag && known.etag !== next.etag) return `its ETag changed from ${known.etag} to ${next.etag}`;
+): FileChange | undefined {
+  if (known.etag && next.etag && known.etag !== next.etag) return { what: 'etag', from: known.etag, to: next.etag };
   if (known.lastModified && next.lastModified && known.lastModified !== next.lastModified) {
-    return `its Last-Modified date changed from ${known.lastModified} to ${next.lastModified}`;
+    return { what: 'last-modified', from: known.lastModified, to: next.lastModified };
   }
   if (known.size !== undefined && next.size !== undefined && known.size !== next.size) {
-    return `its size changed from ${known.size} to ${next.size} bytes`;
+    return { what: 'size', from: known.size, to: next.size };
   }
   return undefined;
 }

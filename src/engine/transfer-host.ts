@@ -6,6 +6,7 @@ import { MirrorProblem } from './scheduler/outcomes';
 import { formatBytes } from './format-bytes';
 import { filenameFromUrl, sanitizeFilename } from './http/headers';
 import type { ResponseFacts } from './http/response-facts';
+import type { JobNotice, RestartCause } from './notice';
 import type { EngineOptions } from './options';
 import type { RemoteFile } from './remote-file';
 import type { ExpectedIntegrity } from './job-state';
@@ -25,8 +26,8 @@ export interface TransferHost {
   /** Persists what was learned about the file. */
   setFile(file: RemoteFile | undefined): Promise<void>;
   /** Forgets stored bytes and file facts; throws `code` when the job has restarted too often. */
-  restart(detail: string, code: 'changed' | 'no-ranges'): Promise<void>;
-  notice(message: string): void;
+  restart(cause: RestartCause, code: 'changed' | 'no-ranges'): Promise<void>;
+  notice(notice: JobNotice): void;
   /** Body bytes received (for the rate), before they are stored. */
   received(bytes: number): void;
   /** Bytes [start, end) are stored: a write resolved and survives the process dying. */

@@ -3,6 +3,7 @@ import { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, type By
 import { BlockWriter } from './block-writer';
 import { DownloadError } from './errors';
 import { formatBytes } from './format-bytes';
+import { englishRestart, type RestartCause } from './notice';
 import { checkResponse, type Ask } from './http/response-check';
 import { openExchange, receiveBody, type Exchange } from './http/exchange';
 import { RefusedResponse } from './http/fetch-port';
@@ -27,7 +28,7 @@ export async function transferFromSource(host: TransferHost, signal: AbortSignal
     if (!ask) return;
     if (!ask.ranged && stored.length > 0) {
       // The last transfer broke and the server cannot resume it.
-      await restartOrFail(host, 'the connection broke and the server cannot resume', true, rangesLength(stored));
+      await restartOrFail(host, { kind: 'broke-no-resume' }, true, rangesLength(stored));
       continue;
     }
     const attempt = await attemptOnce(host, ask, rangesLength(stored), signal);
@@ -108,7 +109,7 @@ async function acceptResponse(
       throw verdict.error;
     case 'restart': {
       const rangesWork = verdict.reason === 'changed';
-      await restartOrFail(host, verdict.detail, !rangesWork, storedBytes, facts.contentLength);
+      await restartOrFail(host, verdict.cause, !rangesWork, storedBytes, facts.contentLength);
       const size = facts.identityEncoding && facts.status === 200 ? facts.contentLength : undefined;
       // After a change, a 416 or 206 says little about the new file: learn it afresh.
       if (!rangesWork || verdict.bodyFromZero) {
@@ -133,7 +134,7 @@ async function acceptResponse(
  */
 async function restartOrFail(
   host: TransferHost,
-  detail: string,
+  cause: RestartCause,
   rangesBroken: boolean,
   storedBytes: number,
   announcedSize?: number,
@@ -142,7 +143,7 @@ async function restartOrFail(
   const cost = size ?? storedBytes;
   if (rangesBroken && storedBytes > 0 && cost > host.options.maxRestartBytes) {
     const what = size === undefined ? `after ${formatBytes(storedBytes)} of a file of unknown size` : `at ${formatBytes(size)}`;
-    throw new DownloadError('no-ranges', `${detail}; ${what} the file is too large to download again from the start`);
+    throw new DownloadError('no-ranges', `${englishRestart(cause)}; ${what} the file is too large to download again from the start`);
   }
-  await host.restart(detail, rangesBroken ? 'no-ranges' : 'changed');
+  await host.restart(cause, rangesBroken ? 'no-ranges' : 'changed');
 }

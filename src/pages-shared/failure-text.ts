@@ -1,11 +1,14 @@
 /**
- * What went wrong with a download, in the user's language: the engine reports failures as data
- * (its code, the HTTP status, how a connection failed, the attempts), and these are the only
- * words the popup, the player and the notifications say about them.
+ * What went wrong with a download, in the user's language: the engine reports failures and
+ * notices (a mirror dropped, a restart from zero) as data (its code, the HTTP status, how a
+ * connection failed, the attempts, the sizes and hosts), and these are the only words the popup,
+ * the player and the notifications say about them.
  */
 import type { FailureFacts } from '../engine/errors';
+import type { DropReason, RestartCause, StoredNotice } from '../engine/notice';
 import type { JobFailure, JobView } from '../messages';
-import { formatCount, plural, t, type MessageKey } from './i18n';
+import { formatSize, sizesApart } from './format';
+import { formatCount, plural, sentence, t, type MessageKey } from './i18n';
 
 const BY_CODE: Record<string, MessageKey> = {
   redirect: 'failRedirect',
@@ -61,4 +64,91 @@ export function failureText(failure: JobFailure | undefined): string {
 export function retryingText(retrying: NonNullable<JobView['retrying']>): string {
   const attempt = t('retryAttempt', formatCount(retrying.attempts), formatCount(retrying.maxAttempts));
   return `${causeText(retrying.failure)} ${attempt}`;
+}
+
+/** Why the stored bytes could not be continued. */
+export function restartText(cause: RestartCause): string {
+  switch (cause.kind) {
+    case 'changed': {
+      const { change } = cause;
+      if (change.what === 'size') return t('whyChangedSize', ...sizesApart(change.from, change.to));
+      return t(change.what === 'etag' ? 'whyChangedEtag' : 'whyChangedDate');
+    }
+    case 'past-end':
+      return t('whyPastEnd');
+    case 'ranges-ignored':
+      return t('whyRangesIgnored');
+    case 'no-resume':
+      return t('whyNoResume');
+    case 'broke-no-resume':
+      return t('whyBrokeNoResume');
+    case 'encoding':
+      return t('whyEncoding', cause.encoding);
+    case 'sizes-differ':
+      return t('whySizesDiffer', ...sizesApart(cause.mirrors, cause.primary));
+  }
+}
+
+/** Why Stitch stopped using a source, or never used it. */
+export function dropText(why: DropReason): string {
+  switch (why.kind) {
+    case 'other-size':
+      if (why.size === undefined) return t('whyOtherSizeUnknown', formatSize(why.expected));
+      return t('whyOtherSize', ...sizesApart(why.size, why.expected));
+    case 'other-bytes':
+      return t('whyOtherBytes', shortenUrls(why.primary), formatCount(why.at));
+    case 'restart':
+      return restartText(why.cause);
+    case 'other-digest':
+      return t('whyOtherDigest');
+    case 'bad-piece':
+      return t('whyBadPiece', formatCount(why.piece));
+    case 'plain-http':
+      return t('whyPlainHttp');
+    case 'retry-later': {
+      const later = t('whyRetryLater', formatCount(why.seconds));
+      return why.status === undefined ? later : `${causeText({ code: 'http-status', status: why.status })} ${later}`;
+    }
+    case 'failed':
+      return failureText(why.failure);
+  }
+}
+
+/**
+ * A job's notice as a sentence; an older version's notice (an English string) is shown as it
+ * is, as are the background's page-wide notices (already in the user's language): addresses
+ * shortened to their host (the full URL is one Copy URL away), made a sentence.
+ */
+export function noticeText(notice: StoredNotice): string {
+  if (typeof notice === 'string') return sentence(shortenUrls(notice));
+  switch (notice.kind) {
+    case 'restarted':
+      return t('noticeRestarted', restartText(notice.cause));
+    case 'dropped':
+      return t(notice.primary ? 'noticeServerDropped' : 'noticeMirrorDropped', shortenUrls(notice.url), dropText(notice.why));
+    case 'not-used':
+      return t('noticeNotUsed', shortenUrls(notice.url), dropText(notice.why));
+    case 'sources-refused':
+      return t(notice.from === 'server' ? 'noticeServerSourcesRefused' : 'noticeMetalinkSourcesRefused', formatCount(notice.count));
+    case 'metalink-unread':
+      return t('noticeMetalinkUnread');
+    case 'more-mirrors': {
+      const named = t(notice.from === 'server' ? 'noticeServerMirrors' : 'noticeMetalinkMirrors', formatCount(notice.count));
+      if (notice.kept >= notice.count) return named;
+      return `${named} ${t('noticeMirrorsKept', formatCount(notice.kept), formatCount(notice.max))}`;
+    }
+    case 'piece-failed':
+      return t('noticePieceFailed', formatCount(notice.piece));
+    case 'pieces-misfit':
+      return t('noticePiecesMisfit');
+    case 'reverifying':
+      return t('noticeReverifying', shortenUrls(notice.url), formatCount(notice.ranges));
+    case 'replaced':
+      return t('noticeReplaced', shortenUrls(notice.mirror), shortenUrls(notice.url));
+  }
+}
+
+/** `https://mirror.example.org:8080/pub/file.iso` → `mirror.example.org:8080`, inside any text. */
+export function shortenUrls(text: string): string {
+  return text.replace(/\bhttps?:\/\/([^/\s]+)[^\s,;)]*/g, '$1');
 }

@@ -6,7 +6,7 @@
  * (The CLI and the engine's own messages keep the engine's decimal `formatBytes`.)
  */
 import { scaleBytes } from '../engine/pages';
-import { numberFormat } from './i18n';
+import { formatCount, numberFormat, t } from './i18n';
 
 export const KB = 1024;
 export const MB = 1024 * KB;
@@ -54,4 +54,10 @@ export function formatPercent(received: number, size: number | undefined): strin
   if (size === undefined || size <= 0) return '';
   const percent = received < size ? Math.min(99, Math.floor((received / size) * 100)) : 100;
   return numberFormat({ style: 'percent' }).format(percent / 100);
+}
+
+/** Two sizes as they differ: in MB (or KB…) when that shows it, else in bytes (4 MB and 4 MB would say nothing). */
+export function sizesApart(a: number, b: number): [string, string] {
+  const [shownA, shownB] = [formatSize(a), formatSize(b)];
+  return shownA === shownB ? [t('sizeInBytes', formatCount(a)), t('sizeInBytes', formatCount(b))] : [shownA, shownB];
 }

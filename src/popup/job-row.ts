@@ -2,9 +2,9 @@ import type { JobView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
 import { KB } from '../pages-shared/format';
-import { etaText, hostText, jobName, noticeText, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
+import { etaText, hostText, jobName, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
 import { MirrorBar } from './mirror-bar';
-import { failureText } from '../pages-shared/failure-text';
+import { failureText, noticeText } from '../pages-shared/failure-text';
 import { plural, sentence, t } from '../pages-shared/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */

@@ -1,8 +1,8 @@
 import type { RelinkMismatch } from '../engine/relink';
 import type { JobView } from '../messages';
-import { formatCount, sentence, t, uiLocale } from '../pages-shared/i18n';
+import { t, uiLocale } from '../pages-shared/i18n';
 import { retryingText } from '../pages-shared/failure-text';
-import { formatEta, formatPercent, formatRate, formatSize } from '../pages-shared/format';
+import { formatEta, formatPercent, formatRate, formatSize, sizesApart } from '../pages-shared/format';
 
 /** The state in words, for the row's badge (data-state carries the machine value). */
 export function stateLabel(job: JobView): string {
@@ -44,24 +44,6 @@ export function stateClass(job: JobView): string {
 /** Why a running job receives nothing, and when Stitch gives up; empty while all is well. */
 export function retryText(job: JobView): string {
   return job.retrying ? retryingText(job.retrying) : '';
-}
-
-/** `https://mirror.example.org:8080/pub/file.iso` → `mirror.example.org:8080`, inside any text. */
-export function shortenUrls(text: string): string {
-  return text.replace(/\bhttps?:\/\/([^/\s]+)[^\s,;)]*/g, '$1');
-}
-
-/**
- * An engine notice (English) in the popup's words: addresses shortened to their host (the full
- * URL is one Copy URL away), a full sentence, and for a dropped source, what Stitch did and that
- * the file is safe ("mirror <url> was dropped: <why>" is the engine's wording, mirror-set.ts).
- */
-export function noticeText(notice: string): string {
-  const short = shortenUrls(notice);
-  const dropped = /^(the server|mirror) (\S+) was dropped: (.+?)\.?$/i.exec(short);
-  if (dropped) return t(dropped[1]!.toLowerCase() === 'mirror' ? 'noticeMirrorDropped' : 'noticeServerDropped', dropped[2]!, dropped[3]!);
-  const text = sentence(short);
-  return /\bwas dropped\b/.test(text) ? `${text} ${t('droppedSuffix')}` : text;
 }
 
 /** Only a running job that receives bytes has a rate worth showing. */
@@ -126,10 +108,4 @@ export function relinkMismatchText(mismatch: RelinkMismatch): string {
     case 'bytes':
       return t('relinkOtherBytes', formatSize(mismatch.at));
   }
-}
-
-/** Two sizes as they differ: in MB (or KB…) when that shows it, else in bytes (4 MB and 4 MB would say nothing). */
-function sizesApart(a: number, b: number): [string, string] {
-  const [shownA, shownB] = [formatSize(a), formatSize(b)];
-  return shownA === shownB ? [t('sizeInBytes', formatCount(a)), t('sizeInBytes', formatCount(b))] : [shownA, shownB];
 }

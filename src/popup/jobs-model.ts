@@ -1,7 +1,7 @@
 import type { Aria2Row, Aria2Trouble, JobView, PortMessage, UiNotice } from '../messages';
-import { failureText } from '../pages-shared/failure-text';
+import { failureText, noticeText } from '../pages-shared/failure-text';
 import { t } from '../pages-shared/i18n';
-import { FINISHED_STATES, noticeText } from './job-text';
+import { FINISHED_STATES } from './job-text';
 
 /**
  * What the popup knows: the jobs (in list order, see listOrder), the page-wide notices (oldest first), and

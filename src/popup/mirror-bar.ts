@@ -1,8 +1,8 @@
 import type { MirrorContribution } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { formatPercent, formatRate, formatSize } from '../pages-shared/format';
+import { dropText } from '../pages-shared/failure-text';
 import { plural, t } from '../pages-shared/i18n';
-import { shortenUrls } from './job-text';
 
 /** How many distinct colours the bar cycles through (classes source-0 … source-7 in popup.css). */
 const COLOURS = 8;
@@ -29,7 +29,7 @@ export function segmentText(segment: MirrorSegment): string {
   const parts = [segment.host, formatSize(segment.bytes)];
   if (segment.percent > 0) parts.push(formatPercent(Math.round(segment.percent), 100));
   // Addresses by host only: the line must fit the popup (the full URL is in the tooltip).
-  if (segment.dropped) parts.push(t('sourceDropped', shortenUrls(segment.dropped)));
+  if (segment.dropped) parts.push(t('sourceDropped', dropText(segment.dropped)));
   else if (segment.rate > 0) parts.push(formatRate(segment.rate));
   if (!segment.dropped && segment.connections) parts.push(plural(segment.connections, 'connectionsOne', 'connectionsOther'));
   return parts.join(' · ');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DownloadJob, type EngineOptions, type ExpectedIntegrity, type JobSnapshot } from '../../src/engine';
+import { DownloadJob, englishNotice, type EngineOptions, type ExpectedIntegrity, type JobSnapshot } from '../../src/engine';
 import { FileStore } from '../../src/storage/file-store';
 
 /** Options that make tests fast: short stalls and backoff. */
@@ -36,7 +36,7 @@ export async function runEngine(
   const store = new FileStore(dir);
   const job = await DownloadJob.create(store, { id: 'job', url, mirrors, expected }, { ...FAST, ...options });
   const notices: string[] = [];
-  job.on('notice', (n) => notices.push(n));
+  job.on('notice', (n) => notices.push(englishNotice(n)));
   onJob?.(job, store);
   const result = await job.run();
   return {

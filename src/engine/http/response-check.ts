@@ -1,5 +1,6 @@
 import { DownloadError } from '../errors';
 import { fileChange, type RemoteFile } from '../remote-file';
+import type { RestartCause } from '../notice';
 import type { ResponseFacts } from './response-facts';
 
 /** What was asked: bytes [start, end) of the file, with or without a Range header. */
@@ -18,7 +19,7 @@ export type Verdict =
    * The stored bytes cannot be continued: the file changed, or ranges do not work.
    * `bodyFromZero` says whether this response's body is the whole file and can be used at once.
    */
-  | { kind: 'restart'; reason: 'changed' | 'no-ranges' | 'encoding'; detail: string; bodyFromZero: boolean }
+  | { kind: 'restart'; reason: 'changed' | 'no-ranges' | 'encoding'; cause: RestartCause; bodyFromZero: boolean }
   | { kind: 'retry'; error: DownloadError }
   | { kind: 'fatal'; error: DownloadError };
 
@@ -45,7 +46,7 @@ export function checkResponse(facts: ResponseFacts, ask: Ask, known: RemoteFile 
     return {
       kind: 'restart',
       reason: 'changed',
-      detail: 'the server says the requested bytes lie past the end of the file',
+      cause: { kind: 'past-end' },
       bodyFromZero: false,
     };
   }
@@ -62,11 +63,11 @@ function checkFull(facts: ResponseFacts, ask: Ask, known: RemoteFile | undefined
   const change = known && fileChange(known, { size, etag: facts.etag, lastModified: facts.lastModified });
   const wantedPart = ask.ranged && (ask.start > 0 || ask.end !== undefined);
   if (!hasStoredBytes && !wantedPart) return { kind: 'body', start: 0, end: size, size };
-  if (change) return { kind: 'restart', reason: 'changed', detail: `the file changed on the server (${change})`, bodyFromZero: true };
+  if (change) return { kind: 'restart', reason: 'changed', cause: { kind: 'changed', change }, bodyFromZero: true };
   return {
     kind: 'restart',
     reason: 'no-ranges',
-    detail: ask.ranged ? 'the server ignored the range request and sent the whole file' : 'the server does not support resuming',
+    cause: { kind: ask.ranged ? 'ranges-ignored' : 'no-resume' },
     bodyFromZero: true,
   };
 }
@@ -79,12 +80,12 @@ function checkPartial(facts: ResponseFacts, ask: Ask, known: RemoteFile | undefi
     return {
       kind: 'restart',
       reason: 'encoding',
-      detail: `the server compressed a partial response (${facts.encoding})`,
+      cause: { kind: 'encoding', encoding: facts.encoding ?? '' },
       bodyFromZero: false,
     };
   }
   const change = known && fileChange(known, { size: range.total, etag: facts.etag, lastModified: facts.lastModified });
-  if (change) return { kind: 'restart', reason: 'changed', detail: `the file changed on the server (${change})`, bodyFromZero: false };
+  if (change) return { kind: 'restart', reason: 'changed', cause: { kind: 'changed', change }, bodyFromZero: false };
   const asked = `bytes ${ask.start}–${ask.end === undefined ? 'end' : ask.end - 1}`;
   const sent = `bytes ${range.start}–${range.end - 1}`;
   if (range.start !== ask.start || (ask.end !== undefined && range.end > ask.end)) {

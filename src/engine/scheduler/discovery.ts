@@ -76,9 +76,9 @@ export class Discovery {
     });
     if (!host.file && mirror.isPrimary && verdict.size !== undefined) {
       if (this.plan && this.plan.size !== verdict.size) {
-        const reason = `it serves a file of ${this.plan.size} bytes, not ${verdict.size}`;
-        for (const m of sources.mirrors) if (m.phase === 'tentative') sources.excluded.set(m.url, reason);
-        throw new RestartAll(`the mirrors that answered first serve a file of ${this.plan.size} bytes, the primary one of ${verdict.size}`);
+        const why = { kind: 'other-size', size: this.plan.size, expected: verdict.size } as const;
+        for (const m of sources.mirrors) if (m.phase === 'tentative') sources.excluded.set(m.url, why);
+        throw new RestartAll({ kind: 'sizes-differ', mirrors: this.plan.size, primary: verdict.size });
       }
       await host.setFile(describeFile(host, facts, verdict.size, true));
       if (!this.plan) await this.startPlan(verdict.size);
@@ -91,7 +91,7 @@ export class Discovery {
       mirror.etag = facts.etag;
       mirror.lastModified = facts.lastModified;
       if (hexDigestsContradict(toHexDigests(facts.digests, mirror.url), host.knownDigests())) {
-        throw new MirrorProblem('it announces a different digest for the file', 'verify');
+        throw new MirrorProblem({ kind: 'other-digest' }, 'verify');
       }
     }
     return verdict;
@@ -111,7 +111,7 @@ export class Discovery {
     const total = facts.contentRange?.kind === 'bytes' ? facts.contentRange.total : undefined;
     const copy = { size, etag: mirror.etag, lastModified: mirror.lastModified };
     const change = fileChange(copy, { size: total, etag: facts.etag, lastModified: facts.lastModified });
-    if (change) throw new MirrorProblem(`its copy changed between two requests (${change})`);
+    if (change) throw new MirrorProblem({ kind: 'restart', cause: { kind: 'changed', change } });
   }
 
   /**

@@ -1,6 +1,7 @@
 import { DownloadError, type DownloadErrorCode } from '../errors';
 import { StallError } from '../http/exchange';
 import { RefusedResponse } from '../http/fetch-port';
+import type { DropReason } from '../notice';
 import { isQuotaError } from '../store';
 import { describe } from '../transfer-host';
 import { FallbackToStream, LOST, MirrorProblem, RestartAll, YIELDED } from './outcomes';
@@ -12,7 +13,7 @@ export type FailureVerdict =
   /** The whole run ends with `error` (restart, fallback, full disk, fatal). */
   | { kind: 'fail'; error: unknown }
   /** This mirror is dropped; the download goes on with the others. `status`: what the server answered, if it did. */
-  | { kind: 'drop'; reason: string; code: DownloadErrorCode; status?: number }
+  | { kind: 'drop'; why: DropReason; code: DownloadErrorCode; status?: number }
   /** Broken mid-body: the rest is requested again at once; a stalling mirror is benched. */
   | { kind: 'resume'; stalled: boolean }
   /**
@@ -34,20 +35,16 @@ export function judgeFailure(
   if (error === LOST || error === YIELDED) return { kind: 'ignore' };
   if (error instanceof RestartAll || error instanceof FallbackToStream) return { kind: 'fail', error };
   if (isQuotaError(error)) return { kind: 'fail', error: storageFull() };
-  if (error instanceof MirrorProblem) return { kind: 'drop', reason: error.message, code: error.code };
+  if (error instanceof MirrorProblem) return { kind: 'drop', why: error.why, code: error.code };
   // Asking again gets the same answer: the mirror is given up at once, its stored bytes kept.
-  if (error instanceof RefusedResponse) return { kind: 'drop', reason: describe(error), code: 'protocol' };
+  if (error instanceof RefusedResponse)
+    return { kind: 'drop', why: { kind: 'failed', failure: { code: 'protocol' }, message: describe(error) }, code: 'protocol' };
   if (error instanceof DownloadError && !error.retryable) return { kind: 'fail', error };
   if (progressed) return { kind: 'resume', stalled: error instanceof StallError };
   const retryAfterMs = error instanceof DownloadError ? error.retryAfterMs : undefined;
   const status = error instanceof DownloadError ? error.status : undefined;
   if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
-    return {
-      kind: 'drop',
-      reason: `${describe(error)}, and asked to retry only after ${Math.round(retryAfterMs / 1000)} s`,
-      code: 'http-status',
-      status,
-    };
+    return { kind: 'drop', why: { kind: 'retry-later', seconds: Math.round(retryAfterMs / 1000), status }, code: 'http-status', status };
   }
   return status === undefined ? { kind: 'retry', retryAfterMs } : { kind: 'retry', retryAfterMs, status };
 }

@@ -2,6 +2,7 @@ import { DownloadError } from '../errors';
 import type { ResponseFacts } from '../http/response-facts';
 import { plainHttpRefusal } from '../http/request-trust';
 import { advertisedSources, fetchMetalink, fromMetalinkFile } from '../sources/advertised';
+import { englishDrop, type DropReason } from '../notice';
 import { MAX_SOURCES } from '../options';
 import { describe, failureFacts, gaveUp } from '../transfer-host';
 import type { SourceHint } from '../sources/hrw';
@@ -32,7 +33,7 @@ export class MirrorSet {
   reference = new Reference();
   provenance = new Provenance();
   /** Mirrors found to serve another file; they stay out across restarts. */
-  readonly excluded = new Map<string, string>();
+  readonly excluded = new Map<string, DropReason>();
   private lastReportAt = 0;
   /** Requests waiting for their mirror to be checked (guessed first blocks). */
   private checkWaiters: Array<{ mirror: MirrorState; resolve: () => void }> = [];
@@ -49,10 +50,10 @@ export class MirrorSet {
     const covered = this.covered();
     for (const mirror of this.mirrors) {
       const excluded = this.excluded.get(mirror.url);
-      const plainHttp = covered || excluded ? undefined : plainHttpRefusal(mirror.url, this.host.url);
-      if (plainHttp) this.host.notice(`mirror ${mirror.url} is not used: ${plainHttp}`);
-      const reason = excluded ?? plainHttp;
-      if (reason) mirror.drop(reason);
+      const plainHttp = !covered && !excluded && plainHttpRefusal(mirror.url, this.host.url) !== undefined;
+      if (plainHttp) this.host.notice({ kind: 'not-used', url: mirror.url, why: { kind: 'plain-http' } });
+      const why: DropReason | undefined = excluded ?? (plainHttp ? { kind: 'plain-http' } : undefined);
+      if (why) mirror.drop(why);
     }
     this.reference = new Reference();
     this.provenance = new Provenance();
@@ -88,13 +89,14 @@ export class MirrorSet {
     if (!probe || !reference) return;
     mirror.probe = undefined;
     if (probe.size !== this.reference.size) {
-      const reason = `it serves a file of ${probe.size ?? 'unknown'} bytes, not ${this.reference.size}`;
-      return this.drop(mirror, reason, new DownloadError('bad-length', reason));
+      // The reference is ready only once its size is known.
+      const why: DropReason = { kind: 'other-size', size: probe.size, expected: this.reference.size! };
+      return this.drop(mirror, why, new DownloadError('bad-length', englishDrop(why)));
     }
     const difference = firstDifference(probe.bytes, reference);
     if (difference !== undefined) {
-      const reason = `it serves different bytes than ${this.primary.url} (first difference at byte ${difference})`;
-      return this.drop(mirror, reason, new DownloadError('bad-range', reason));
+      const why: DropReason = { kind: 'other-bytes', at: difference, primary: this.primary.url };
+      return this.drop(mirror, why, new DownloadError('bad-range', englishDrop(why)));
     }
     this.admit(mirror, 'active');
   }
@@ -138,11 +140,11 @@ export class MirrorSet {
   }
 
   /** Stops using a mirror, forgetting what it stored on trust. */
-  drop(mirror: MirrorState, reason: string, error: DownloadError): void {
+  drop(mirror: MirrorState, why: DropReason, error: DownloadError): void {
     if (mirror.phase === 'dropped') return;
-    mirror.drop(reason);
+    mirror.drop(why);
     if (mirror.untrusted) for (const r of this.provenance.takeFrom(mirror)) this.events.discard(r.start, r.end);
-    if (this.mirrors.length > 1) this.host.notice(`${mirror.isPrimary ? 'the server' : 'mirror'} ${mirror.url} was dropped: ${reason}`);
+    if (this.mirrors.length > 1) this.host.notice({ kind: 'dropped', url: mirror.url, primary: mirror.isPrimary, why });
     this.report(true);
     this.events.dropped(mirror, error);
   }
@@ -171,7 +173,7 @@ export class MirrorSet {
     mirror.failed(options.retryBaseMs, options.retryMaxMs, retryAfterMs);
     if (mirror.failuresInARow >= options.maxAttemptsWithoutProgress) {
       const given = gaveUp(mirror.failuresInARow, error);
-      return this.drop(mirror, given.message, given);
+      return this.drop(mirror, { kind: 'failed', failure: given.facts, message: given.message }, given);
     }
     // Reported at once: the pages show each attempt as it fails, and when Stitch will give up.
     this.report(true);
@@ -181,16 +183,16 @@ export class MirrorSet {
   exhausted(error: DownloadError): DownloadError | undefined {
     if (this.mirrors.some((m) => m.phase === 'active')) return undefined;
     if (this.mirrors.length === 1) return error;
-    const reasons = this.mirrors.map((m) => `${m.url}: ${m.dropReason ?? 'not checked yet'}`).join('; ');
+    const reasons = this.mirrors.map((m) => `${m.url}: ${m.dropReason ? englishDrop(m.dropReason) : 'not checked yet'}`).join('; ');
     return new DownloadError(error.code, `no usable source is left (${reasons})`, false, undefined, error.status, error.more);
   }
 
   /** Adds the mirrors the primary advertises, and reads any Metalink file it points to. */
   async followAdvertised(facts: ResponseFacts, url: string): Promise<void> {
     const advertised = advertisedSources(facts, facts.link ?? null, url);
-    if (advertised.refused.length > 0)
-      this.host.notice(`ignored ${advertised.refused.length} advertised source(s): ${advertised.refused[0]}`);
-    if (advertised.mirrors.length > 0) await this.add(advertised.mirrors, 'the server', advertised.hints);
+    const [first] = advertised.refused;
+    if (first) this.host.notice({ kind: 'sources-refused', from: 'server', count: advertised.refused.length, first });
+    if (advertised.mirrors.length > 0) await this.add(advertised.mirrors, 'server', advertised.hints);
     for (const metalink of advertised.metalinks) {
       fetchMetalink(metalink, this.host.options.fetch, this.signal)
         .then(async (files) => {
@@ -199,12 +201,12 @@ export class MirrorSet {
           if (!file) throw new Error(`the Metalink file ${metalink} does not describe ${name}`);
           const trust = { primaryUrl: url, covered: this.covered() };
           const { urls, hints, expected, refused } = fromMetalinkFile(file, `the Metalink file ${metalink}`, trust);
-          if (refused.length > 0) this.host.notice(`ignored ${refused.length} of the Metalink file's URL(s): ${refused[0]}`);
+          if (refused[0]) this.host.notice({ kind: 'sources-refused', from: 'metalink', count: refused.length, first: refused[0] });
           await this.host.addExpected(expected);
-          await this.add(urls, 'the Metalink file', hints);
+          await this.add(urls, 'metalink', hints);
         })
         .catch((error: unknown) => {
-          if (!this.signal.aborted) this.host.notice(`ignored a Metalink description: ${describe(error)}`);
+          if (!this.signal.aborted) this.host.notice({ kind: 'metalink-unread', message: describe(error) });
         });
     }
   }
@@ -217,13 +219,12 @@ export class MirrorSet {
     return this.host.knownDigests().length > 0 || this.host.expectedPieces() !== undefined;
   }
 
-  private async add(urls: string[], from: string, hints: Record<string, SourceHint>): Promise<void> {
+  private async add(urls: string[], from: 'server' | 'metalink', hints: Record<string, SourceHint>): Promise<void> {
     const fresh = urls.filter((url) => !this.mirrors.some((m) => m.url === url));
     if (fresh.length === 0) return;
     const kept = await this.host.addSources(fresh, hints);
     for (const url of kept) this.mirrors.push(this.newMirror(this.mirrors.length, url));
-    const also = kept.length < fresh.length ? `; ${kept.length} of them kept (at most ${MAX_SOURCES} URLs per file)` : '';
-    this.host.notice(`${from} named ${fresh.length} more mirror${fresh.length > 1 ? 's' : ''}${also}`);
+    this.host.notice({ kind: 'more-mirrors', from, count: fresh.length, kept: kept.length, max: MAX_SOURCES });
     if (kept.length === 0) return;
     this.report(true);
     this.events.grew();

@@ -1,4 +1,5 @@
 import type { FailureFacts } from '../errors';
+import type { DropReason } from '../notice';
 import { RateMeter } from '../rate-meter';
 import { backoffDelay } from '../retry';
 import type { SourceHint } from '../sources/hrw';
@@ -25,8 +26,8 @@ export interface MirrorReport {
   /** Recent throughput, bytes/s. */
   rate: number;
   rttMs?: number;
-  /** Why it was dropped, in plain words. */
-  dropped?: string;
+  /** Why it was dropped. */
+  dropped?: DropReason;
   /** Requests in flight to it now (HTTP/1.1: connections). */
   connections: number;
   /** Why that many, in plain words (the connection-count policy's reason). */
@@ -44,7 +45,7 @@ export interface MirrorReport {
 /** One source of the file: its health, estimates and load. */
 export class MirrorState {
   phase: MirrorPhase;
-  dropReason: string | undefined;
+  dropReason: DropReason | undefined;
   /** This mirror's own validators (mirrors' ETags differ from the primary's legitimately). */
   etag: string | undefined;
   lastModified: string | undefined;
@@ -180,7 +181,7 @@ export class MirrorState {
     this.backoffUntil = now + delay;
   }
 
-  drop(reason: string): void {
+  drop(reason: DropReason): void {
     if (this.phase === 'tentative') this.untrusted = true;
     this.phase = 'dropped';
     this.dropReason = reason;

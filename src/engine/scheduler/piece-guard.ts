@@ -1,5 +1,6 @@
 import type { DownloadStore } from '../store';
 import { DownloadError } from '../errors';
+import { englishDrop, type DropReason, type JobNotice } from '../notice';
 import type { PieceHashes } from '../integrity/expected';
 import type { HasherFactory } from '../integrity/hasher';
 import { PieceChecker, type PieceResult } from '../integrity/piece-checker';
@@ -16,10 +17,10 @@ export interface PieceGuardHost {
   createHasher: HasherFactory;
   plan: Plan;
   provenance: Provenance;
-  notice(message: string): void;
+  notice(notice: JobNotice): void;
   discarded(start: number, end: number): void;
   /** Drops a mirror that sent a bad piece, if others can carry on. */
-  blame(mirror: MirrorState, reason: string): void;
+  blame(mirror: MirrorState, why: DropReason): void;
   fail(error: unknown): void;
   /** Called after each round of checks: a discarded piece needs fetching again. */
   changed(): void;
@@ -54,9 +55,8 @@ export class PieceGuard {
     sources: MirrorSet,
     run: Pick<PieceGuardHost, 'fail' | 'changed'>,
   ): PieceGuard | null {
-    const misfit = PieceGuard.misfit(pieces, plan.size);
-    if (misfit) {
-      host.notice(misfit);
+    if (pieces.hashes.length !== Math.ceil(plan.size / pieces.length)) {
+      host.notice({ kind: 'pieces-misfit', count: pieces.hashes.length, size: plan.size });
       return null;
     }
     const guardHost: PieceGuardHost = {
@@ -66,20 +66,14 @@ export class PieceGuard {
       createHasher: host.options.createHasher,
       plan,
       provenance: sources.provenance,
-      notice: (message) => host.notice(message),
+      notice: (notice) => host.notice(notice),
       discarded: (start, end) => host.discarded(start, end),
-      blame: (mirror, reason) => {
+      blame: (mirror, why) => {
         if (sources.mirrors.some((m) => m !== mirror && m.phase === 'active'))
-          sources.drop(mirror, reason, new DownloadError('verify', reason));
+          sources.drop(mirror, why, new DownloadError('verify', englishDrop(why)));
       },
     };
     return new PieceGuard(guardHost, pieces);
-  }
-
-  /** Piece hashes that do not fit the file are useless: the reason, or undefined if they fit. */
-  static misfit(pieces: PieceHashes, size: number): string | undefined {
-    if (pieces.hashes.length === Math.ceil(size / pieces.length)) return undefined;
-    return `ignored ${pieces.hashes.length} piece hashes that do not fit a ${size}-byte file`;
   }
 
   /** Every piece checked and good, and no check running. */
@@ -118,8 +112,8 @@ export class PieceGuard {
     this.checker.forget(piece.start, piece.end);
     host.provenance.forget(piece.start, piece.end);
     host.discarded(piece.start, piece.end);
-    host.notice(`piece ${piece.index} (${bytes}) failed its hash; fetching it again`);
+    host.notice({ kind: 'piece-failed', piece: piece.index, start: piece.start, end: piece.end });
     if (failures > 3) throw new DownloadError('verify', `piece ${piece.index} (${bytes}) fails its hash from every source`);
-    for (const mirror of suppliers) host.blame(mirror, `it sent bytes that fail the hash of piece ${piece.index}`);
+    for (const mirror of suppliers) host.blame(mirror, { kind: 'bad-piece', piece: piece.index });
   }
 }

@@ -1,4 +1,5 @@
 import { DownloadError } from '../errors';
+import { englishDrop } from '../notice';
 import { ifRangeValidator } from '../remote-file';
 import { isQuotaError } from '../store';
 import { storageFull, type SchedulerHost } from '../transfer-host';
@@ -79,7 +80,11 @@ export function requestOutcomes(context: OutcomeContext, gate: WriteGate): Reque
         case 'fail':
           return context.fail(verdict.error);
         case 'drop':
-          return sources.drop(mirror, verdict.reason, new DownloadError(verdict.code, verdict.reason, false, undefined, verdict.status));
+          return sources.drop(
+            mirror,
+            verdict.why,
+            new DownloadError(verdict.code, englishDrop(verdict.why), false, undefined, verdict.status),
+          );
         case 'resume':
           // A reset mid-body: the rest is requested again at once, here or elsewhere. A stall is the server's silence,
           // not a reset: its connections are not rebuilt in numbers.

@@ -87,7 +87,7 @@ export class MirrorScheduler {
           return 'fallback';
         }
         if (!(error instanceof RestartAll)) throw error;
-        await this.host.restart(error.message, 'changed');
+        await this.host.restart(error.why, 'changed');
       }
     }
   }

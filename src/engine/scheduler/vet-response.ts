@@ -28,23 +28,23 @@ export function vetResponse(facts: ResponseFacts, ask: Ask, context: VetContext)
   const known: RemoteFile | undefined = isPrimary || !file ? file : { ...file, ...context.mirrorValidators };
   const total = facts.contentRange?.kind === 'bytes' ? facts.contentRange.total : undefined;
   if (!isPrimary && context.size !== undefined && total !== undefined && total !== context.size) {
-    throw new MirrorProblem(`it serves a file of ${total} bytes, not ${context.size}`, 'bad-length');
+    throw new MirrorProblem({ kind: 'other-size', size: total, expected: context.size }, 'bad-length');
   }
   const verdict = checkResponse(facts, ask, known, !discovering);
   if (verdict.kind === 'retry') throw verdict.error;
   if (verdict.kind === 'fatal') {
     if (discovering && isPrimary) throw verdict.error;
-    throw new MirrorProblem(verdict.error.message, verdict.error.code);
+    throw new MirrorProblem({ kind: 'failed', failure: verdict.error.facts, message: verdict.error.message }, verdict.error.code);
   }
   if (verdict.kind === 'restart') {
-    if (verdict.reason === 'changed' && isPrimary && !discovering) throw new RestartAll(verdict.detail);
+    if (verdict.reason === 'changed' && isPrimary && !discovering) throw new RestartAll(verdict.cause);
     if (isPrimary && (discovering || !context.othersLeft)) throw new FallbackToStream();
-    throw new MirrorProblem(verdict.reason === 'changed' ? `its copy changed: ${verdict.detail}` : verdict.detail);
+    throw new MirrorProblem({ kind: 'restart', cause: verdict.cause });
   }
   if (facts.status !== 206) {
     // A 200 to "bytes=0-…": the server does not do ranges.
     if (isPrimary && discovering) throw new FallbackToStream();
-    throw new MirrorProblem('it ignores range requests');
+    throw new MirrorProblem({ kind: 'restart', cause: { kind: 'ranges-ignored' } });
   }
   if (discovering && isPrimary && verdict.size === undefined) throw new FallbackToStream();
   return { start: verdict.start, end: verdict.end, size: verdict.size };

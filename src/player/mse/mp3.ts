@@ -108,7 +108,7 @@ export async function openMp3(reader: StoredReader): Promise<MediaSegments> {
   let dataStart = id3v2Length(await reader.read(0, 10));
   const head = await reader.read(dataStart, dataStart + RESYNC_BYTES);
   const skip = findFrames(head);
-  if (skip === undefined) throw new Unsupported('no MP3 audio frames found at the start of this file');
+  if (skip === undefined) throw new Unsupported('unreadable', 'no MP3 audio frames found at the start of this file');
   dataStart += skip;
   const tagFrame = frameHeader(head, skip)!;
   const vbr = vbrInfo(head, skip, tagFrame);

@@ -236,18 +236,18 @@ export async function openFragmentedMp4(reader: StoredReader): Promise<MediaSegm
   let moov: Box | undefined;
   let pos = 0;
   while (!moov) {
-    if (pos >= reader.size) throw new Unsupported('no moov box found in this MP4 file');
+    if (pos >= reader.size) throw new Unsupported('layout', 'no moov box found in this MP4 file');
     const box = readBoxHeader(await reader.read(pos, pos + HEADER_BYTES), 0, pos, reader.size);
-    if (!box) throw new Unsupported('this MP4 file ends inside a box header');
+    if (!box) throw new Unsupported('unreadable', 'this MP4 file ends inside a box header');
     if (box.type === 'moov') moov = box;
-    else if (box.type === 'mdat') throw new NotFragmented('this MP4 file has its index (moov) after the media');
-    else if (box.type === 'moof') throw new Unsupported('this MP4 file has fragments before its moov');
+    else if (box.type === 'mdat') throw new NotFragmented('layout', 'this MP4 file has its index (moov) after the media');
+    else if (box.type === 'moof') throw new Unsupported('layout', 'this MP4 file has fragments before its moov');
     pos = box.end;
   }
   const movie = parseMoov(await reader.read(moov.start, moov.end));
-  if (!movie.fragmented) throw new NotFragmented('this MP4 file is not fragmented (Media Source playback needs fragments)');
+  if (!movie.fragmented) throw new NotFragmented('layout', 'this MP4 file is not fragmented (Media Source playback needs fragments)');
   if (movie.codecs.length === 0 || movie.codecs.some((c) => c === undefined))
-    throw new Unsupported('this MP4 file uses a codec the player cannot name');
+    throw new Unsupported('unreadable', 'this MP4 file uses a codec the player cannot name');
   const mime = `${movie.hasVideo ? 'video' : 'audio'}/mp4; codecs="${movie.codecs.join(',')}"`;
   const init = await reader.read(0, moov.end);
   let index: Promise<{ seconds: number; offset: number }[][]> | undefined;

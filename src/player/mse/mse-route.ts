@@ -4,7 +4,7 @@ import type { StateFeed } from '../state-feed';
 import { MseFeeder } from './feeder';
 import { looksLikeMp3, openMp3 } from './mp3';
 import { NotFragmented, openFragmentedMp4 } from './mp4';
-import { Unsupported, type MediaSegments } from './segments';
+import { Unsupported, unsupportedText, type MediaSegments } from './segments';
 import { DownloadStopped, StoredBytes } from './stored-bytes';
 import { openWebm } from './webm';
 import { sentence, t } from '../../pages-shared/i18n';
@@ -28,29 +28,33 @@ export type MseStart = { started: true } | { started: false; reason: string };
  * remuxed into fragments by mp4box (moov first or at the end: then the moov is read before the
  * media, which the engine fetches first as the player asks for it), and MP3 remuxed into
  * fragmented MP4 (mp3.ts). Anything else is refused
- * with the reason: the player then plays it once the download completes.
+ * with the reason (in the page's words): the player then plays it once the download completes.
  */
 export async function startMse(input: MseInput): Promise<MseStart> {
-  if (typeof MediaSource === 'undefined') return { started: false, reason: 'this browser has no Media Source Extensions' };
+  if (typeof MediaSource === 'undefined') return { started: false, reason: t('playerWhyNoMse') };
   const store = await openJobReader(input.jobId);
   const reader = new StoredBytes(store, input.jobId, input.size, input.feed, (position) => input.link.position(position));
   let segments: MediaSegments;
   try {
     segments = await openContainer(reader);
     if (!MediaSource.isTypeSupported(segments.mime))
-      throw new Unsupported(`this browser cannot play ${segments.mime} through Media Source`);
+      throw new Unsupported('type', `this browser cannot play ${segments.mime} through Media Source`, segments.mime);
   } catch (error) {
     store.close();
-    if (error instanceof Unsupported) return { started: false, reason: error.message };
-    if (error instanceof DownloadStopped) return { started: false, reason: 'the download stopped' };
+    if (error instanceof Unsupported) return { started: false, reason: unsupportedText(error) };
+    if (error instanceof DownloadStopped) return { started: false, reason: t('playerWhyStopped') };
     throw error;
   }
   const feeder = new MseFeeder(input.video, segments, reader, (position) => input.link.position(position));
   addEventListener('pagehide', () => feeder.stop());
   void feeder.run().catch((error: unknown) => {
     feeder.stop();
-    if (!(error instanceof DownloadStopped))
-      input.onFailure(t('playerPlaybackFailed', sentence(error instanceof Error ? error.message : String(error))));
+    if (error instanceof DownloadStopped) return;
+    // The media element's or MSE's own words are the browser's (English): the page says what failed, the console the details.
+    console.warn('Stitch: feeding the player failed', error);
+    input.onFailure(
+      t('playerPlaybackFailed', error instanceof Unsupported ? sentence(unsupportedText(error)) : t('playerWhyMediaRefused')),
+    );
   });
   return { started: true };
 }
@@ -70,5 +74,5 @@ async function openContainer(reader: StoredBytes): Promise<MediaSegments> {
     }
   }
   if (looksLikeMp3(magic)) return openMp3(reader);
-  throw new Unsupported('only WebM, MP4 and MP3 can be played before the download completes in this browser');
+  throw new Unsupported('format', 'only WebM, MP4 and MP3 can be played before the download completes in this browser');
 }

@@ -57,8 +57,8 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
   let pos = 0;
   let fedInOrder = 0;
   while (!info) {
-    if (error) throw new Unsupported(`mp4box could not read this MP4 file (${error})`);
-    if (pos >= reader.size || fedInOrder > MAX_HEAD) throw new Unsupported('no moov box found in this MP4 file');
+    if (error) throw new Unsupported('unreadable', `mp4box could not read this MP4 file (${error})`);
+    if (pos >= reader.size || fedInOrder > MAX_HEAD) throw new Unsupported('layout', 'no moov box found in this MP4 file');
     let end = Math.min(reader.size, pos + HEAD_CHUNK);
     if (pos !== fedInOrder) {
       // mp4box jumped past the mdat: a moov there is read whole, in one read.
@@ -70,9 +70,9 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
     pos = typeof next === 'number' && next > pos ? next : end;
   }
   const movie = info;
-  if (movie.isFragmented) throw new Unsupported('this MP4 file is fragmented');
+  if (movie.isFragmented) throw new Unsupported('layout', 'this MP4 file is fragmented');
   const tracks = movie.tracks.filter((t) => movie.videoTracks.includes(t) || movie.audioTracks.includes(t));
-  if (tracks.length === 0) throw new Unsupported('this MP4 file has no audio or video track');
+  if (tracks.length === 0) throw new Unsupported('unreadable', 'this MP4 file has no audio or video track');
   const codecs = tracks.map((t) => mseCodec(t.codec));
   const mime = `${movie.videoTracks.length > 0 ? 'video' : 'audio'}/mp4; codecs="${codecs.join(',')}"`;
   const sampleCounts = new Map(tracks.map((t) => [t.id, t.nb_samples]));

@@ -1,4 +1,5 @@
 /** What the MSE feeder needs of a container (WebM, fragmented MP4, plain MP4 remuxed), independent of its format. */
+import { t, type MessageKey } from '../../pages-shared/i18n';
 
 /** The job's stored bytes, as far as a container parser needs them. */
 export interface StoredReader {
@@ -28,7 +29,35 @@ export interface MediaSegments {
   offsetFor(seconds: number): Promise<number | undefined>;
 }
 
-/** A container the player cannot feed to MSE, with the reason in words. */
+/**
+ * Why a file cannot play while it downloads, as the player says it: its container or type is
+ * not one MSE takes, its codec, its layout (the index or the first media too far, sizes left
+ * open as a live stream's), or it cannot be read at all.
+ */
+export type UnsupportedKind = 'format' | 'type' | 'codec' | 'layout' | 'unreadable';
+
+/** A container the player cannot feed to MSE: `kind` for the page's words, the message (English) for logs. */
 export class Unsupported extends Error {
   override readonly name = 'Unsupported';
+  constructor(
+    readonly kind: UnsupportedKind,
+    message: string,
+    /** The MIME type or codec it names, for 'type' and 'codec'. */
+    readonly what = '',
+  ) {
+    super(message);
+  }
+}
+
+const WHY: Record<UnsupportedKind, MessageKey> = {
+  format: 'playerWhyFormat',
+  type: 'playerWhyType',
+  codec: 'playerWhyCodec',
+  layout: 'playerWhyLayout',
+  unreadable: 'playerWhyUnreadable',
+};
+
+/** Why the file cannot play while it downloads, in the page's words. */
+export function unsupportedText(error: Unsupported): string {
+  return t(WHY[error.kind], error.what);
 }

@@ -57,11 +57,11 @@ export interface WebmHead {
 export function parseWebmHead(bytes: Uint8Array): WebmHead | undefined {
   const ebml = readElementHeader(bytes, 0);
   if (!ebml) return undefined;
-  if (ebml.id !== EBML) throw new Unsupported('not a WebM file');
+  if (ebml.id !== EBML) throw new Unsupported('unreadable', 'not a WebM file');
   const segmentAt = ebml.headerLength + ebml.size;
   const segment = readElementHeader(bytes, segmentAt);
   if (!segment) return undefined;
-  if (segment.id !== SEGMENT) throw new Unsupported('not a WebM file (no Segment)');
+  if (segment.id !== SEGMENT) throw new Unsupported('unreadable', 'not a WebM file (no Segment)');
   const segmentData = segmentAt + segment.headerLength;
   const head: WebmHead = { firstCluster: -1, segmentData, timecodeScale: 1_000_000, codecIds: [], hasVideo: false };
   let duration: number | undefined;
@@ -72,7 +72,7 @@ export function parseWebmHead(bytes: Uint8Array): WebmHead | undefined {
       head.firstCluster = pos;
       break;
     }
-    if (child.size === UNKNOWN_SIZE) throw new Unsupported('a WebM element of unknown size before the first Cluster');
+    if (child.size === UNKNOWN_SIZE) throw new Unsupported('layout', 'a WebM element of unknown size before the first Cluster');
     const dataStart = pos + child.headerLength;
     const dataEnd = dataStart + child.size;
     if (dataEnd > bytes.length) return undefined;
@@ -111,10 +111,10 @@ export function parseWebmHead(bytes: Uint8Array): WebmHead | undefined {
 export function webmMime(head: WebmHead): string {
   const codecs = head.codecIds.map((id) => {
     const codec = CODECS[id];
-    if (!codec) throw new Unsupported(`this WebM/Matroska file uses ${id}, which Media Source playback does not take`);
+    if (!codec) throw new Unsupported('codec', `this WebM/Matroska file uses ${id}, which Media Source playback does not take`, id);
     return codec;
   });
-  if (codecs.length === 0) throw new Unsupported('this WebM file has no tracks');
+  if (codecs.length === 0) throw new Unsupported('unreadable', 'this WebM file has no tracks');
   return `${head.hasVideo ? 'video' : 'audio'}/webm; codecs="${codecs.join(',')}"`;
 }
 
@@ -147,7 +147,8 @@ export async function openWebm(reader: StoredReader): Promise<MediaSegments> {
   for (let length = 64 * 1024; !head; length *= 2) {
     const bytes = await reader.read(0, Math.min(reader.size, length));
     head = parseWebmHead(bytes);
-    if (!head && (length >= MAX_HEAD || length >= reader.size)) throw new Unsupported('no Cluster found in the head of this WebM file');
+    if (!head && (length >= MAX_HEAD || length >= reader.size))
+      throw new Unsupported('layout', 'no Cluster found in the head of this WebM file');
   }
   const found = head;
   const mime = webmMime(found);
@@ -164,7 +165,7 @@ export async function openWebm(reader: StoredReader): Promise<MediaSegments> {
       for (let pos = offset; pos < reader.size;) {
         const header = readElementHeader(await reader.read(pos, pos + HEADER_BYTES), 0);
         if (!header) return undefined;
-        if (header.size === UNKNOWN_SIZE) throw new Unsupported('this WebM file has Clusters of unknown size (a live stream)');
+        if (header.size === UNKNOWN_SIZE) throw new Unsupported('layout', 'this WebM file has Clusters of unknown size (a live stream)');
         const end = pos + header.headerLength + header.size;
         if (header.id === CLUSTER) return { bytes: await reader.read(pos, end), next: end };
         pos = end;

@@ -226,7 +226,10 @@ describe('withRedirectLog under trustedFetch, as in the browser', () => {
     // The engine gives that source up at once instead of retrying it.
     expect(judgeFailure(failure, false, 60_000, () => new DownloadError('storage', 'full'))).toMatchObject({
       kind: 'drop',
-      reason: `${cdn} redirected to ${ROUTER} is on a local or private network address, and the download is not`,
+      why: {
+        kind: 'failed',
+        message: `${cdn} redirected to ${ROUTER} is on a local or private network address, and the download is not`,
+      },
     });
   });
 

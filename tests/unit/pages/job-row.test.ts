@@ -3,7 +3,6 @@ import { describe, expect, it, vi } from 'vitest';
 import type { JobViewState } from '../../../src/messages';
 import { canPlayHere, JobRow, queueMoves, rowActions } from '../../../src/popup/job-row';
 import { jobView } from './fixtures';
-import { noticeText } from '../../../src/popup/job-text';
 
 const testIds = (root: Element, prefix: string) =>
   [...root.querySelectorAll('[data-testid]')].map((e) => e.getAttribute('data-testid')!).filter((id) => id.startsWith(prefix));
@@ -227,24 +226,5 @@ describe('the row’s origin line', () => {
     expect(url.hidden).toBe(false);
     expect(url.textContent).toBe('https://cdn.example.com/a/b/big.iso?token=1');
     expect(origin.getAttribute('aria-expanded')).toBe('true');
-  });
-});
-
-describe('noticeText', () => {
-  it('shortens addresses to hosts and says a dropped source leaves the file safe', () => {
-    expect(
-      noticeText(
-        'mirror http://127.0.0.1:41233/file.bin was dropped: it serves different bytes than http://127.0.0.1:45527/file.bin (first difference at byte 0)',
-      ),
-    ).toBe(
-      'Stitch stopped using the mirror 127.0.0.1:41233: it serves different bytes than 127.0.0.1:45527 (first difference at byte 0). Your file is not affected.',
-    );
-    expect(noticeText('the server http://127.0.0.1:41233/file.bin was dropped: it answered 404')).toBe(
-      'Stitch stopped using the server 127.0.0.1:41233 and continues from the mirrors: it answered 404. Your file is not affected.',
-    );
-    expect(noticeText('mirror 127.0.0.1:1 sent bytes that differ from 127.0.0.1:2; they were replaced and it was dropped')).toBe(
-      'Mirror 127.0.0.1:1 sent bytes that differ from 127.0.0.1:2; they were replaced and it was dropped. Stitch stopped using it. Your file is not affected.',
-    );
-    expect(noticeText('resumed after a reset')).toBe('Resumed after a reset.');
   });
 });

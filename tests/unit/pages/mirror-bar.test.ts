@@ -23,11 +23,16 @@ describe('mirrorSegments', () => {
   });
 
   it('keeps dropped sources with their bytes, in the dropped colour', () => {
-    const [kept, dropped] = mirrorSegments([source('a.example', 750), source('bad.example', 250, { dropped: 'served different bytes' })]);
+    const [kept, dropped] = mirrorSegments([
+      source('a.example', 750),
+      source('bad.example', 250, { dropped: { kind: 'other-bytes', at: 0, primary: 'https://a.example/f' } }),
+    ]);
     expect(kept!.percent).toBe(75);
     expect(dropped!.percent).toBe(25);
     expect(dropped!.colour).toBe('source-dropped');
-    expect(segmentText(dropped!)).toBe('bad.example · 250 B · 25% · dropped: served different bytes');
+    expect(segmentText(dropped!)).toBe(
+      'bad.example · 250 B · 25% · dropped: It serves other bytes than a.example (the first difference is at byte 0).',
+    );
   });
 
   it('says the rate of sources still serving', () => {
@@ -52,7 +57,7 @@ describe('MirrorBar', () => {
 
   it('stays hidden for a single healthy source', () => {
     expect(new MirrorBar([source('a.example', 600)]).element.hidden).toBe(true);
-    expect(new MirrorBar([source('a.example', 600, { dropped: 'stalled' })]).element.hidden).toBe(false);
+    expect(new MirrorBar([source('a.example', 600, { dropped: { kind: 'other-digest' } })]).element.hidden).toBe(false);
     // One server with more connections than the two it starts with: the line says how many.
     expect(new MirrorBar([source('a.example', 600, { connections: 8 })]).element.hidden).toBe(false);
   });
@@ -67,9 +72,9 @@ describe('MirrorBar', () => {
 
   it('marks a source dropped later in the legend', () => {
     const bar = new MirrorBar([source('a.example', 500), source('b.example', 500)]);
-    bar.update([source('a.example', 500), source('b.example', 500, { dropped: 'served different bytes' })]);
+    bar.update([source('a.example', 500), source('b.example', 500, { dropped: { kind: 'other-digest' } })]);
     const line = bar.element.querySelectorAll('.mirror-legend li')[1]!;
     expect(line.classList.contains('dropped')).toBe(true);
-    expect(line.textContent).toContain('dropped: served different bytes');
+    expect(line.textContent).toContain('dropped: It announces another checksum for the file.');
   });
 });

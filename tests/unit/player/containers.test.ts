@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fixture, reader } from './stored-fixture';
 import { readElementHeader, readUint } from '../../../src/player/mse/ebml';
 import { openFragmentedMp4, readBoxHeader } from '../../../src/player/mse/mp4';
-import { Unsupported, type MediaSegments } from '../../../src/player/mse/segments';
+import { Unsupported, unsupportedText, type MediaSegments } from '../../../src/player/mse/segments';
+import { speak } from '../pages/fixtures';
 import { openWebm } from '../../../src/player/mse/webm';
 
 /** All media segments in order from the first. */
@@ -71,6 +72,12 @@ describe('WebM for Media Source', () => {
     bytes.set(new TextEncoder().encode('V_AVC'), at);
     await expect(openWebm(reader(bytes))).rejects.toThrow(Unsupported);
     await expect(openWebm(reader(bytes))).rejects.toThrow(/V_AVC/);
+    const refusal = (await openWebm(reader(bytes)).catch((error: unknown) => error)) as Unsupported;
+    expect(refusal).toMatchObject({ kind: 'codec', what: 'V_AVC' });
+    expect(unsupportedText(refusal)).toBe('it uses V_AVC, which this browser cannot play while it downloads');
+    speak('de');
+    expect(unsupportedText(refusal)).toBe('sie nutzt V_AVC, das dieser Browser nicht während des Downloads abspielen kann');
+    delete (globalThis as { chrome?: unknown }).chrome;
   });
 });
 

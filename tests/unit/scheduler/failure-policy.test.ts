@@ -14,16 +14,16 @@ describe('what a failed request means', () => {
   });
 
   it('ends the run for a changed file, a fallback, a full disk or a fatal error', () => {
-    expect(judge(new RestartAll('changed')).kind).toBe('fail');
+    expect(judge(new RestartAll({ kind: 'ranges-ignored' })).kind).toBe('fail');
     expect(judge(new FallbackToStream()).kind).toBe('fail');
     expect(judge(Object.assign(new Error('full'), { name: 'QuotaExceededError' }))).toEqual({ kind: 'fail', error: full() });
     expect(judge(new DownloadError('bad-length', 'lied', false)).kind).toBe('fail');
   });
 
-  it('drops a mirror with a problem, keeping its reason in plain words', () => {
-    expect(judge(new MirrorProblem('it ignores range requests'))).toEqual({
+  it('drops a mirror with a problem, keeping its reason as data', () => {
+    expect(judge(new MirrorProblem({ kind: 'restart', cause: { kind: 'ranges-ignored' } }))).toEqual({
       kind: 'drop',
-      reason: 'it ignores range requests',
+      why: { kind: 'restart', cause: { kind: 'ranges-ignored' } },
       code: 'bad-range',
     });
   });
