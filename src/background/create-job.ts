@@ -10,6 +10,7 @@ import {
 } from '../engine';
 import { cookieOriginsFor } from '../settings/mirror-rules';
 import type { MirrorRule, Settings } from '../settings/schema';
+import { sharingHostConnections } from './host-connections';
 import { backgroundFetch } from './redirect-log';
 import { createWasmHasher } from './wasm-hasher';
 
@@ -109,10 +110,14 @@ function engineOptions(source: RequestSource, settings: Settings, limiter: RateL
     rateLimiter: limiter,
     userLocation: countryOfLocale(globalThis.navigator?.language),
     createHasher: createWasmHasher,
-    // The hops fetch hides, put back for the engine to check (redirect-log.ts).
-    fetch: backgroundFetch,
+    // The hops fetch hides, put back for the engine to check (redirect-log.ts); all jobs together
+    // leave one of the browser's connections to a host free for take-overs' probes.
+    fetch: jobFetch,
   };
 }
+
+/** One for all jobs: the browser's connections per host are shared by all of them. */
+const jobFetch = sharingHostConnections(backgroundFetch);
 
 function safeReferrer(referrer: string | undefined): string | undefined {
   return referrer ? parseHttpUrl(referrer)?.href : undefined;

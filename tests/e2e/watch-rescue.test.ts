@@ -1,9 +1,9 @@
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
-import { extensionPage, request } from './support/chromium';
+import { request } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
-import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
+import { browserWith, changeSettings, linkPage, MiB, mirror, profile } from './support/setup';
 
 /** Chromium with Always take over off, after a click on a link to `file`: a plain download it leaves with the browser, watched. */
 async function clickWatched(file: Mirror) {
@@ -11,9 +11,7 @@ async function clickWatched(file: Mirror) {
   const page = await linkPage([{ id: 'file', href: file.url, text: 'file' }]);
   const p = profile();
   const browser = await browserWith(p);
-  const ui = await extensionPage(browser, 'offscreen/offscreen.html');
-  const { settings } = (await request(ui, { type: 'get-settings' })).value!;
-  expect((await request(ui, { type: 'set-settings', settings: { ...settings, alwaysTakeOver: false } })).ok).toBe(true);
+  const ui = await changeSettings(browser, { alwaysTakeOver: false });
   const tab = await browser.context.newPage();
   await tab.goto(page);
   await tab.click('#file');

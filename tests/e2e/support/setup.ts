@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, expect } from 'vitest';
 import { startMirror, type Mirror, type MirrorOptions } from '../../support/mirror-server';
-import { launchWithExtension, makeProfile, type Launched, type Profile } from './chromium';
+import type { Settings } from '../../../src/settings/schema';
+import { extensionPage, launchWithExtension, makeProfile, request, type Launched, type Profile } from './chromium';
 import { startLinkPage } from './link-page';
 
 export const MiB = 1024 * 1024;
@@ -45,6 +46,14 @@ export async function browserWith(p: Profile, language?: string): Promise<Launch
   const launched = await launchWithExtension(p, language);
   onCleanup(() => launched.close());
   return launched;
+}
+
+/** Changes settings as the options page would; returns the extension page it asked from, to ask the background more. */
+export async function changeSettings(browser: Launched, change: Partial<Settings>): Promise<Page> {
+  const ui = await extensionPage(browser, 'offscreen/offscreen.html');
+  const { settings } = (await request(ui, { type: 'get-settings' })).value!;
+  expect((await request(ui, { type: 'set-settings', settings: { ...settings, ...change } })).ok).toBe(true);
+  return ui;
 }
 
 /** Presses the popup's "leave the next download to the browser", then opens `pageUrl` in a new tab for a link click. */
