@@ -4,7 +4,7 @@ import { mirrorUrlsFor } from '../settings/mirror-rules';
 import type { BrowserStore } from '../storage/stored-blob-url';
 import type { BlobUrlMaker } from './blob-url';
 import type { BrowserApi } from './browser-api';
-import { browserFromClick, createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
+import { aria2FromClick, browserFromClick, createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
 import { JobManager } from './job-manager';
 import { JobMetaStore } from './job-meta';
 import { JobSaver } from './job-saver';
@@ -29,7 +29,7 @@ import { DownloadWatcher } from './download-watcher';
 import { UiNotices } from './ui-notices';
 import { isOwnPage } from './sender';
 import { UiPorts } from './ui-ports';
-import { Aria2Link } from './aria2/aria2-link';
+import { Aria2Link, aria2TroubleText } from './aria2/aria2-link';
 
 export interface BackgroundDeps {
   api: BrowserApi;
@@ -47,7 +47,13 @@ export interface BackgroundDeps {
  */
 export function startBackground(deps: BackgroundDeps): { manager: Promise<JobManager> } {
   const { api } = deps;
-  const settings = new SettingsStore(api, (s) => speedLimit.setRate(s.speedLimitBytesPerSec));
+  let menuWithAria2: boolean | undefined;
+  const settings = new SettingsStore(api, (s) => {
+    speedLimit.setRate(s.speedLimitBytesPerSec);
+    // The menu offers "Send to aria2" only while an endpoint is set.
+    const withAria2 = s.aria2Url.trim() !== '';
+    if (withAria2 !== menuWithAria2) void createContextMenu(api, (menuWithAria2 = withAria2)).catch(() => {});
+  });
   const posts = new PostTracker();
   const keepAlive = new KeepAlive(api);
   const saver = new JobSaver(api, deps.blobUrls);
@@ -59,11 +65,6 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     },
     (viewers) => aria2.viewers(viewers),
   );
-  const aria2 = new Aria2Link(
-    api,
-    () => settings.current,
-    (message) => ports.broadcast(message),
-  );
   const notices = new UiNotices(api, (notice) => ports.broadcast({ type: 'notice', notice }));
   const mirrorsFor = (url: string) => mirrorUrlsFor(url, settings.current.mirrorRules);
   // Players follow a job's events: in a restarted worker, its jobs must be read from the store first.
@@ -74,6 +75,12 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const sessionRules = new SessionRules(api);
   const referrers = new ReferrerRules(api, sessionRules);
   const localNetwork = new LocalNetworkRules(api, sessionRules);
+  const aria2 = new Aria2Link(
+    api,
+    () => settings.current,
+    (message) => ports.broadcast(message),
+    localNetwork,
+  );
   const toolbar = new Toolbar(api, () => settings.current);
   const bypass = new Bypass(api, settings);
   const feed = new SaveFeed();
@@ -122,7 +129,13 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   // ...and its saves while they download.
   if (scope) installSaveRoute(scope, { hub: playback, jobs: trackedJobs, store: deps.store, feed });
   api.runtime.onStartup.addListener(restore);
-  api.runtime.onInstalled.addListener(() => void createContextMenu(api).catch(() => {}));
+  api.runtime.onInstalled.addListener(
+    () =>
+      void settings
+        .load()
+        .then((s) => createContextMenu(api, s.aria2Url.trim() !== ''))
+        .catch(() => {}),
+  );
   api.alarms.onAlarm.addListener((alarm) => {
     if (alarm.name === RESTORE_ALARM) restore();
   });
@@ -134,6 +147,12 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
       void bypass.browserDownload(api, leave.url).catch((error: unknown) => console.error('Stitch: the browser refused', error));
     const site = leave?.site;
     if (site) void bypass.leaveSite(site).then(() => notices.add(t('noticeLeftSite', site)));
+    const toAria2 = aria2FromClick(click, mirrorsFor);
+    if (toAria2)
+      void aria2.send(toAria2).then(
+        () => notices.add(t('noticeSentToAria2', toAria2.url), toAria2.url),
+        (error: unknown) => notices.add(t('noticeAria2Refused', aria2TroubleText(error)), toAria2.url),
+      );
     const player = playerFromClick(click);
     if (player) void api.tabs?.create(player).catch((error: unknown) => console.error('Stitch: could not open the player', error));
   });
@@ -148,6 +167,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     settings: () => settings.load(),
     posts,
     add: async (download) => {
+      if (await aria2.sendByRule(download, (message) => notices.add(message, download.url))) return;
       const job = await m.add(download);
       toolbar.tookOver(job.filename, job.id);
       return job;
@@ -170,7 +190,6 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   // and resumes unfinished jobs, which set their own rules again; rules of jobs gone are removed.
   void sessionRules.sync();
   restore();
-  void createContextMenu(api).catch(() => {});
   return { manager };
 }
 

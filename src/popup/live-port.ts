@@ -64,5 +64,5 @@ export function openLivePort(
 
 function isPortMessage(message: unknown): message is PortMessage {
   const type = (message as { type?: unknown } | null)?.type;
-  return type === 'snapshot' || type === 'job' || type === 'removed' || type === 'notice';
+  return type === 'snapshot' || type === 'job' || type === 'removed' || type === 'notice' || type === 'aria2';
 }

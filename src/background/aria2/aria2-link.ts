@@ -1,7 +1,12 @@
 import type { Aria2Action, Aria2Check, Aria2Row, Aria2Trouble, PortMessage } from '../../messages';
 import { judgeEndpoint } from '../../settings/aria2-endpoint';
 import type { Settings } from '../../settings/schema';
+import { aria2ProblemText } from '../../pages-shared/aria2-text';
+import { t } from '../../pages-shared/i18n';
 import type { BrowserApi } from '../browser-api';
+import type { NewDownload } from '../job-manager';
+import type { LocalNetworkRules } from '../local-network-rules';
+import { goesToAria2 } from './aria2-rule';
 import { planHandoff, type HandoffFacts } from './handoff';
 import { Aria2Client, Aria2Failure, STATUS_KEYS, type Aria2Status } from './rpc';
 import { aria2Row } from './status';
@@ -10,6 +15,8 @@ import { aria2Row } from './status';
 const HANDED_KEY = 'aria2Handed';
 /** How often the rows are read again while a page shows them. */
 export const ARIA2_REFRESH_MS = 1_000;
+/** Who holds the endpoint's way through the block of local addresses. */
+const ENDPOINT_OWNER = 'aria2-endpoint';
 /** The most handed downloads remembered: the oldest are forgotten first. */
 const MAX_HANDED = 200;
 
@@ -34,7 +41,8 @@ interface Handed {
  * paused, stopped, completed or failed; nothing polls while no page is open.
  */
 export class Aria2Link {
-  private connection: { key: string; client: Aria2Client } | undefined;
+  /** `ready`: the endpoint is reachable (Stitch's requests to local addresses are stopped unless allowed). */
+  private connection: { key: string; client: Aria2Client; ready: Promise<void> } | undefined;
   private readonly rows = new Map<string, Aria2Row>();
   private trouble: Aria2Trouble | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -43,6 +51,8 @@ export class Aria2Link {
     private readonly api: BrowserApi,
     private readonly settings: () => Settings,
     private readonly broadcast: (message: PortMessage) => void,
+    /** The endpoint is the user's own choice: on a local address, Stitch's block of local addresses lets it through. */
+    private readonly localNetwork?: Pick<LocalNetworkRules, 'allow' | 'release' | 'during'>,
   ) {}
 
   /** _Test_ in the options page: the version of the aria2 at that address, or why there is none. */
@@ -50,8 +60,9 @@ export class Aria2Link {
     const verdict = judgeEndpoint(url, plainConfirmed);
     if (!verdict.ok) return { problem: 'endpoint-refused' };
     const client = new Aria2Client({ url: verdict.url, secret });
+    const ask = () => client.call<{ version: string }>('aria2.getVersion');
     try {
-      const { version } = await client.call<{ version: string }>('aria2.getVersion');
+      const { version } = await (this.localNetwork ? this.localNetwork.during(verdict.url, [], ask) : ask());
       return { version };
     } catch (error) {
       return { problem: troubleOf(error) };
@@ -76,6 +87,29 @@ export class Aria2Link {
     return gid;
   }
 
+  /**
+   * A download being taken over goes to aria2 instead when the options page's rules say so; false when
+   * they do not, or when aria2 did not take it (`notice` says why, and Stitch downloads it itself).
+   */
+  async sendByRule(download: NewDownload, notice: (message: string) => Promise<unknown>): Promise<boolean> {
+    const size = download.probed?.size;
+    if (!goesToAria2({ url: download.url, referrer: download.referrer, size }, this.settings())) return false;
+    const name = download.filename ?? download.probed?.filename;
+    try {
+      await this.send({
+        url: download.url,
+        mirrors: download.mirrors ?? [],
+        ...(name ? { name } : {}),
+        ...(download.referrer ? { referrer: download.referrer } : {}),
+      });
+    } catch (error) {
+      await notice(t('noticeAria2Fallback', aria2TroubleText(error)));
+      return false;
+    }
+    await notice(t('noticeSentToAria2', name ?? download.url));
+    return true;
+  }
+
   /** Pause, resume or remove one handed download; `run-here` removes it from aria2 and returns its URL for Stitch. */
   async act(gid: string, action: Aria2Action): Promise<string | undefined> {
     const handed = await this.handed();
@@ -86,8 +120,10 @@ export class Aria2Link {
     if (action === 'pause') await this.call('aria2.pause', gid);
     else if (action === 'resume') await this.call('aria2.unpause', gid);
     else {
-      if (!finished) await this.call('aria2.remove', gid).catch(ignoreGone);
-      await this.call('aria2.removeDownloadResult', gid).catch(ignoreGone);
+      // Run in Stitch is offered when aria2 does not answer too: the download must not wait for it.
+      const tolerated = action === 'run-here' ? ignoreGoneOrDown : ignoreGone;
+      if (!finished) await this.call('aria2.remove', gid).catch(tolerated);
+      await this.call('aria2.removeDownloadResult', gid).catch(tolerated);
       await this.api.storage.set(
         HANDED_KEY,
         handed.filter((h) => h.gid !== gid),
@@ -120,7 +156,10 @@ export class Aria2Link {
   async refresh(): Promise<void> {
     const handed = await this.handed();
     if (handed.length === 0 || !this.configured) {
-      if (this.rows.size > 0 || this.trouble) (this.rows.clear(), (this.trouble = undefined), this.broadcast(this.message()));
+      if (this.rows.size === 0 && !this.trouble) return;
+      this.rows.clear();
+      this.trouble = undefined;
+      this.broadcast(this.message());
       return;
     }
     try {
@@ -159,14 +198,16 @@ export class Aria2Link {
 
   private async call<T>(method: string, ...params: unknown[]): Promise<T> {
     try {
-      return await this.client().call<T>(method, ...params);
+      const { client, ready } = this.client();
+      await ready;
+      return await client.call<T>(method, ...params);
     } catch (error) {
       throw error instanceof Aria2Unavailable ? error : new Aria2Unavailable(troubleOf(error));
     }
   }
 
   /** The client for the endpoint in the settings, made again when they change. */
-  private client(): Aria2Client {
+  private client(): { client: Aria2Client; ready: Promise<void> } {
     const { aria2Url, aria2Secret, aria2PlainConfirmed } = this.settings();
     if (aria2Url.trim() === '') throw new Aria2Unavailable('no-endpoint');
     const verdict = judgeEndpoint(aria2Url, aria2PlainConfirmed);
@@ -175,13 +216,14 @@ export class Aria2Link {
     if (this.connection?.key !== key) {
       this.disconnect();
       const client = new Aria2Client({ url: verdict.url, secret: aria2Secret }, () => void this.refresh());
-      this.connection = { key, client };
+      this.connection = { key, client, ready: this.localNetwork?.allow(ENDPOINT_OWNER, verdict.url) ?? Promise.resolve() };
     }
-    return this.connection.client;
+    return this.connection;
   }
 
   private disconnect(): void {
     this.connection?.client.close();
+    if (this.connection) void this.localNetwork?.release(ENDPOINT_OWNER);
     this.connection = undefined;
   }
 
@@ -191,10 +233,21 @@ export class Aria2Link {
   }
 }
 
+/** Why aria2 did not take or act on a download, in the user's language. */
+export function aria2TroubleText(error: unknown): string {
+  return aria2ProblemText(troubleOf(error));
+}
+
 function troubleOf(error: unknown): Aria2Trouble {
   if (error instanceof Aria2Unavailable) return error.trouble;
   if (error instanceof Aria2Failure) return error.kind;
   return 'other';
+}
+
+/** aria2 does not answer, or no longer has the download: either way Stitch may run it. */
+function ignoreGoneOrDown(error: unknown): void {
+  if (error instanceof Aria2Unavailable && error.trouble === 'unreachable') return;
+  ignoreGone(error);
 }
 
 /** aria2 answers "GID … is not found" for a download it no longer has: nothing is left to remove. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { goesToAria2 } from '../../../src/background/aria2/aria2-rule';
 import { planHandoff } from '../../../src/background/aria2/handoff';
+import { DEFAULT_SETTINGS, parseSettings } from '../../../src/settings/schema';
 import { judgeEndpoint } from '../../../src/settings/aria2-endpoint';
 
 describe('planHandoff', () => {
@@ -48,5 +50,27 @@ describe('judgeEndpoint', () => {
     expect(judgeEndpoint('ws://[::1]:6800/jsonrpc', false).ok).toBe(true);
     expect(judgeEndpoint('http://nas.example:6800/jsonrpc', false)).toEqual({ ok: false, problem: 'plain-remote' });
     expect(judgeEndpoint('http://nas.example:6800/jsonrpc', true).ok).toBe(true);
+  });
+});
+
+describe('goesToAria2', () => {
+  const settings = { ...parseSettings(DEFAULT_SETTINGS), aria2Url: 'http://127.0.0.1:6800/jsonrpc' };
+
+  it('sends nothing while no endpoint is set, whatever the rules say', () => {
+    expect(goesToAria2({ url: 'https://a.example/f', size: 1e12 }, { ...settings, aria2Url: '', aria2MinBytes: 1 })).toBe(false);
+  });
+
+  it('sends a download of at least the size given, not one of unknown size', () => {
+    const rule = { ...settings, aria2MinBytes: 1000 };
+    expect(goesToAria2({ url: 'https://a.example/f', size: 1000 }, rule)).toBe(true);
+    expect(goesToAria2({ url: 'https://a.example/f', size: 999 }, rule)).toBe(false);
+    expect(goesToAria2({ url: 'https://a.example/f' }, rule)).toBe(false);
+  });
+
+  it('sends a download from a site given, or linked from one of its pages, subdomains included', () => {
+    const rule = { ...settings, aria2Sites: ['example.org'] };
+    expect(goesToAria2({ url: 'https://dl.example.org/f' }, rule)).toBe(true);
+    expect(goesToAria2({ url: 'https://cdn.example/f', referrer: 'https://example.org/page' }, rule)).toBe(true);
+    expect(goesToAria2({ url: 'https://example.com/f' }, rule)).toBe(false);
   });
 });

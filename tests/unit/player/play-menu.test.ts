@@ -7,7 +7,7 @@ describe('"Play with Stitch"', () => {
   it('is a second menu entry on links and media', async () => {
     const browser = new FakeBrowser();
     const added: { id: string; contexts: string[] }[] = [];
-    await createContextMenu({ ...browser, menus: { ...browser.menus, add: async (entry) => void added.push(entry) } });
+    await createContextMenu({ ...browser, menus: { ...browser.menus, add: async (entry) => void added.push(entry) } }, false);
     expect(browser.calls).toEqual(['menu stitch-download']);
     expect(added[0]).toEqual({ id: PLAY_MENU_ID, title: 'Play with Stitch', contexts: ['link', 'video', 'audio'] });
   });
