@@ -26,6 +26,8 @@ import { rescue, takeOver, type TakeoverDeps } from './takeover';
 import { Toolbar } from './toolbar';
 import { Bypass } from './bypass';
 import { DownloadWatcher } from './download-watcher';
+import { CappedHosts } from './capped-hosts';
+import { measuring } from './start-measure';
 import { UiNotices } from './ui-notices';
 import { isOwnPage } from './sender';
 import { UiPorts } from './ui-ports';
@@ -178,7 +180,10 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     localNetwork,
     leaveNext: (url) => bypass.takeNext(url),
     watch: (item) => watcher.watch(item),
+    cappedHosts,
+    measure: measuring(api.downloads),
   });
+  const cappedHosts = new CappedHosts(api.storage);
   // Downloads left with the browser: resumed when they break, taken over when the browser cannot finish them.
   const watcher = new DownloadWatcher({ api, rescue: async (item, why) => rescue(item, why, takeoverDeps(await manager)) });
   api.downloads.onCreated.addListener((item) => {

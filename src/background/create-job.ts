@@ -10,8 +10,7 @@ import {
 } from '../engine';
 import { cookieOriginsFor } from '../settings/mirror-rules';
 import type { MirrorRule, Settings } from '../settings/schema';
-import { sharingHostConnections } from './host-connections';
-import { backgroundFetch } from './redirect-log';
+import { downloadFetch } from './host-connections';
 import { createWasmHasher } from './wasm-hasher';
 
 /** Whether a job's requests to the origin of its URL carry the browser's cookies. */
@@ -112,12 +111,9 @@ function engineOptions(source: RequestSource, settings: Settings, limiter: RateL
     createHasher: createWasmHasher,
     // The hops fetch hides, put back for the engine to check (redirect-log.ts); all jobs together
     // leave one of the browser's connections to a host free for take-overs' probes.
-    fetch: jobFetch,
+    fetch: downloadFetch,
   };
 }
-
-/** One for all jobs: the browser's connections per host are shared by all of them. */
-const jobFetch = sharingHostConnections(backgroundFetch);
 
 function safeReferrer(referrer: string | undefined): string | undefined {
   return referrer ? parseHttpUrl(referrer)?.href : undefined;

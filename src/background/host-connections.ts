@@ -1,4 +1,5 @@
 import type { HttpFetch, HttpRequest, HttpResponse } from '../engine';
+import { backgroundFetch } from './redirect-log';
 
 /**
  * Browsers give an extension at most six HTTP/1.1 connections per host (Chrome's socket pool,
@@ -86,3 +87,6 @@ export function sharingHostConnections(fetcher: HttpFetch, limit = DOWNLOAD_CONN
     }
   };
 }
+
+/** The fetch of Stitch's downloads (every job's, and the start probe's measuring request): one budget for all. */
+export const downloadFetch = sharingHostConnections(backgroundFetch);

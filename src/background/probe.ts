@@ -41,13 +41,7 @@ export async function probeUrl(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('no answer within 15 s')), PROBE_TIMEOUT_MS);
   try {
-    const fetcher = trustedFetch(init.fetch ?? backgroundFetch, {
-      primaryUrl: url,
-      credentials: init.credentials,
-      credentialOrigins: [],
-      referrer: init.referrer,
-    });
-    const response = await fetcher(url, { headers: { Range: 'bytes=0-0' }, cache: 'no-store', signal: controller.signal });
+    const response = await takeoverFetch(url, init)(url, { headers: { Range: 'bytes=0-0' }, cache: 'no-store', signal: controller.signal });
     await response.body?.cancel().catch(() => {});
     const range = response.status === 206 ? parseContentRange(response.headers.get('content-range')) : undefined;
     const size =
@@ -69,6 +63,16 @@ export async function probeUrl(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Stitch's requests for `url` before it is a job's: as the job will ask (credentials, Referer, redirects checked). */
+export function takeoverFetch(url: string, init: { referrer?: string; credentials: RequestCredentials; fetch?: HttpFetch }): HttpFetch {
+  return trustedFetch(init.fetch ?? backgroundFetch, {
+    primaryUrl: url,
+    credentials: init.credentials,
+    credentialOrigins: [],
+    referrer: init.referrer,
+  });
 }
 
 /** What the answer announces beyond the file itself: Stitch takes such a download at once (take-or-watch.ts). */

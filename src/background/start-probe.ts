@@ -4,7 +4,7 @@
  * the browser alone while the browser keeps its own rate, the server caps each connection and
  * Stitch's several connections win: take over (and remember the host). If the total stays flat, the
  * line or the disk is the limit and a take-over would only add a second pass: watch.
- * Pure: it judges a trace of byte counts; the requests and the clock are the caller's. Not wired yet.
+ * Pure: it judges a trace of byte counts; the requests and the clock are start-measure.ts's.
  */
 
 /** Cumulative bytes of each download at one moment. */

@@ -1,6 +1,7 @@
 import { t } from '../pages-shared/i18n';
 import type { Settings } from '../settings/schema';
 import type { BrowserApi, BrowserDownload } from './browser-api';
+import type { CappedHosts } from './capped-hosts';
 import type { JobCredentials } from './create-job';
 import type { NewDownload } from './job-manager';
 import type { LocalNetworkRules } from './local-network-rules';
@@ -26,6 +27,15 @@ export interface TakeoverDeps {
   leaveNext?: (url: string) => Promise<boolean>;
   /** Watches a download left with the browser, to rescue it if it breaks or stalls (absent: left unwatched). */
   watch?: (item: BrowserDownload) => void;
+  /** Hosts measured capping each connection: their downloads are taken at once (absent: none known). */
+  cappedHosts?: Pick<CappedHosts, 'has' | 'remember'>;
+  /** The start probe (start-measure.ts): would Stitch be faster? Absent: a download is watched unmeasured. */
+  measure?: (
+    item: BrowserDownload,
+    url: string,
+    size: number,
+    init: { referrer?: string; credentials: JobCredentials },
+  ) => Promise<StartDecision>;
 }
 
 /**
@@ -40,15 +50,21 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
   const first = firstLook(item, settings, deps.api.extensionId, deps.posts.wasPosted(item.url, item.finalUrl));
   if (first !== 'probe') return leave(first.notice, url, deps);
   if (await deps.leaveNext?.(url)) return leave(t('noticeLeftAsAsked'), url, deps);
-  return probeThenTake(item, settings, deps, (probe) =>
-    decideAtStart({
+  const host = new URL(url).host;
+  const hostCapsConnections = (await deps.cappedHosts?.has(host)) === true;
+  return probeThenTake(item, settings, deps, async (probe, credentials) => {
+    const atOnce = decideAtStart({
       mirrorsKnown: deps.mirrorsFor(url).length > 0 || probe.mirrorsAdvertised === true,
       digestAnnounced: probe.digestAnnounced === true,
       alwaysTakeOver: settings.alwaysTakeOver,
-      // Nothing measures hosts yet: the start probe of issue 27 will remember those that cap each connection.
-      hostCapsConnections: false,
-    }),
-  );
+      hostCapsConnections,
+    });
+    // Measuring needs the size and ranges: the request asks for the file's second half.
+    if (atOnce === 'take' || !deps.measure || probe.status !== 206 || probe.size === undefined) return atOnce;
+    const measured = await deps.measure(item, url, probe.size, { referrer: item.referrer, credentials });
+    if (measured === 'take') await deps.cappedHosts?.remember(host);
+    return measured;
+  });
 }
 
 /**
@@ -56,7 +72,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
  * serves the same file to Stitch's request; `why` is told once it is taken.
  */
 export async function rescue(item: BrowserDownload, why: string, deps: TakeoverDeps): Promise<Outcome> {
-  const outcome = await probeThenTake(item, await deps.settings(), deps, () => 'take');
+  const outcome = await probeThenTake(item, await deps.settings(), deps, async () => 'take');
   if (outcome === 'taken') await deps.notice(why, item.finalUrl || item.url);
   return outcome;
 }
@@ -67,7 +83,7 @@ async function probeThenTake(
   item: BrowserDownload,
   settings: Settings,
   deps: TakeoverDeps,
-  decide: (probe: ProbeResult) => StartDecision,
+  decide: (probe: ProbeResult, credentials: JobCredentials) => Promise<StartDecision>,
 ): Promise<Outcome> {
   const url = item.finalUrl || item.url;
   // The probe carries the Referer the job will send, and reaches what it may reach; the job holds
@@ -79,7 +95,7 @@ async function probeThenTake(
     const probe = await (deps.probe ?? probeUrl)(url, { referrer: item.referrer, credentials });
     const second = afterProbe(item, probe, settings, credentials);
     if (!second.take) return await leave('notice' in second ? second.notice : undefined, url, deps);
-    if (decide(probe) === 'watch') {
+    if ((await decide(probe, credentials)) === 'watch') {
       deps.watch?.(item);
       return 'watched';
     }

@@ -5,25 +5,72 @@ import { request } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
 import { browserWith, changeSettings, linkPage, MiB, mirror, profile } from './support/setup';
 
-/** Chromium with Always take over off, after a click on a link to `file`: a plain download it leaves with the browser, watched. */
-async function clickWatched(file: Mirror) {
+/** Chromium with Always take over off, on a page of links to `hrefs` (ids f0, f1, …). */
+async function alwaysTakeOverOff(...hrefs: string[]) {
   // The link page first: cleanup closes the browser, and its open connections, before the page's server.
-  const page = await linkPage([{ id: 'file', href: file.url, text: 'file' }]);
+  const page = await linkPage(hrefs.map((href, i) => ({ id: `f${i}`, href, text: `file ${i}` })));
   const p = profile();
   const browser = await browserWith(p);
   const ui = await changeSettings(browser, { alwaysTakeOver: false });
   const tab = await browser.context.newPage();
   await tab.goto(page);
-  await tab.click('#file');
-  const notices = async () => (await request(ui, { type: 'list-jobs' })).value!.notices.map(({ message, url }) => ({ message, url }));
-  return { downloads: p.downloads, notices };
+  const list = async () => (await request(ui, { type: 'list-jobs' })).value!;
+  const notices = async () => (await list()).notices.map(({ message, url }) => ({ message, url }));
+  const jobs = async () => (await list()).jobs;
+  return { tab, downloads: p.downloads, notices, jobs };
 }
+
+/** After a click on a link to `file`: a plain download Stitch leaves with the browser (measured, then watched). */
+async function clickWatched(file: Mirror) {
+  const chromium = await alwaysTakeOverOff(file.url);
+  await chromium.tab.click('#f0');
+  return chromium;
+}
+
+/** The start probe's measuring requests: the second half of the file, open-ended. */
+const measuringRequests = (server: Mirror, size: number) => server.stats.requests.filter((r) => r.range === `bytes=${size / 2}-`);
+
+test('a server that caps each connection: Stitch measures, takes the download over early, exact, and takes the next from that host at once', async () => {
+  const size = 24 * MiB;
+  const seed = 63;
+  const server = await mirror({ size, seed, connectionRate: 1 * MiB, filename: (query) => `capped-${query.get('n')}.bin` });
+  const { tab, downloads, notices, jobs } = await alwaysTakeOverOff(`${server.url}?n=1`, `${server.url}?n=2`);
+
+  await tab.click('#f0');
+  await until('the first download taken over', async () => (await jobs()).length === 1, 20_000);
+  expect(measuringRequests(server, size)).toHaveLength(1);
+  const expected = await contentSha256(seed, size);
+  expect(await fileSha256(await waitForFile(downloads, 'capped-1.bin', size, 60_000))).toBe(expected);
+
+  // The host is remembered as capping each connection: no measuring this time.
+  await tab.click('#f1');
+  await until('the second download taken over', async () => (await jobs()).length === 2, 20_000);
+  expect(measuringRequests(server, size)).toHaveLength(1);
+  expect(await fileSha256(await waitForFile(downloads, 'capped-2.bin', size, 60_000))).toBe(expected);
+  expect(await notices()).toEqual([]);
+});
+
+test('a line that is the limit (the server shares one rate among all connections): the download stays with the browser, watched, and ends exact', async () => {
+  const size = 40 * MiB;
+  const seed = 64;
+  const file = await mirror({ size, seed, rate: 8 * MiB, filename: 'line.bin' });
+  const { downloads, notices, jobs } = await clickWatched(file);
+
+  const saved = await waitForFile(downloads, 'line.bin', size, 60_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
+  // Measured once, and left with the browser: one request of its own for the whole file, and Stitch's first byte.
+  expect(measuringRequests(file, size)).toHaveLength(1);
+  expect(file.stats.requests.filter((r) => r.range === undefined)).toHaveLength(1);
+  expect(await jobs()).toEqual([]);
+  expect(await notices()).toEqual([]);
+});
 
 test('a watched download Chromium gives up on after its own 5 resumes is taken over by Stitch and ends exact', async () => {
   const size = 24 * MiB;
   const seed = 61;
-  // The browser's request, Stitch's 1-byte probe and Chromium's 5 resumes: all reset.
-  const file = await mirror({ size, seed, filename: 'watched.bin', rate: 8 * MiB, faults: { resetAfterMs: 300, faultRequests: 7 } });
+  // The browser's request, Stitch's 1-byte probe, its measuring request (Chromium's own resumes keep the download
+  // in progress meanwhile) and Chromium's 5 resumes: all reset.
+  const file = await mirror({ size, seed, filename: 'watched.bin', rate: 8 * MiB, faults: { resetAfterMs: 300, faultRequests: 8 } });
   const { downloads, notices } = await clickWatched(file);
 
   const saved = await waitForFile(downloads, 'watched.bin', size, 60_000);

@@ -3,7 +3,8 @@ import type { BrowserDownload } from '../../../src/background/browser-api';
 import { PostTracker } from '../../../src/background/post-tracker';
 import { probeUrl, type ProbeResult } from '../../../src/background/probe';
 import { decideAtStart, type StartFacts } from '../../../src/background/take-or-watch';
-import { takeOver } from '../../../src/background/takeover';
+import { CappedHosts } from '../../../src/background/capped-hosts';
+import { takeOver, type TakeoverDeps } from '../../../src/background/takeover';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
 import { FakeBrowser } from '../../support/fake-browser';
 
@@ -49,12 +50,13 @@ describe('takeOver decides at the start', () => {
   };
   const probed: ProbeResult = { status: 206, statusText: 'Partial Content', size: 100_000_000 };
 
-  function run(settings: Partial<Settings>, probe: ProbeResult, mirrors: string[] = []) {
+  function run(settings: Partial<Settings>, probe: ProbeResult, mirrors: string[] = [], more: Partial<TakeoverDeps> = {}) {
     const browser = new FakeBrowser();
     const item = browser.startBrowserDownload(big);
     const added: unknown[] = [];
     const watched: number[] = [];
     const outcome = takeOver(item, {
+      ...more,
       api: browser,
       settings: async () => parseSettings({ ...DEFAULT_SETTINGS, ...settings }),
       posts: new PostTracker(),
@@ -87,6 +89,46 @@ describe('takeOver decides at the start', () => {
       expect(added).toHaveLength(1);
       expect(browser.calls).toEqual([`cancel ${item.id}`, `erase ${item.id}`]);
     }
+  });
+
+  test('without Always take over, a download measured faster with Stitch is taken, and its host remembered: the next one is taken unmeasured', async () => {
+    const storage = new FakeBrowser().storage;
+    const measured: string[] = [];
+    const measure = (verdict: 'take' | 'watch') => ({
+      cappedHosts: new CappedHosts(storage),
+      measure: async (_item: unknown, url: string, size: number) => {
+        measured.push(`${url} ${size}`);
+        return verdict;
+      },
+    });
+    const first = run({ alwaysTakeOver: false }, probed, [], measure('take'));
+    expect(await first.outcome).toBe('taken');
+    expect(measured).toEqual(['https://example.com/big.iso 100000000']);
+    expect(await new CappedHosts(storage).has('example.com')).toBe(true);
+
+    const second = run({ alwaysTakeOver: false }, probed, [], measure('watch'));
+    expect(await second.outcome).toBe('taken');
+    expect(measured).toHaveLength(1);
+  });
+
+  test('without Always take over, a download measured no faster is watched; one of unknown size or without ranges is watched unmeasured', async () => {
+    let measures = 0;
+    const measure = async () => {
+      measures++;
+      return 'watch' as const;
+    };
+    const watchedOne = run({ alwaysTakeOver: false }, probed, [], { measure });
+    expect(await watchedOne.outcome).toBe('watched');
+    expect(watchedOne.added).toEqual([]);
+    expect(watchedOne.browser.calls).toEqual([]);
+    expect(measures).toBe(1);
+    for (const probe of [
+      { ...probed, size: undefined },
+      { ...probed, status: 200 },
+    ]) {
+      expect(await run({ alwaysTakeOver: false }, probe, [], { measure }).outcome).toBe('watched');
+    }
+    expect(measures).toBe(1);
   });
 
   test('Always take over (the default for now) takes a plain download, as before', async () => {
