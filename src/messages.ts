@@ -301,8 +301,11 @@ export type PortMessage =
   | { type: 'job'; job: JobView }
   | { type: 'removed'; id: string }
   | { type: 'notice'; notice: UiNotice }
-  /** The downloads handed to aria2, and why they could not be read when aria2 could not be reached. */
-  | { type: 'aria2'; rows: Aria2Row[]; trouble?: Aria2Trouble };
+  /**
+   * The downloads handed to aria2, why they could not be read when aria2 could not be reached, and
+   * whether an endpoint is set (rows then offer Send to aria2).
+   */
+  | { type: 'aria2'; configured: boolean; rows: Aria2Row[]; trouble?: Aria2Trouble };
 
 /** Messages a player page posts on the player port. */
 export type PlayerPageMessage =

@@ -55,6 +55,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     // The menu offers "Send to aria2" only while an endpoint is set.
     const withAria2 = s.aria2Url.trim() !== '';
     if (withAria2 !== menuWithAria2) void createContextMenu(api, (menuWithAria2 = withAria2)).catch(() => {});
+    aria2.settingsChanged();
   });
   const posts = new PostTracker();
   const keepAlive = new KeepAlive(api);

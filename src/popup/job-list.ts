@@ -38,6 +38,11 @@ export class JobList {
     private readonly focusWhenEmpty?: () => void,
   ) {}
 
+  /** The actions a row offers changed without its job changing (an aria2 endpoint was set or removed). */
+  refreshActions(): void {
+    for (const { row, job } of this.rows.values()) row.update(job);
+  }
+
   /**
    * `phase` is 'loading' until the first snapshot, so "no downloads" is never said too early;
    * 'offline' when there is no background to ask (the page's banner says so).

@@ -9,7 +9,19 @@ import { plural, sentence, t } from '../pages-shared/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
 export type RowAction =
-  'start-now' | 'pause' | 'resume' | 'retry' | 'open' | 'show' | 'save-as' | 'copy-url' | 'cancel' | 'undo' | 'hand-back' | 'relink';
+  | 'start-now'
+  | 'pause'
+  | 'resume'
+  | 'retry'
+  | 'open'
+  | 'show'
+  | 'save-as'
+  | 'copy-url'
+  | 'cancel'
+  | 'undo'
+  | 'hand-back'
+  | 'relink'
+  | 'send-to-aria2';
 
 /** Move up and Move down, as far as the job's place in the queue allows. */
 export function queueMoves(job: JobView): ('up' | 'down')[] {
@@ -24,8 +36,8 @@ export type Relinker = (job: JobView, url: string, startOver: boolean) => Promis
 /** How many of a job's notices a row shows (the newest). */
 const NOTICES_SHOWN = 3;
 
-/** The actions that apply to a job in its state, in the order the row shows them. */
-export function rowActions(job: JobView): RowAction[] {
+/** The actions that apply to a job in its state, in the order the row shows them; `aria2`: an aria2 endpoint is set. */
+export function rowActions(job: JobView, aria2 = false): RowAction[] {
   if (job.undoUntil !== undefined) return ['undo'];
   const actions: RowAction[] = [];
   switch (job.state) {
@@ -50,6 +62,9 @@ export function rowActions(job: JobView): RowAction[] {
   if (job.state === 'paused' || (job.state === 'failed' && job.errorCode !== 'save-failed')) actions.push('relink');
   // Taken over but wanted in the browser after all: hand it back while it is not complete.
   if (job.takenOver && ['queued', 'running', 'paused'].includes(job.state)) actions.push('hand-back');
+  // Not yet saved: aria2 may take it over (on a home server, or to go on after the browser closes).
+  if (aria2 && (['queued', 'running', 'paused'].includes(job.state) || (job.state === 'failed' && job.errorCode !== 'save-failed')))
+    actions.push('send-to-aria2');
   actions.push('copy-url');
   // A saved row is removed from the list alone (the file on disk stays).
   if (job.state !== 'saving' && job.state !== 'cancelled') actions.push('cancel');
@@ -83,6 +98,8 @@ function actionLabel(action: RowAction, job: JobView): string {
       return t('actionRelink');
     case 'start-now':
       return t('actionStartNow');
+    case 'send-to-aria2':
+      return t('actionSendToAria2');
   }
 }
 
@@ -118,6 +135,8 @@ export interface RowControls {
   move(job: JobView, direction: 'up' | 'down'): void;
   /** Bytes/s, or null for none. */
   setSpeedLimit(job: JobView, bytesPerSecond: number | null): void;
+  /** Whether downloads can be sent to aria2 (an endpoint is set). */
+  aria2Available(): boolean;
 }
 
 /**
@@ -318,7 +337,7 @@ export class JobRow {
    * row's action (Cancel becomes Undo) or the row's name takes it, never the page.
    */
   private updateActions(job: JobView): void {
-    const actions = rowActions(job);
+    const actions = rowActions(job, this.controls?.aria2Available() ?? false);
     const play = canPlayHere(job, this.canPlayType);
     const moves = queueMoves(job);
     const name = jobName(job);

@@ -5,15 +5,15 @@ import { FINISHED_STATES } from './job-text';
 
 /**
  * What the popup knows: the jobs (in list order, see listOrder), the page-wide notices (oldest first), and
- * the downloads handed to aria2 (with why they could not be read, when aria2 did not answer).
+ * aria2: whether one is set up, the downloads handed to it, and why they could not be read when it did not answer.
  */
 export interface PopupModel {
   jobs: JobView[];
   notices: UiNotice[];
-  aria2: { rows: Aria2Row[]; trouble?: Aria2Trouble };
+  aria2: { configured: boolean; rows: Aria2Row[]; trouble?: Aria2Trouble };
 }
 
-export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [], aria2: { rows: [] } };
+export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [], aria2: { configured: false, rows: [] } };
 
 /** The model after one message from the UI port (or a job from an action's reply). */
 export function applyPortMessage(model: PopupModel, message: PortMessage): PopupModel {
@@ -33,7 +33,10 @@ export function applyPortMessage(model: PopupModel, message: PortMessage): Popup
       if (model.notices.some((n) => n.id === message.notice.id)) return model;
       return { ...model, notices: [...model.notices, message.notice] };
     case 'aria2':
-      return { ...model, aria2: { rows: message.rows, ...(message.trouble ? { trouble: message.trouble } : {}) } };
+      return {
+        ...model,
+        aria2: { configured: message.configured, rows: message.rows, ...(message.trouble ? { trouble: message.trouble } : {}) },
+      };
   }
 }
 

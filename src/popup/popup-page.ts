@@ -45,6 +45,7 @@ const ACTION_FAILED: Record<RowAction, MessageKey> = {
   show: 'failedShow',
   'save-as': 'failedSaveAs',
   'copy-url': 'failedCopyUrl',
+  'send-to-aria2': 'failedSendToAria2',
 };
 
 /** From this many downloads on, the popup offers a filter. */
@@ -85,6 +86,7 @@ export class PopupPage {
     {
       move: (job, direction) => void this.move(job, direction),
       setSpeedLimit: (job, bytesPerSecond) => void this.setSpeedLimit(job, bytesPerSecond),
+      aria2Available: () => this.model.aria2.configured,
     },
     () => this.addToggle.focus(),
   );
@@ -160,7 +162,9 @@ export class PopupPage {
   /** One message from the UI port. */
   apply(message: PortMessage): void {
     const before = new Map(this.model.jobs.map((j) => [j.id, j]));
+    const aria2Before = this.model.aria2.configured;
     this.model = applyPortMessage(this.model, message);
+    if (this.model.aria2.configured !== aria2Before) this.jobs.refreshActions();
     if (message.type === 'snapshot') this.phase = 'ready';
     if (message.type === 'job') {
       const said = announcement(before.get(message.job.id), message.job);
@@ -244,6 +248,9 @@ export class PopupPage {
       } else if (action === 'hand-back') {
         await this.call({ type: 'hand-to-browser', id: job.id });
         announce(this.live, t('saidHandedBack', job.filename));
+      } else if (action === 'send-to-aria2') {
+        await this.call({ type: 'aria2-send', id: job.id });
+        announce(this.live, t('noticeSentToAria2', job.filename));
       } else if (action === 'copy-url') {
         await (this.deps.copyText ?? ((text) => navigator.clipboard.writeText(text)))(job.url);
         announce(this.live, t('saidCopied'));

@@ -103,3 +103,38 @@ test('aria2 stopped mid-download: the popup says so, and Run in Stitch saves the
   expect(await fileSha256(saved)).toBe(await contentSha256(32, size));
   await expect.poll(() => popup.getByTestId('aria2-row').count(), { timeout: 10_000 }).toBe(0);
 });
+
+test('a download with two mirrors and a digest, sent from the popup, lands exact in aria2 from both mirrors', async () => {
+  const aria2 = await startAria2();
+  cleanup.push(() => aria2.close());
+  const size = 24 * MiB;
+  const hex = await contentSha256(33, size);
+  // aria2 counts connections per host name: the second mirror is the same loopback by another name.
+  const second = await mirror({ size, seed: 33, rate: 2 * MiB });
+  const secondUrl = second.url.replace('//127.0.0.1:', '//localhost:');
+  const primary = await mirror({
+    size,
+    seed: 33,
+    filename: 'two mirrors.bin',
+    rate: 2 * MiB,
+    extraHeaders: { 'Repr-Digest': `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`, Link: `<${secondUrl}>; rel=duplicate` },
+  });
+  const { browser } = await setup(primary.url);
+  const popup = await extensionPage(browser, 'popup.html');
+  const settings = (await request(popup, { type: 'get-settings' })).value!.settings;
+  await request(popup, { type: 'set-settings', settings: { ...settings, aria2Url: aria2.url, aria2Secret: aria2.secret } });
+  await request(popup, { type: 'add-url', url: primary.url });
+  // Stitch has learned both sources and the digest before it hands the download over.
+  await until('both sources to send bytes to Stitch', () => primary.stats.bytesSent > MiB && second.stats.bytesSent > MiB, 20_000);
+
+  const row = popup.getByTestId('job-row');
+  await row.getByTestId('job-details-toggle').click();
+  const handedAt = Date.now();
+  await row.getByRole('button', { name: 'Send to aria2 two mirrors.bin' }).click();
+  await expect.poll(() => popup.getByTestId('aria2-state').textContent(), { timeout: 30_000 }).toBe('Saved by aria2');
+  expect(await fileSha256(join(aria2.dir, 'two mirrors.bin'))).toBe(hex);
+  expect(await popup.getByTestId('job-row').count()).toBe(0);
+  const sentToAria2 = (m: Mirror) => m.stats.requests.filter((r) => r.startedAt >= handedAt).reduce((sum, r) => sum + r.bytesSent, 0);
+  expect(sentToAria2(primary)).toBeGreaterThan(size / 4);
+  expect(sentToAria2(second)).toBeGreaterThan(size / 4);
+});

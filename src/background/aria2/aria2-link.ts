@@ -46,6 +46,7 @@ export class Aria2Link {
   private readonly rows = new Map<string, Aria2Row>();
   private trouble: Aria2Trouble | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
+  private viewerCount = 0;
 
   constructor(
     private readonly api: BrowserApi,
@@ -136,27 +137,37 @@ export class Aria2Link {
 
   /** What the popup shows: a message for the port. */
   message(): PortMessage {
-    return { type: 'aria2', rows: [...this.rows.values()], ...(this.trouble ? { trouble: this.trouble } : {}) };
+    const rows = [...this.rows.values()];
+    return { type: 'aria2', configured: this.configured, rows, ...(this.trouble ? { trouble: this.trouble } : {}) };
   }
 
   /** Pages that show the rows: with one or more open, the rows are read again every ARIA2_REFRESH_MS. */
   viewers(count: number): void {
-    if (count > 0 && this.timer === undefined) {
-      void this.refresh();
-      this.timer = setInterval(() => void this.refresh(), ARIA2_REFRESH_MS);
-    } else if (count === 0 && this.timer !== undefined) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-      // With no page to show them, only aria2's own notices (WebSocket) keep the rows current.
-      if (!this.connection?.client.usesWebSocket) this.disconnect();
-    }
+    this.viewerCount = count;
+    this.schedule();
+    if (count > 0) void this.refresh();
+  }
+
+  /** The settings changed: the rows (and whether rows offer Send to aria2) follow the endpoint now set. */
+  settingsChanged(): void {
+    this.schedule();
+    void this.refresh();
+  }
+
+  private schedule(): void {
+    const wanted = this.viewerCount > 0 && this.configured;
+    if (wanted && this.timer === undefined) this.timer = setInterval(() => void this.refresh(), ARIA2_REFRESH_MS);
+    if (wanted || this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    // With no page to show them, only aria2's own notices (WebSocket) keep the rows current.
+    if (!this.connection?.client.usesWebSocket) this.disconnect();
   }
 
   /** Reads every handed download's status from aria2 and posts the rows. */
   async refresh(): Promise<void> {
     const handed = await this.handed();
     if (handed.length === 0 || !this.configured) {
-      if (this.rows.size === 0 && !this.trouble) return;
       this.rows.clear();
       this.trouble = undefined;
       this.broadcast(this.message());

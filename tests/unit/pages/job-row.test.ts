@@ -25,6 +25,19 @@ describe('rowActions', () => {
   it.each(cases)('%s %o → %o', (state, extra, actions) => {
     expect(rowActions(jobView({ state, ...extra }))).toEqual(actions);
   });
+
+  it('offers Send to aria2 for a download not yet saved, only while an endpoint is set', () => {
+    const offered = (state: JobViewState, extra: object = {}) => rowActions(jobView({ state, ...extra }), true).includes('send-to-aria2');
+    expect(['queued', 'running', 'paused', 'failed'].map((state) => offered(state as JobViewState))).toEqual([true, true, true, true]);
+    expect(offered('failed', { errorCode: 'save-failed' })).toBe(false);
+    expect(['verifying', 'saving', 'saved', 'cancelled'].map((state) => offered(state as JobViewState))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(rowActions(jobView({ state: 'running' }), false)).not.toContain('send-to-aria2');
+  });
 });
 
 describe('JobRow', () => {

@@ -112,9 +112,9 @@ describe('the downloads handed to aria2', () => {
       doneBytes: 5,
       bytesPerSecond: 1,
     };
-    const model = applyPortMessage(withJob, { type: 'aria2', rows: [row], trouble: 'unreachable' });
+    const model = applyPortMessage(withJob, { type: 'aria2', configured: true, rows: [row], trouble: 'unreachable' });
     expect(model.jobs.map((j) => j.id)).toEqual(['a']);
-    expect(model.aria2).toEqual({ rows: [row], trouble: 'unreachable' });
-    expect(applyPortMessage(model, { type: 'aria2', rows: [] }).aria2).toEqual({ rows: [] });
+    expect(model.aria2).toEqual({ configured: true, rows: [row], trouble: 'unreachable' });
+    expect(applyPortMessage(model, { type: 'aria2', configured: false, rows: [] }).aria2).toEqual({ configured: false, rows: [] });
   });
 });
