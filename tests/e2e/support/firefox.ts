@@ -35,13 +35,14 @@ export async function launchFirefox(
  * A copy of the built add-on whose player page is web-accessible: Firefox refuses to navigate
  * to moz-extension:// from WebDriver or from a page's script, but follows a loopback server's
  * redirect to a web-accessible page. Test-only: the product's player is not web-accessible.
+ * `otherPages` (e.g. popup.html) are made reachable the same way.
  */
-export function addonWithReachablePlayer(cleanup: Cleanup): string {
+export function addonWithReachablePlayer(cleanup: Cleanup, otherPages: readonly string[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'stitch-ff-addon-'));
   cleanup(() => rmSync(dir, { recursive: true, force: true }));
   cpSync(EXTENSION_DIR, dir, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-  manifest.web_accessible_resources = [{ resources: ['player.html'], matches: ['http://127.0.0.1/*'] }];
+  manifest.web_accessible_resources = [{ resources: ['player.html', ...otherPages], matches: ['http://127.0.0.1/*'] }];
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
   return dir;
 }

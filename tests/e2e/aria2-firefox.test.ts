@@ -1,0 +1,83 @@
+/**
+ * The aria2 hand-off in Firefox, over aria2's WebSocket (its notifications drive the rows): a link taken
+ * over is handed to a real `aria2c --enable-rpc` by the size rule and lands exact in aria2's folder; a wrong
+ * token is said plainly, and the download stays with Stitch.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import type { ReplyOf, RequestOf, RequestType } from '../../src/messages';
+import { startAria2 } from '../support/aria2-daemon';
+import { contentSha256 } from '../support/content';
+import { addonWithReachablePlayer, launchFirefox, openAddonPage } from './support/firefox';
+import { fileSha256, until, waitForFile } from './support/files';
+import { linkPage, MiB, mirror, onCleanup } from './support/setup';
+
+async function firefoxWithAria2(secret: string) {
+  const aria2 = await startAria2();
+  onCleanup(() => aria2.close());
+  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
+  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
+  const browser = await launchFirefox(downloads, onCleanup, { addonDir: addonWithReachablePlayer(onCleanup) });
+  // WebDriver finds an add-on page only once it navigates within itself, as the player does; the popup is
+  // shown in a frame of it (the same origin), as it would render in its own window.
+  const clip = await mirror({ size: MiB, seed: 64, contentType: 'video/webm' });
+  const ui = await openAddonPage(browser, `player.html?url=${encodeURIComponent(clip.url)}`, onCleanup);
+  await ui.evaluate(() => {
+    const frame = document.createElement('iframe');
+    frame.id = 'popup';
+    frame.src = 'popup.html';
+    frame.style.cssText = 'width:400px;height:600px';
+    document.body.append(frame);
+  });
+  const background = <T extends RequestType>(message: RequestOf<T>) =>
+    ui.evaluate(
+      (m) =>
+        (globalThis as unknown as { browser: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).browser.runtime.sendMessage(m),
+      message,
+    ) as Promise<{ ok: boolean; value?: ReplyOf<T> }>;
+  const { settings } = (await background({ type: 'get-settings' })).value!;
+  const saved = await background({
+    type: 'set-settings',
+    settings: { ...settings, aria2Url: aria2.wsUrl, aria2Secret: secret, aria2MinBytes: 10 * MiB },
+  });
+  expect(saved.ok).toBe(true);
+  const click = async (href: string) => {
+    const tab = await browser.newPage();
+    await tab.goto(await linkPage([{ id: 'f', href, text: 'file' }]));
+    await tab.click('#f');
+  };
+  const text = (testId: string) =>
+    ui.evaluate(
+      (id) =>
+        document.querySelector<HTMLIFrameElement>('#popup')?.contentDocument?.querySelector(`[data-testid="${id}"]`)?.textContent ?? '',
+      testId,
+    );
+  return { aria2, downloads, background, click, text, clipUrl: clip.url };
+}
+
+test('Firefox: a link taken over goes to aria2 by its rule, over its WebSocket, and lands exact in aria2’s folder', async () => {
+  const size = 24 * MiB;
+  const file = await mirror({ size, seed: 35, filename: 'ff aria2.bin', rate: 8 * MiB });
+  const { aria2, downloads, background, click, text, clipUrl } = await firefoxWithAria2('stitch-test-secret');
+  await click(file.url);
+  await until('aria2 to say it saved the file', async () => (await text('aria2-state')) === 'Saved by aria2', 30_000);
+  expect(await fileSha256(join(aria2.dir, 'ff aria2.bin'))).toBe(await contentSha256(35, size));
+  expect((await background({ type: 'list-jobs' })).value?.jobs.filter((j) => j.url !== clipUrl)).toEqual([]);
+  expect(await waitForFile(downloads, 'ff aria2.bin', size, 1).catch(() => undefined)).toBeUndefined();
+});
+
+test('Firefox: with a wrong token aria2 takes nothing; Stitch downloads the file itself and says why', async () => {
+  const size = 24 * MiB;
+  const file = await mirror({ size, seed: 36, filename: 'ff stitch.bin', rate: 8 * MiB });
+  const { downloads, click, text } = await firefoxWithAria2('not-the-secret');
+  await click(file.url);
+  const saved = await waitForFile(downloads, 'ff stitch.bin', size, 60_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(36, size));
+  // The notice's sentence, then the download's address.
+  expect(await text('notice')).toBe(
+    'Stitch downloads this itself: aria2 did not take it. aria2 refused the secret token: enter the one it was started with (--rpc-secret).' +
+      file.url,
+  );
+});
