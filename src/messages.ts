@@ -62,6 +62,7 @@
  * element's range requests instead (per page, from the request's client).
  */
 import type { FailureFacts } from './engine/errors';
+import type { ConnectionsWhy } from './engine/scheduler/connection-count';
 import type { DropReason, StoredNotice } from './engine/notice';
 import type { RelinkMismatch } from './engine/relink';
 import type { MirrorRule, Settings, SettingsError } from './settings/schema';
@@ -98,9 +99,9 @@ export interface MirrorContribution {
   rate: number;
   /** Dropped sources say why, as data the pages put in words. */
   dropped?: DropReason;
-  /** Connections to it now, while the job runs, and why that many (the connection count's reason). */
+  /** Connections to it now, while the job runs, and why that many (the connection count's reason, as data). */
   connections?: number;
-  connectionsWhy?: string;
+  connectionsWhy?: ConnectionsWhy;
 }
 
 export interface JobView {

@@ -1,14 +1,16 @@
 /**
  * What went wrong with a download, in the user's language: the engine reports failures and
- * notices (a mirror dropped, a restart from zero) as data (its code, the HTTP status, how a
- * connection failed, the attempts, the sizes and hosts), and these are the only words the popup,
- * the player and the notifications say about them.
+ * notices (a mirror dropped, a restart from zero), and why a server has the connections it has, as
+ * data (its code, the HTTP status, how a connection failed, the attempts, the sizes, hosts and
+ * counts), and these are the only words the popup, the player and the notifications say about them.
  */
 import type { FailureFacts } from '../engine/errors';
 import type { DropReason, RestartCause, StoredNotice } from '../engine/notice';
+import type { ConnectionsWhy } from '../engine/scheduler/connection-count';
+import type { StepGain } from '../engine/scheduler/step-verdict';
 import type { JobFailure, JobView } from '../messages';
 import { formatSize, sizesApart } from './format';
-import { formatCount, plural, sentence, t, type MessageKey } from './i18n';
+import { formatCount, numberFormat, plural, sentence, t, type MessageKey } from './i18n';
 
 const BY_CODE: Record<string, MessageKey> = {
   redirect: 'failRedirect',
@@ -111,6 +113,58 @@ export function dropText(why: DropReason): string {
     }
     case 'failed':
       return failureText(why.failure);
+  }
+}
+
+const connections = (count: number) => plural(count, 'connectionsOne', 'connectionsOther');
+const share = (value: number) => numberFormat({ style: 'percent' }).format(value);
+const milliseconds = (ms: number) => formatCount(Math.round(ms));
+
+/** What a step of the connection count brought, as a sentence after the step's own. */
+function gainText(gain: StepGain): string {
+  switch (gain.kind) {
+    case 'enough':
+      return t('connGainEnough', share(gain.server));
+    case 'small':
+      return t('connGainSmall', share(gain.server));
+    case 'shared':
+      return t('connGainShared', share(gain.server), share(gain.download));
+  }
+}
+
+/** Why a server has the connections it has (the mirror legend's tooltip). */
+export function connectionsWhyText(why: ConnectionsWhy): string {
+  switch (why.kind) {
+    case 'starting':
+      return t('connWhyStarting', connections(why.count));
+    case 'far-start':
+      return t(why.answered ? 'connWhyFarStart' : 'connWhyFarStartUnanswered', milliseconds(why.ms), connections(why.count));
+    case 'near-after-all':
+      return t('connWhyNearAfterAll', milliseconds(why.ms));
+    case 'step-unconfirmed':
+      return `${t('connWhyStepUnconfirmed', formatCount(why.from), formatCount(why.to))} ${t('connGainEnough', share(why.gain))}`;
+    case 'step':
+      return `${t('connWhyStep', formatCount(why.from), formatCount(why.to), formatCount(why.next))} ${gainText(why.gain)}`;
+    case 'one-more-short':
+      return `${t('connWhyOneMoreShort', connections(why.count))} ${gainText(why.gain)}`;
+    case 'each-pays':
+      return t('connWhyEachPays', connections(why.count));
+    case 'gave-back':
+      return t('connWhyGaveBack', connections(why.removed));
+    case 'at-max':
+      return t('connWhyAtMax', connections(why.count));
+    case 'at-server-limit':
+      return t('connWhyAtServerLimit', connections(why.count));
+    case 'ends-before-warm':
+      return t('connWhyEndsBeforeWarm', connections(why.count));
+    case 'server-allows': {
+      const refused = why.status === undefined ? t('connRefusedOneClosed') : t('connRefusedOneStatus', String(why.status));
+      return `${t('connWhyServerAllows', connections(why.count))} ${refused}`;
+    }
+    case 'refused': {
+      const refused = why.status === undefined ? t('connRefusedClosed') : causeText({ code: 'http-status', status: why.status });
+      return `${refused} ${t('connWaiting', formatCount(Math.round(why.waitMs / 100) / 10))}`;
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import type { MirrorContribution } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { formatPercent, formatRate, formatSize } from '../pages-shared/format';
-import { dropText } from '../pages-shared/failure-text';
+import { connectionsWhyText, dropText } from '../pages-shared/failure-text';
 import { plural, t } from '../pages-shared/i18n';
 
 /** How many distinct colours the bar cycles through (classes source-0 … source-7 in popup.css). */
@@ -61,7 +61,8 @@ export class MirrorBar {
       const bar = this.segments[i]!;
       bar.style.width = `${segment.percent.toFixed(2)}%`;
       bar.classList.toggle('zero', segment.percent === 0);
-      const title = `${segment.url}\n${text}${segment.connectionsWhy ? `\n${segment.connectionsWhy}` : ''}`;
+      const why = segment.connectionsWhy ? `\n${connectionsWhyText(segment.connectionsWhy)}` : '';
+      const title = `${segment.url}\n${text}${why}`;
       if (bar.title !== title) bar.title = title;
       setText(this.lines[i]!.querySelector('.legend-text')!, text);
     });

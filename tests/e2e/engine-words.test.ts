@@ -44,6 +44,11 @@ test('in a German popup, what the engine tells of servers and mirrors is German,
     expect(text, text).not.toMatch(ENGLISH);
   };
 
+  // While its primary runs, the mirror legend's tooltip says why it has the connections it has, in German too.
+  const why = async () => ((await row(ids.busy).locator('.segment').first().getAttribute('title')) ?? '').split('\n')[2] ?? '';
+  await expect.poll(why, { timeout: 5_000 }).toMatch(/Verbindung/);
+  expect(await why()).not.toMatch(ENGLISH);
+
   await says(
     ids.busy,
     `Stitch verwendet den Spiegelserver 127.0.0.1:${busyMirror.port} nicht mehr. Der Server ist ausgelastet oder wird gewartet (Fehler 503). Er bat, es erst nach 3.600 s erneut zu versuchen.`,

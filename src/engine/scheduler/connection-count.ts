@@ -24,7 +24,7 @@
 import { ServerLimit, type ServerLimitOptions } from './server-limit';
 import { RateWindow, type RateWindowOptions } from './rate-window';
 import { endsBeforeWarm, farStartCount, rewarmCount, warmupMs, type WarmupOptions } from './slow-start';
-import { sharesDownload, stepGain, stepPays, type Measured, type StepVerdictOptions } from './step-verdict';
+import { sharesDownload, stepGain, stepPays, type Measured, type StepGain, type StepVerdictOptions } from './step-verdict';
 
 export interface ConnectionCountOptions extends WarmupOptions, RateWindowOptions, ServerLimitOptions, StepVerdictOptions {
   /** The cap (the user's maximum, or a per-site override): at most this many, ever. */
@@ -91,9 +91,32 @@ export interface Refusal {
   connections: number;
 }
 
-const percent = (share: number) => `${Math.round(share * 100)} %`;
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/**
+ * Why a server has the connections it has, as data: the pages say it in the user's language
+ * (pages-shared/failure-text.ts). Gains are shares of the rate before the step.
+ */
+export type ConnectionsWhy =
+  | { kind: 'starting'; count: number }
+  /** A server `ms` away (`answered`), or with no answer after `ms`: more connections from the start. */
+  | { kind: 'far-start'; count: number; ms: number; answered: boolean }
+  /** Its first round trips were slow, not the server (it answers in `ms`): the far start is given back. */
+  | { kind: 'near-after-all'; ms: number }
+  /** `from` → `to` connections paid, beside other servers: measured again before the next step. */
+  | { kind: 'step-unconfirmed'; from: number; to: number; gain: number }
+  /** `from` → `to` connections raised the rate by `gain`: `next` is tried (more if it paid, fewer if not). */
+  | { kind: 'step'; from: number; to: number; gain: StepGain; next: number }
+  /** Steady at `count`: one more did not pay. */
+  | { kind: 'one-more-short'; count: number; gain: StepGain }
+  /** Steady at `count`: one fewer lowered the rate. */
+  | { kind: 'each-pays'; count: number }
+  | { kind: 'gave-back'; removed: number }
+  | { kind: 'at-max'; count: number }
+  | { kind: 'at-server-limit'; count: number }
+  | { kind: 'ends-before-warm'; count: number }
+  /** The server refused one more connection beside `count` (`status`: 429 or 503; none: closed before answering). */
+  | { kind: 'server-allows'; count: number; status?: number }
+  /** The server refused with none working: nothing new is opened for `waitMs`. */
+  | { kind: 'refused'; status?: number; waitMs: number };
 
 export class ConnectionCount {
   private readonly options: ConnectionCountOptions;
@@ -107,7 +130,7 @@ export class ConnectionCount {
   private readonly window: RateWindow;
   private readonly refusals: ServerLimit;
   private rttMs: number;
-  private why: string;
+  private why: ConnectionsWhy;
   /** After a reset, until `until`: as many connections as carry `rate` (rewarmCount). */
   private rewarm = { until: -Infinity, rate: 0 };
   /** Started with more than `initial` for a far server. */
@@ -124,11 +147,11 @@ export class ConnectionCount {
     this.rttMs = this.options.defaultRttMs;
     this.window = new RateWindow(this.options);
     this.refusals = new ServerLimit(this.options);
-    this.why = `starting with ${plural(this.target, 'connection')}`;
+    this.why = { kind: 'starting', count: this.target };
   }
 
-  /** Why the count is what it is, in plain words for the popup. */
-  get reason(): string {
+  /** Why the count is what it is, for the popup. */
+  get reason(): ConnectionsWhy {
     return this.why;
   }
   /** The server's remembered limit (from a refusal), if any. */
@@ -156,11 +179,11 @@ export class ConnectionCount {
   observe(now: number, observation: RateObservation): void {
     if (observation.rttMs !== undefined && observation.rttMs > 0) {
       this.rttMs = observation.rttMs;
-      this.startFar(`${Math.round(this.rttMs)} ms away`);
+      this.startFar(true);
     } else if (observation.unansweredMs !== undefined && observation.unansweredMs >= this.options.farRttMs) {
       // No need to wait for its answer to know it is far: its connections' slow starts begin a round trip sooner.
       this.rttMs = observation.unansweredMs;
-      this.startFar(`no answer after ${Math.round(this.rttMs)} ms`);
+      this.startFar(false);
     }
     this.remainingBytes = observation.remainingBytes;
     const connections = observation.connections;
@@ -190,20 +213,19 @@ export class ConnectionCount {
   }
 
   /** Raises the first count once the server's round trip shows it far (before anything was judged or refused). */
-  private startFar(how: string): void {
+  private startFar(answered: boolean): void {
     const { initial, max, farRttMs } = this.options;
     if (this.farStart || this.base || this.refusals.known !== undefined || this.target !== Math.min(initial, max)) return;
     const count = farStartCount(this.rttMs, this.target, max, farRttMs);
     if (count === undefined) return;
     this.farStart = true;
     this.target = count;
-    this.why = `a far server (${how}): starting with ${plural(this.target, 'connection')}`;
+    this.why = { kind: 'far-start', count, ms: this.rttMs, answered };
   }
 
   /** The server refused one more connection: 429/503, or refused or reset before the headers. */
   refused(now: number, refusal: Refusal): void {
     const working = Math.max(0, refusal.connections);
-    const what = refusal.status === undefined ? 'closed a new connection before answering' : `answered ${refusal.status}`;
     const wait = this.refusals.refused(now, working, refusal.retryAfterMs);
     const known = this.refusals.known!;
     this.target = working === 0 ? 0 : known;
@@ -211,10 +233,8 @@ export class ConnectionCount {
     this.unconfirmed = undefined;
     this.refining = true;
     this.plateauSince = now;
-    this.why =
-      working === 0
-        ? `the server ${what}; waiting ${seconds(wait)} before trying again`
-        : `the server allows ${plural(known, 'connection')}: it ${what} to one more`;
+    const { status } = refusal;
+    this.why = working === 0 ? { kind: 'refused', status, waitMs: wait } : { kind: 'server-allows', count: known, status };
   }
 
   private judge(now: number, measured: Measured): void {
@@ -225,7 +245,7 @@ export class ConnectionCount {
     if (!base && this.farStart && this.rttMs < this.options.farRttMs) {
       // Its first round trips were slow, not the server: give the far start back, half at a time while the rate holds.
       this.base = measured;
-      this.hold(now, `the server answers in ${Math.round(this.rttMs)} ms: trying fewer connections`);
+      this.hold(now, { kind: 'near-after-all', ms: this.rttMs });
       this.target = Math.ceil(count / 2);
       return;
     }
@@ -243,7 +263,7 @@ export class ConnectionCount {
           // Beside other servers one window can fake a gain (a burst of a shared line, another server's ramp);
           // two in a row rarely do.
           this.unconfirmed = count;
-          this.why = `${base.count} → ${count} connections raised the rate ${percent(gain / base.rate)}; measuring it again`;
+          this.why = { kind: 'step-unconfirmed', from: base.count, to: count, gain: gain / base.rate };
           return;
         }
         this.unconfirmed = undefined;
@@ -252,7 +272,7 @@ export class ConnectionCount {
         this.plateauSince = undefined;
         this.grow(now, count, this.nextStepSize(count, added, share, (measured.downloadRate - base.downloadRate) / gain));
         if (this.target > count)
-          this.why = `${base.count} → ${count} connections raised the rate ${percent(gain / base.rate)}; trying ${this.target}`;
+          this.why = { kind: 'step', from: base.count, to: count, gain: { kind: 'enough', server: gain / base.rate }, next: this.target };
         return;
       }
       this.unconfirmed = undefined;
@@ -260,11 +280,11 @@ export class ConnectionCount {
         // Undo the step and try half of it.
         this.refining = true;
         this.target = base.count + Math.floor(added / 2);
-        this.why = `${base.count} → ${count} connections raised the rate ${stepGain(base, measured, this.options)}; trying ${this.target}`;
+        this.why = { kind: 'step', from: base.count, to: count, gain: stepGain(base, measured, this.options), next: this.target };
         return;
       }
       this.target = base.count;
-      this.hold(now, `steady at ${plural(base.count, 'connection')}: one more raised the rate ${stepGain(base, measured, this.options)}`);
+      this.hold(now, { kind: 'one-more-short', count: base.count, gain: stepGain(base, measured, this.options) });
       return;
     }
     // A probe down from the plateau: keep the lower count if the rate held without the ones removed.
@@ -272,12 +292,12 @@ export class ConnectionCount {
     const loss = base.rate - rate;
     if (loss >= (this.options.minShare * removed * base.rate) / base.count) {
       this.target = base.count;
-      this.hold(now, `steady at ${plural(base.count, 'connection')}: each one pays`);
+      this.hold(now, { kind: 'each-pays', count: base.count });
       return;
     }
     // Given back; while that holds, give back twice as many, at most half of those left.
     this.base = measured;
-    this.hold(now, `gave back ${plural(removed, 'connection')} that no longer raised the rate`);
+    this.hold(now, { kind: 'gave-back', removed });
     this.target = Math.max(Math.ceil(count / 2), count - 2 * removed);
   }
 
@@ -315,23 +335,18 @@ export class ConnectionCount {
   private grow(now: number, count: number, step: number): void {
     const ceiling = this.ceiling(now);
     if (count >= ceiling) {
-      this.hold(
-        now,
-        ceiling === this.options.max
-          ? `at the maximum of ${plural(ceiling, 'connection')}`
-          : `at the server's limit of ${plural(ceiling, 'connection')}`,
-      );
+      this.hold(now, { kind: ceiling === this.options.max ? 'at-max' : 'at-server-limit', count: ceiling });
       return;
     }
     const base = this.base;
     if (base && endsBeforeWarm(this.remainingBytes, base.downloadRate, base.rate / base.count, this.rttMs, this.options)) {
-      this.hold(now, `steady at ${plural(count, 'connection')}: the download ends before more would be warm`);
+      this.hold(now, { kind: 'ends-before-warm', count });
       return;
     }
     this.target = Math.min(ceiling, count + Math.max(1, step));
   }
 
-  private hold(now: number, why: string): void {
+  private hold(now: number, why: ConnectionsWhy): void {
     this.plateauSince = now;
     this.why = why;
   }

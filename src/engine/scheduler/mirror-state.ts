@@ -3,7 +3,7 @@ import type { DropReason } from '../notice';
 import { RateMeter } from '../rate-meter';
 import { backoffDelay } from '../retry';
 import type { SourceHint } from '../sources/hrw';
-import { ConnectionCount, type ConnectionCountOptions } from './connection-count';
+import { ConnectionCount, type ConnectionCountOptions, type ConnectionsWhy } from './connection-count';
 import { RefusalOrReset } from './refusal-or-reset';
 
 /** Weight of the newest request in the moving average of the wait share. */
@@ -30,8 +30,8 @@ export interface MirrorReport {
   dropped?: DropReason;
   /** Requests in flight to it now (HTTP/1.1: connections). */
   connections: number;
-  /** Why that many, in plain words (the connection-count policy's reason). */
-  connectionsWhy: string;
+  /** Why that many (the connection-count policy's reason). */
+  connectionsWhy: ConnectionsWhy;
   /** Attempts in a row that received nothing (0 while it delivers). */
   failures?: number;
   /** While it waits before trying again: when (ms since the epoch). */

@@ -23,7 +23,12 @@ export interface Measured {
   downloadRate: number;
 }
 
-const percent = (share: number) => `${Math.round(share * 100)} %`;
+/**
+ * How much a step raised the rate, as shares of the rate before: too little to count (`small`), enough for the server
+ * but not for the whole download (`shared`: the servers share one line), or enough.
+ */
+export type StepGain =
+  { kind: 'small'; server: number } | { kind: 'shared'; server: number; download: number } | { kind: 'enough'; server: number };
 
 export function stepPays(base: Measured, step: Measured, options: StepVerdictOptions, minShare = options.minShare): boolean {
   const added = step.count - base.count;
@@ -39,13 +44,11 @@ export function sharesDownload(base: Measured, step: Measured, options: StepVerd
   return Math.max(others(base), others(step)) > options.minGain * Math.max(base.downloadRate, step.downloadRate);
 }
 
-/** How much a step raised the rate, in plain words: "83 %", "only 7 %", or what the rest of the download lost. */
-export function stepGain(base: Measured, step: Measured, options: StepVerdictOptions): string {
+/** How much a step raised the rate, for its reason (connection-count.ts). */
+export function stepGain(base: Measured, step: Measured, options: StepVerdictOptions): StepGain {
   const gain = step.rate - base.rate;
-  if (gain < options.minGain * base.rate) return `only ${percent(Math.max(0, gain) / base.rate)}`;
+  if (gain < options.minGain * base.rate) return { kind: 'small', server: Math.max(0, gain) / base.rate };
   const net = step.downloadRate - base.downloadRate;
-  if (net < options.minNetShare * gain) {
-    return `${percent(gain / base.rate)}, but the whole download only ${percent(Math.max(0, net) / base.downloadRate)} (the servers share one line)`;
-  }
-  return percent(gain / base.rate);
+  if (net < options.minNetShare * gain) return { kind: 'shared', server: gain / base.rate, download: Math.max(0, net) / base.downloadRate };
+  return { kind: 'enough', server: gain / base.rate };
 }

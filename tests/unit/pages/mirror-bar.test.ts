@@ -70,6 +70,13 @@ describe('MirrorBar', () => {
     expect((first as HTMLElement).style.width).toBe('90.00%');
   });
 
+  it('says in its tooltip why a server has the connections it has', () => {
+    const bar = new MirrorBar([source('a.example', 600, { connections: 16, connectionsWhy: { kind: 'at-max', count: 16 } })]);
+    expect(bar.element.querySelector<HTMLElement>('.segment')!.title).toBe(
+      'https://a.example/file.iso\na.example · 600 B · 100% · 16 connections\nStitch uses 16 connections, the most allowed.',
+    );
+  });
+
   it('marks a source dropped later in the legend', () => {
     const bar = new MirrorBar([source('a.example', 500), source('b.example', 500)]);
     bar.update([source('a.example', 500), source('b.example', 500, { dropped: { kind: 'other-digest' } })]);

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DropReason, JobNotice, RestartCause } from '../../../src/engine/notice';
 import { englishNotice } from '../../../src/engine/notice';
-import { dropText, noticeText, restartText } from '../../../src/pages-shared/failure-text';
+import type { ConnectionsWhy } from '../../../src/engine/scheduler/connection-count';
+import { connectionsWhyText, dropText, noticeText, restartText } from '../../../src/pages-shared/failure-text';
 import { speak } from './fixtures';
 
 afterEach(() => {
@@ -102,5 +103,76 @@ describe('the engine’s notices in words', () => {
     );
     expect(englishNotice(NOTICES.restarted)).toBe('the file changed on the server (its ETag changed from "a" to "b"); restarted from zero');
     expect(englishNotice('an older notice')).toBe('an older notice');
+  });
+});
+
+const WHYS: Record<ConnectionsWhy['kind'], ConnectionsWhy> = {
+  starting: { kind: 'starting', count: 2 },
+  'far-start': { kind: 'far-start', count: 8, ms: 150.4, answered: true },
+  'near-after-all': { kind: 'near-after-all', ms: 20 },
+  'step-unconfirmed': { kind: 'step-unconfirmed', from: 2, to: 4, gain: 0.83 },
+  step: { kind: 'step', from: 4, to: 8, gain: { kind: 'shared', server: 0.6, download: 0.0125 }, next: 6 },
+  'one-more-short': { kind: 'one-more-short', count: 10, gain: { kind: 'small', server: 0.06 } },
+  'each-pays': { kind: 'each-pays', count: 1 },
+  'gave-back': { kind: 'gave-back', removed: 3 },
+  'at-max': { kind: 'at-max', count: 16 },
+  'at-server-limit': { kind: 'at-server-limit', count: 4 },
+  'ends-before-warm': { kind: 'ends-before-warm', count: 8 },
+  'server-allows': { kind: 'server-allows', count: 2, status: 503 },
+  refused: { kind: 'refused', waitMs: 1_500 },
+};
+
+/** The English of the connection count's reasons (and of the engine's words for it before): none may reach a German page. */
+const CONNECTIONS_ENGLISH =
+  /\b(connections?|starts?|starting|stays?|steady|went|tries|trying|raised|rate|allows?|answer\w*|closed|waits?|waiting|only|the|that|far|away)\b/i;
+
+describe('why a server has the connections it has, in words', () => {
+  it('says each kind in English', () => {
+    const english = Object.fromEntries(Object.entries(WHYS).map(([kind, why]) => [kind, connectionsWhyText(why)]));
+    expect(english).toEqual({
+      starting: 'Stitch starts with 2 connections.',
+      'far-start': 'The server is 150 ms away, so Stitch starts with 8 connections.',
+      'near-after-all': 'The server answers in 20 ms after all, so Stitch tries fewer connections.',
+      'step-unconfirmed': 'Stitch went from 2 to 4 connections and measures again before the next step. That raised the rate by 83%.',
+      step: "Stitch went from 4 to 8 connections and now tries 6. That raised this server's rate by 60%, but the whole download's only by 1%: the servers share one line.",
+      'one-more-short': 'Stitch stays at 10 connections: one more did not pay. That raised the rate by only 6%.',
+      'each-pays': 'Stitch stays at 1 connection: each of them raises the rate.',
+      'gave-back': 'Stitch gave back 3 connections: the rate held without.',
+      'at-max': 'Stitch uses 16 connections, the most allowed.',
+      'at-server-limit': 'Stitch uses 4 connections, the most this server allows.',
+      'ends-before-warm': 'Stitch stays at 8 connections: the download would end before more were up to speed.',
+      'server-allows': 'The server allows only 2 connections. It answered one more with error 503.',
+      refused: 'The server closed a new connection before answering. Stitch waits 1.5 s before trying again.',
+    });
+    expect(connectionsWhyText({ kind: 'far-start', count: 8, ms: 125, answered: false })).toBe(
+      'The server has not answered after 125 ms, so Stitch starts with 8 connections.',
+    );
+    expect(connectionsWhyText({ kind: 'refused', status: 429, waitMs: 3_000 })).toBe(
+      'The server is busy or down for maintenance (error 429). Stitch waits 3 s before trying again.',
+    );
+  });
+
+  it('says each kind in German, with no English word', () => {
+    const variants: ConnectionsWhy[] = [
+      ...Object.values(WHYS),
+      { kind: 'far-start', count: 8, ms: 125, answered: false },
+      { kind: 'step', from: 2, to: 4, gain: { kind: 'enough', server: 1 }, next: 8 },
+      { kind: 'server-allows', count: 3 },
+      { kind: 'refused', status: 503, waitMs: 2_000 },
+    ];
+    const english = variants.map(connectionsWhyText);
+    speak('de');
+    variants.forEach((why, i) => {
+      const german = connectionsWhyText(why);
+      expect(german, english[i]).not.toBe(english[i]);
+      expect(german, german).not.toMatch(CONNECTIONS_ENGLISH);
+      expect(german, german).toMatch(/^\S.*\.$/);
+    });
+    expect(connectionsWhyText(WHYS.step)).toBe(
+      'Stitch ist von 4 auf 8 Verbindungen gegangen und versucht jetzt 6. Das hat die Geschwindigkeit dieses Servers um 60\u00a0% erhöht, die des ganzen Downloads aber nur um 1\u00a0%: Die Server teilen sich eine Leitung.',
+    );
+    expect(connectionsWhyText(WHYS.refused)).toBe(
+      'Der Server hat eine neue Verbindung vor der Antwort geschlossen. Stitch wartet 1,5 s bis zum nächsten Versuch.',
+    );
   });
 });

@@ -13,7 +13,7 @@ describe('MirrorState: a refusal or a reset', () => {
     expect(mirror.connectionCount.serverLimit).toBeUndefined();
     mirror.observeConnections(1_150, 0);
     expect(mirror.connectionCount.serverLimit).toBe(3);
-    expect(mirror.connectionCount.reason).toBe('the server allows 3 connections: it closed a new connection before answering to one more');
+    expect(mirror.connectionCount.reason).toEqual({ kind: 'server-allows', count: 3, status: undefined });
   });
 
   it('takes connections that break together for a reset: no limit is remembered', () => {
@@ -50,7 +50,7 @@ describe('MirrorState: a far server', () => {
     mirror.asked(1_110); // a later request does not restart the wait
     mirror.observeConnections(1_125, 0);
     expect(mirror.connections(1_125)).toBe(8);
-    expect(mirror.connectionCount.reason).toBe('a far server (no answer after 125 ms): starting with 8 connections');
+    expect(mirror.connectionCount.reason).toEqual({ kind: 'far-start', count: 8, ms: 125, answered: false });
   });
 
   it('answering in time is what counts: a near server keeps its first count', () => {

@@ -11,12 +11,15 @@ describe('stepPays: whether added connections paid', () => {
   it('takes a step that raised the server and the download alike', () => {
     const step = { count: 4, rate: 8 * MB, downloadRate: 20 * MB };
     expect(stepPays(base, step, options)).toBe(true);
-    expect(stepGain(base, step, options)).toBe('100 %');
+    expect(stepGain(base, step, options)).toEqual({ kind: 'enough', server: 1 });
   });
 
   it('refuses a step within the noise, or whose connections each brought too little', () => {
     expect(stepPays(base, { count: 4, rate: 4.3 * MB, downloadRate: 16.3 * MB }, options)).toBe(false);
-    expect(stepGain(base, { count: 4, rate: 4.3 * MB, downloadRate: 16.3 * MB }, options)).toBe('only 8 %');
+    expect(stepGain(base, { count: 4, rate: 4.3 * MB, downloadRate: 16.3 * MB }, options)).toEqual({
+      kind: 'small',
+      server: expect.closeTo(0.075, 6) as number,
+    });
     // +25 %, but over six more connections: each brought a sixth of an average one.
     expect(stepPays(base, { count: 8, rate: 5 * MB, downloadRate: 17 * MB }, options)).toBe(false);
   });
@@ -24,7 +27,11 @@ describe('stepPays: whether added connections paid', () => {
   it("refuses a step whose gain the download's other servers lost", () => {
     const step = { count: 4, rate: 6.4 * MB, downloadRate: 16.2 * MB };
     expect(stepPays(base, step, options)).toBe(false);
-    expect(stepGain(base, step, options)).toBe('60 %, but the whole download only 1 % (the servers share one line)');
+    expect(stepGain(base, step, options)).toEqual({
+      kind: 'shared',
+      server: expect.closeTo(0.6, 6) as number,
+      download: expect.closeTo(0.0125, 6) as number,
+    });
     // Half of the gain is the download's own: it pays.
     expect(stepPays(base, { ...step, downloadRate: 17.2 * MB }, options)).toBe(true);
   });
