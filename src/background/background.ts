@@ -194,8 +194,10 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   // Any start of the worker (browser start, kill, alarm, message) puts the rule that stops
   // Stitch's requests to local addresses in place (jobs wait for it before their first request)
   // and resumes unfinished jobs, which set their own rules again; rules of jobs gone are removed.
+  // Downloads left with the browser are watched again.
   void sessionRules.sync();
   restore();
+  void watcher.restore().catch((error: unknown) => console.error('Stitch: restoring the watch failed', error));
   return { manager };
 }
 

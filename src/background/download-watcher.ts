@@ -4,6 +4,8 @@ import { nextStep, startWatching, type DownloadSample, type RescueReason, type W
 
 /** How often watched downloads are looked at: a stall or break is acted on within this. */
 export const WATCH_POLL_MS = 1_000;
+/** The storage.local key of the watched downloads' ids: the watch outlives the service worker and the browser. */
+export const WATCHED_KEY = 'watchedDownloads';
 
 /** Why Stitch took a watched download over, in the user's words. */
 const RESCUE_NOTICE: Record<RescueReason, MessageKey> = {
@@ -13,7 +15,7 @@ const RESCUE_NOTICE: Record<RescueReason, MessageKey> = {
 };
 
 export interface WatcherDeps {
-  api: Pick<BrowserApi, 'downloads'>;
+  api: Pick<BrowserApi, 'downloads' | 'storage'>;
   /** Takes the download over; `why` is told to the user. */
   rescue: (item: BrowserDownload, why: string) => Promise<unknown>;
   now?: () => number;
@@ -35,8 +37,31 @@ export class DownloadWatcher {
   }
 
   watch(item: BrowserDownload): void {
+    this.start(item);
+    void this.save();
+  }
+
+  /**
+   * Watches again what an earlier worker watched (it was stopped, or the browser restarted: then
+   * Chrome leaves the download interrupted, to be resumed). The counts start afresh.
+   */
+  async restore(): Promise<void> {
+    const stored = await this.deps.api.storage.get(WATCHED_KEY).catch(() => undefined);
+    const ids = Array.isArray(stored) ? stored.filter((id): id is number => typeof id === 'number') : [];
+    const items = await Promise.all(ids.map((id) => this.deps.api.downloads.search(id).catch(() => undefined)));
+    for (const item of items) {
+      if (item && !this.watched.has(item.id) && (item.state === 'in_progress' || item.state === 'interrupted')) this.start(item);
+    }
+    await this.save();
+  }
+
+  private start(item: BrowserDownload): void {
     this.watched.set(item.id, startWatching({ at: this.now(), bytesReceived: item.bytesReceived ?? 0 }));
     this.timer ??= setInterval(() => void this.poll(), WATCH_POLL_MS);
+  }
+
+  private async save(): Promise<void> {
+    await this.deps.api.storage.set(WATCHED_KEY, [...this.watched.keys()]).catch(() => {});
   }
 
   /** One look at every watched download: the timer's tick. */
@@ -44,8 +69,10 @@ export class DownloadWatcher {
     // A slow search must not pile polls up.
     if (this.polling) return;
     this.polling = true;
+    const before = this.watched.size;
     try {
       await Promise.all([...this.watched.keys()].map((id) => this.look(id)));
+      if (this.watched.size !== before) await this.save();
     } finally {
       this.polling = false;
       if (this.watched.size === 0 && this.timer !== undefined) {

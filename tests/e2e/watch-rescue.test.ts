@@ -1,8 +1,8 @@
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
-import { request } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
+import { request } from './support/chromium';
 import { browserWith, changeSettings, linkPage, MiB, mirror, profile } from './support/setup';
 
 /** Chromium with Always take over off, on a page of links to `hrefs` (ids f0, f1, …). */
@@ -99,4 +99,27 @@ test('a watched download whose server stops sending is rescued, and ends exact',
     message: "The browser's download stopped getting data: Stitch took it over.",
     url: file.url,
   });
+});
+
+test('the watch outlives the service worker: stopped, then woken by the broken download, Stitch still rescues it, exact', async () => {
+  const size = 48 * MiB;
+  const seed = 66;
+  // One rate for all connections: measured, the download stays with the browser.
+  const file = await mirror({ size, seed, rate: 4 * MiB, filename: 'worker-stopped.bin' });
+  const { tab, downloads, notices, jobs } = await clickWatched(file);
+  await until('measured', () => measuringRequests(file, size)[0]?.endedAt !== undefined, 20_000);
+  expect(await jobs()).toEqual([]);
+
+  const cdp = await tab.context().newCDPSession(tab);
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  // The browser's connection is cut and Chromium's own 5 resumes are too: only Stitch can finish it now.
+  file.setFaults({ resetAfterMs: 300, faultRequests: 5 });
+  file.dropConnections();
+
+  const saved = await waitForFile(downloads, 'worker-stopped.bin', size, 60_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
+  expect(await notices()).toEqual([
+    { message: 'The browser tried to resume its download several times and got no further: Stitch took it over.', url: file.url },
+  ]);
 });
