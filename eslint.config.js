@@ -19,6 +19,50 @@ export default defineConfig(
     },
   },
   {
+    // The engine's one clock (issue 29): its time and timers come from the injected Clock, so that a test or a
+    // simulated network can run it in virtual time. Only the real clock itself touches the platform's.
+    files: ['src/engine/**/*.ts'],
+    ignores: ['src/engine/clock.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        ...['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate'].map((name) => ({
+          name,
+          message: 'Engine timers go through the injected Clock (options.clock.after).',
+        })),
+        ...['performance', 'requestAnimationFrame', 'requestIdleCallback'].map((name) => ({
+          name,
+          message: 'The engine reads the time from the injected Clock (options.clock.now).',
+        })),
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'The engine reads the time from the injected Clock (options.clock.now).' },
+        ...['globalThis', 'self', 'window'].flatMap((object) =>
+          ['setTimeout', 'setInterval', 'performance'].map((property) => ({
+            object,
+            property,
+            message: 'Engine time and timers go through the injected Clock.',
+          })),
+        ),
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'new Date() reads the time: use the injected Clock.',
+        },
+        { selector: "CallExpression[callee.name='Date']", message: 'Date() reads the time: use the injected Clock.' },
+        {
+          // `Date` itself handed on as a clock (it has a now()); Date.UTC, new Date(t) and the type stay allowed.
+          selector:
+            "Identifier[name='Date']:not(MemberExpression > .object, NewExpression > .callee, CallExpression > .callee, TSTypeReference > .typeName)",
+          message: 'Date is not a clock: use the injected Clock.',
+        },
+      ],
+    },
+  },
+  {
     files: ['tests/**'],
     // Vitest types its asymmetric matchers (expect.any, expect.stringMatching) as `any`.
     rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },

@@ -1,5 +1,6 @@
 import type { DownloadStore, JobStateRecord } from './store';
 import { normalizeRanges, rangesLength, type ByteRange } from './ranges';
+import { realClock } from './clock';
 import { Emitter } from './emitter';
 import { DownloadError } from './errors';
 import { parseJobState, type ExpectedIntegrity, type JobError, type JobState, type JobStatus } from './job-state';
@@ -58,7 +59,7 @@ const CANCEL = Symbol('cancel');
 export class DownloadJob extends Emitter<JobEvents> {
   private controller: AbortController | undefined;
   private running: Promise<JobSnapshot> | undefined;
-  private meter = new RateMeter();
+  private meter: RateMeter;
   private receivedBytes = 0;
   private lastProgressAt = 0;
   private saving: Promise<void> = Promise.resolve();
@@ -84,6 +85,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   ) {
     super();
     this.requestOptions = jobOptions(given, jobState.url);
+    this.meter = new RateMeter(this.requestOptions.clock);
   }
 
   /** Creates and persists a new job for `url`. */
@@ -92,7 +94,7 @@ export class DownloadJob extends Emitter<JobEvents> {
     init: { id: string; url: string; mirrors?: string[]; hints?: Record<string, SourceHint>; expected?: ExpectedIntegrity },
     options?: Partial<EngineOptions>,
   ): Promise<DownloadJob> {
-    const now = (options?.clock ?? Date).now();
+    const now = (options?.clock ?? realClock).now();
     const mirrors = newSources([init.url], init.mirrors ?? []);
     const state: JobState = {
       version: 1,
@@ -234,7 +236,7 @@ export class DownloadJob extends Emitter<JobEvents> {
     // `deleted`: cancelled while not running, the deletion still under way (status not yet set).
     if (this.deleted || this.jobState.status === 'complete' || this.jobState.status === 'cancelled') return this.snapshot();
     const controller = (this.controller = new AbortController());
-    this.meter = new RateMeter();
+    this.meter = new RateMeter(this.requestOptions.clock);
     this.receivedBytes = rangesLength(normalizeRanges(await this.store.storedRanges(this.id)));
     await this.setStatus('running', undefined);
     const stopHashing = this.hashWhileDownloading();

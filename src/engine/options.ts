@@ -1,3 +1,4 @@
+import { realClock, type Clock } from './clock';
 import type { HttpFetch } from './http/fetch-port';
 import { createHasher, type HasherFactory } from './integrity/hasher';
 import { trustedFetch } from './http/request-trust';
@@ -5,10 +6,7 @@ import { DEFAULT_MAX_BLOCK_BYTES } from './limits';
 import type { RateLimiter } from './rate-limiter';
 import { DEFAULT_CONNECTION_COUNT } from './scheduler/connection-count';
 
-/** The engine's sense of time: injected so tests and benchmarks can control it. */
-export interface Clock {
-  now(): number;
-}
+export type { Clock } from './clock';
 
 /** Tunables of one download; every field has a default suited to real networks. */
 export interface EngineTunables {
@@ -70,6 +68,7 @@ export interface EngineDependencies {
   createHasher: HasherFactory;
   /** A speed limit to share with other downloads, if any. */
   rateLimiter?: RateLimiter;
+  /** The time and every timer of the job (clock.ts). */
   clock: Clock;
 }
 
@@ -111,7 +110,7 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   // Late-bound so tests and the extension can patch the global.
   fetch: (input, init) => fetch(input, init),
   createHasher,
-  clock: Date,
+  clock: realClock,
 };
 
 export function withDefaults(options: Partial<EngineOptions> = {}): EngineOptions {

@@ -1,3 +1,4 @@
+import { realClock, type Clock } from './clock';
 import { sleep } from './retry';
 
 /**
@@ -8,12 +9,15 @@ import { sleep } from './retry';
  */
 export class RateLimiter {
   private tokens = 0;
-  private last = Date.now();
+  private last: number;
 
   constructor(
     private bytesPerSecond: number | null = null,
     private readonly shared?: RateLimiter,
-  ) {}
+    private readonly clock: Clock = realClock,
+  ) {
+    this.last = clock.now();
+  }
 
   /** `null` lifts the limit. */
   setRate(bytesPerSecond: number | null): void {
@@ -33,10 +37,10 @@ export class RateLimiter {
   private async takeOwn(bytes: number, signal?: AbortSignal): Promise<void> {
     const rate = this.bytesPerSecond;
     if (rate === null || rate <= 0) return;
-    const now = Date.now();
+    const now = this.clock.now();
     this.tokens = Math.min(rate / 4, this.tokens + ((now - this.last) * rate) / 1000) - bytes;
     this.last = now;
     // In debt: wait until the debt is paid. Callers queue fairly because each adds its debt.
-    if (this.tokens < 0) await sleep((-this.tokens * 1000) / rate, signal);
+    if (this.tokens < 0) await sleep(this.clock, (-this.tokens * 1000) / rate, signal);
   }
 }

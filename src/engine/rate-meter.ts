@@ -1,16 +1,18 @@
+import type { Clock } from './clock';
+
 /** Transfer rate over a sliding window, for progress display and ETA. */
 export class RateMeter {
   private readonly samples: Array<{ at: number; bytes: number }> = [];
   private total = 0;
 
   constructor(
+    private readonly clock: Clock,
     private readonly windowMs = 5000,
-    private readonly now: () => number = Date.now,
   ) {}
 
   add(bytes: number): void {
     this.total += bytes;
-    const at = this.now();
+    const at = this.clock.now();
     const last = this.samples[this.samples.length - 1];
     // Chunks arriving within a 64th of the window share a sample: a fast link then costs no
     // allocation per chunk and the window holds about 64 samples, however many chunks arrive.
@@ -28,7 +30,7 @@ export class RateMeter {
     const last = this.samples[this.samples.length - 1];
     if (!first || !last || last.at === first.at) return 0;
     // Include the idle time since the last sample so a stalled transfer decays to 0.
-    const span = Math.max(last.at, this.now()) - first.at;
+    const span = Math.max(last.at, this.clock.now()) - first.at;
     return ((last.bytes - first.bytes) * 1000) / span;
   }
 }

@@ -49,7 +49,7 @@ export async function transferFromSource(host: TransferHost, signal: AbortSignal
       const message = `${describe(failure)}, and asked to retry only after ${Math.round(asked / 1000)} s`;
       throw new DownloadError('http-status', message, false, undefined, failure.status);
     }
-    await sleep(asked ?? backoffDelay(failuresInARow - 1, options.retryBaseMs, options.retryMaxMs), signal);
+    await sleep(options.clock, asked ?? backoffDelay(failuresInARow - 1, options.retryBaseMs, options.retryMaxMs), signal);
   }
 }
 

@@ -1,9 +1,12 @@
+import type { Clock } from './clock';
+
 /** Aborts a controller when `kick` has not been called for `timeoutMs`: a silent connection. */
 export class Watchdog {
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private cancel: (() => void) | undefined;
   private lastKick = 0;
 
   constructor(
+    private readonly clock: Clock,
     private readonly controller: AbortController,
     private readonly timeoutMs: number,
     private readonly reason: () => unknown,
@@ -17,19 +20,19 @@ export class Watchdog {
    * timer each time, and the timer now checks the stamp when it fires.
    */
   kick(): void {
-    this.lastKick = Date.now();
+    this.lastKick = this.clock.now();
   }
 
   stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancel?.();
+    this.cancel = undefined;
   }
 
   private arm(ms: number): void {
-    this.timer = setTimeout(() => {
-      const silent = Date.now() - this.lastKick;
+    this.cancel = this.clock.after(ms, () => {
+      const silent = this.clock.now() - this.lastKick;
       if (silent >= this.timeoutMs) this.controller.abort(this.reason());
       else this.arm(this.timeoutMs - silent);
-    }, ms);
+    });
   }
 }

@@ -56,7 +56,7 @@ export async function openExchange(
   const onAbort = () => controller.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
   let answered = false;
-  const watchdog = new Watchdog(controller, options.stallTimeoutMs, () => new StallError(options.stallTimeoutMs, answered));
+  const watchdog = new Watchdog(options.clock, controller, options.stallTimeoutMs, () => new StallError(options.stallTimeoutMs, answered));
   const close = async (response?: HttpResponse) => {
     watchdog.stop();
     signal.removeEventListener('abort', onAbort);
@@ -66,7 +66,7 @@ export async function openExchange(
     // Releases a body left half-read (a no-op once it was read to the end).
     controller.abort(CLOSED);
   };
-  const sentAt = Date.now();
+  const sentAt = options.clock.now();
   try {
     signal.throwIfAborted();
     const response = await options.fetch(url, {
@@ -79,8 +79,8 @@ export async function openExchange(
     watchdog.kick();
     return {
       response,
-      facts: readResponseFacts(response),
-      headersMs: Date.now() - sentAt,
+      facts: readResponseFacts(response, options.clock.now()),
+      headersMs: options.clock.now() - sentAt,
       abort: (reason) => controller.abort(reason),
       close: () => close(response),
       watchdog,

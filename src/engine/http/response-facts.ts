@@ -1,3 +1,4 @@
+import { realClock } from '../clock';
 import type { HttpResponse } from './fetch-port';
 import {
   type ContentRange,
@@ -35,7 +36,7 @@ export interface ResponseFacts {
   url: string;
 }
 
-export function readResponseFacts(response: HttpResponse, now = Date.now()): ResponseFacts {
+export function readResponseFacts(response: HttpResponse, now = realClock.now()): ResponseFacts {
   const h = response.headers;
   const etag = parseETag(h.get('etag'));
   const identityEncoding = isIdentityEncoding(h.get('content-encoding'));

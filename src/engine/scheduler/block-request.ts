@@ -1,4 +1,5 @@
 import { BlockWriter } from '../block-writer';
+import type { Clock } from '../clock';
 import { openExchange, receiveBody, type Exchange } from '../http/exchange';
 import type { Ask } from '../http/response-check';
 import type { ResponseFacts } from '../http/response-facts';
@@ -25,8 +26,8 @@ export function streamRecordBytes(bytesPerSecond: number): number {
   return bytes;
 }
 
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+function nextTask(clock: Clock): Promise<void> {
+  return new Promise((resolve) => clock.after(0, resolve));
 }
 
 /** Copies of one block in flight; the first to reach `end` wins and the others are cut. */
@@ -167,7 +168,7 @@ export class BlockRequest implements RequestView {
         // out on it while this block's last records are stored.
         await exchange.close();
         exchange = undefined;
-        await nextTask();
+        await nextTask(hooks.options.clock);
         this.storing = true;
         hooks.released(this);
       }

@@ -122,7 +122,7 @@ export class Discovery {
   async finishProbe(request: BlockRequest, exchange: Exchange, size: number | undefined): Promise<void> {
     const { mirror } = request;
     const bytes = await readAll(exchange, request.group.end - request.start);
-    mirror.received(bytes.length);
+    mirror.received(bytes.length, this.host.options.clock.now());
     mirror.probe = { bytes, size };
     mirror.failuresInARow = 0;
     if (this.sources.referencePending && size !== undefined && (!this.plan || this.plan.size === size)) {

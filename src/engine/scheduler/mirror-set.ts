@@ -62,8 +62,7 @@ export class MirrorSet {
   private newMirror(id: number, url: string): MirrorState {
     const { options } = this.host;
     const max = maxConnectionsFor(url, options.maxConnectionsPerServer, options.maxConnectionsPerSite);
-    const now = () => options.clock.now();
-    const mirror = new MirrorState(id, url, id === 0, { max, initial: Math.min(max, options.connectionsPerServer) }, now);
+    const mirror = new MirrorState(id, url, id === 0, { max, initial: Math.min(max, options.connectionsPerServer) }, options.clock);
     mirror.hint = this.host.sourceHint(url);
     return mirror;
   }
@@ -170,7 +169,7 @@ export class MirrorSet {
     if (status === undefined && working > 0) mirror.closedBeforeAnswering(now, working);
     if ((busy || status === undefined) && working > 0) return;
     mirror.lastFailure = failureFacts(error);
-    mirror.failed(options.retryBaseMs, options.retryMaxMs, retryAfterMs);
+    mirror.failed(now, options.retryBaseMs, options.retryMaxMs, retryAfterMs);
     if (mirror.failuresInARow >= options.maxAttemptsWithoutProgress) {
       const given = gaveUp(mirror.failuresInARow, error);
       return this.drop(mirror, { kind: 'failed', failure: given.facts, message: given.message }, given);

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock';
 import type { FailureFacts } from '../errors';
 import type { DropReason } from '../notice';
 import { RateMeter } from '../rate-meter';
@@ -84,11 +85,11 @@ export class MirrorState {
     readonly id: number,
     readonly url: string,
     readonly isPrimary: boolean,
-    connectionCount: Partial<ConnectionCountOptions> = {},
-    now: () => number = Date.now,
+    connectionCount: Partial<ConnectionCountOptions>,
+    private readonly clock: Clock,
   ) {
     this.phase = isPrimary ? 'active' : 'probing';
-    this.meter = new RateMeter(3000, now);
+    this.meter = new RateMeter(clock, 3000);
     this.connectionCount = new ConnectionCount(connectionCount);
   }
 
@@ -134,7 +135,7 @@ export class MirrorState {
     this.firstAskedAt ??= now;
   }
 
-  received(bytes: number, now = Date.now()): void {
+  received(bytes: number, now: number): void {
     this.bytes += bytes;
     this.lastByteAt = now;
     this.meter.add(bytes);
@@ -174,7 +175,7 @@ export class MirrorState {
    * moment ago is retried at once (paper 1: a broken connection mid-transfer is a server
    * switch, not an outage).
    */
-  failed(baseMs: number, maxMs: number, retryAfterMs?: number, now = Date.now()): void {
+  failed(now: number, baseMs: number, maxMs: number, retryAfterMs?: number): void {
     this.failuresInARow++;
     if (retryAfterMs === undefined && this.failuresInARow === 1 && this.recentlyAlive(now)) return;
     const delay = retryAfterMs ?? backoffDelay(this.failuresInARow - 1, baseMs, maxMs);
@@ -199,7 +200,7 @@ export class MirrorState {
       connections: this.inFlight,
       connectionsWhy: this.connectionCount.reason,
       failures: this.failuresInARow,
-      retryAt: this.backoffUntil > Date.now() ? this.backoffUntil : undefined,
+      retryAt: this.backoffUntil > this.clock.now() ? this.backoffUntil : undefined,
       lastFailure: this.failuresInARow > 0 ? this.lastFailure : undefined,
     };
   }

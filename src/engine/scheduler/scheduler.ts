@@ -115,12 +115,18 @@ export class MirrorScheduler {
     const done = new Promise<void>((resolve, reject) => (this.settle = { resolve, reject }));
     const onAbort = () => this.fail(this.signal.reason);
     this.signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setInterval(() => this.tick(), TICK_MS);
+    // Set again at each tick, before it runs (a tick that throws must not stop the ticking).
+    let stopTicking: () => void;
+    const tick = () => {
+      stopTicking = options.clock.after(TICK_MS, tick);
+      this.tick();
+    };
+    stopTicking = options.clock.after(TICK_MS, tick);
     try {
       this.pump();
       await done;
     } finally {
-      clearInterval(timer);
+      stopTicking();
       this.signal.removeEventListener('abort', onAbort);
       this.sources.report(true);
     }

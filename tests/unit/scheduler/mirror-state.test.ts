@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MirrorState } from '../../../src/engine/scheduler/mirror-state';
+import { FakeClock } from '../../support/fake-clock';
 
-const newMirror = () => new MirrorState(0, 'http://a.example/f.bin', true, {}, () => 0);
+const newMirror = (clock = new FakeClock()) => new MirrorState(0, 'http://a.example/f.bin', true, {}, clock);
 
 describe('MirrorState: a refusal or a reset', () => {
   it('takes a connection closed before answering, while the others go on, for the server refusing one more', () => {
