@@ -6,9 +6,10 @@
  *   npm run bench:browser                         # 1 GiB, 3 runs of each
  *   npm run bench:browser -- --size-mib 256 --runs 1 --only chromium --skip-probes
  *   npm run bench:browser -- --baseline-extension /tmp/main-build/dist/extension   # before/after
+ *   npm run bench:browser -- --only chromium --skip-probes --aria2   # also: Stitch hands it to a local aria2c
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,8 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
 import type { Browser as FirefoxBrowser } from 'puppeteer-core';
+import { Aria2Client, type Aria2Status } from '../src/background/aria2/rpc';
+import { startAria2, type Aria2Daemon } from '../tests/support/aria2-daemon';
 import { contentSha256 } from '../tests/support/content';
 import { startMirror, type Mirror } from '../tests/support/mirror-server';
 import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile } from '../tests/e2e/support/chromium';
@@ -48,6 +51,8 @@ const { values: args } = parseArgs({
     'idb-variants': { type: 'string' },
     /** Only the download path's stages in each browser, without the engine (see fetchPipelineMBps). */
     'pipeline-only': { type: 'boolean', default: false },
+    /** Also the hand-off: Stitch sends the download to a local `aria2c --enable-rpc` (Chromium), click to aria2's file. */
+    aria2: { type: 'boolean', default: false },
   },
 });
 const SIZE = Number(args['size-mib']) * MiB;
@@ -206,13 +211,22 @@ function processes(): { pid: number; ppid: number; rss: number; args: string }[]
     });
 }
 
-/** One download, link click to file; checks the saved file's SHA-256 after the clock stops. */
-async function downloadOnce(browser: 'chromium' | 'firefox', extension: string | undefined, expectedSha: string): Promise<Run> {
+/**
+ * One download, link click to file; checks the saved file's SHA-256 after the clock stops. With `aria2`
+ * (Chromium with Stitch), Stitch's rule hands the download to that aria2, and the file is aria2's.
+ */
+async function downloadOnce(
+  browser: 'chromium' | 'firefox',
+  extension: string | undefined,
+  expectedSha: string,
+  aria2?: Aria2Daemon,
+): Promise<Run> {
   const mirror = await startMirror({ size: SIZE, seed: SEED, filename: FILENAME });
   const links = await startLinkPage([{ id: 'file', href: mirror.url, text: 'the file' }]);
   const profile = makeProfile();
   const launched =
     browser === 'chromium' ? await launchChromium(profile.dir, extension) : await launchFirefox(profile.downloads, extension);
+  if (aria2 && 'context' in launched) await handEverythingTo(aria2, launched.context);
   let peak = 0;
   let lastByte = 0;
   let saveStart = 0;
@@ -228,7 +242,7 @@ async function downloadOnce(browser: 'chromium' | 'firefox', extension: string |
   }, 50);
   try {
     await launched.clickLink(links.url);
-    const saved = await waitForFile(profile.downloads, FILENAME, SIZE, 600_000);
+    const saved = aria2 ? await aria2Finished(aria2, FILENAME) : await waitForFile(profile.downloads, FILENAME, SIZE, 600_000);
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     if ((await fileSha256(saved)) !== expectedSha) throw new Error(`${browser} with ${extension ?? 'no extension'} saved a wrong file`);
@@ -249,6 +263,41 @@ async function downloadOnce(browser: 'chromium' | 'firefox', extension: string |
   }
 }
 
+/** Stitch's settings: every download it takes over goes to `aria2` (the size rule at 1 byte). */
+async function handEverythingTo(aria2: Aria2Daemon, context: BrowserContext): Promise<void> {
+  const worker = await serviceWorker(context);
+  const page = await context.newPage();
+  await page.goto(`chrome-extension://${new URL(worker.url()).host}/options.html`);
+  await page.evaluate(
+    async ({ url, secret }) => {
+      const reply = (await chrome.runtime.sendMessage({ type: 'get-settings' })) as { value: { settings: object } };
+      await chrome.runtime.sendMessage({
+        type: 'set-settings',
+        settings: { ...reply.value.settings, aria2Url: url, aria2Secret: secret, aria2MinBytes: 1 },
+      });
+    },
+    { url: aria2.url, secret: aria2.secret },
+  );
+  await page.close();
+}
+
+/** aria2 gives a file its whole size at once (and its control file only after): it is finished when aria2 says so. */
+async function aria2Finished(aria2: Aria2Daemon, name: string): Promise<string> {
+  const client = new Aria2Client({ url: aria2.url, secret: aria2.secret });
+  const path = join(aria2.dir, name);
+  const deadline = performance.now() + 600_000;
+  for (;;) {
+    const stopped = await client.call<Aria2Status[]>('aria2.tellStopped', 0, 100, ['status', 'files']);
+    if (stopped.some((d) => d.status === 'complete' && d.files?.[0]?.path === path)) {
+      // Forgotten, so the next run's wait is for its own download.
+      await client.call('aria2.purgeDownloadResult');
+      return path;
+    }
+    if (performance.now() > deadline) throw new Error(`aria2 did not finish ${name}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -262,11 +311,20 @@ async function downloads(): Promise<Record<string, unknown>> {
     const alone: Run[] = [];
     const stitch: Run[] = [];
     const baseline: Run[] = [];
+    const handed: Run[] = [];
+    const aria2 = args.aria2 && browser === 'chromium' ? await startAria2() : undefined;
     // Alternating keeps every side under the same background load.
     for (let run = 0; run < RUNS; run++) {
       alone.push(await downloadOnce(browser, undefined, expectedSha));
       stitch.push(await downloadOnce(browser, EXTENSION_DIR, expectedSha));
       if (BASELINE) baseline.push(await downloadOnce(browser, BASELINE, expectedSha));
+      if (aria2) {
+        handed.push(await downloadOnce(browser, EXTENSION_DIR, expectedSha, aria2));
+        rmSync(join(aria2.dir, FILENAME), { force: true });
+        console.log(
+          `${browser} run ${run + 1}: handed to aria2 ${handed.at(-1)!.seconds.toFixed(2)} s (server's last byte ${handed.at(-1)!.lastByteSeconds.toFixed(2)})`,
+        );
+      }
       // Stitch's timeline: server's last byte sent, last byte stored, save started, file complete.
       const last = (runs: Run[]) => {
         const r = runs.at(-1)!;
@@ -290,11 +348,14 @@ async function downloads(): Promise<Record<string, unknown>> {
     const a = summary(alone);
     const s = summary(stitch);
     const b = BASELINE ? summary(baseline) : undefined;
+    const h = aria2 ? summary(handed) : undefined;
+    await aria2?.close();
     results[browser] = {
       alone: a,
       stitch: s,
       ratio: round(s.medianSeconds / a.medianSeconds),
       ...(b && { baseline: b, baselineRatio: round(b.medianSeconds / a.medianSeconds) }),
+      ...(h && { aria2: h, aria2Ratio: round(h.medianSeconds / a.medianSeconds) }),
     };
     console.log(`${browser}: ${JSON.stringify(results[browser])}`);
   }

@@ -2,7 +2,7 @@
 # Installs the Debian packages a task needs, only those missing: `start` (Chromium, to run
 # Stitch), `bench` (aria2, the benchmark's comparison), `bench-play` (ffmpeg to make the clips,
 # Chromium and Firefox ESR to play them), `test` (Chromium, Firefox ESR and ffmpeg for the
-# end-to-end tests; ffmpeg makes the seek tests' clips; chromium-l10n for the German UI in
+# end-to-end tests; ffmpeg makes the seek tests' clips; aria2 for the hand-off's tests; chromium-l10n for the German UI in
 # tests/e2e/locale.test.ts). Safe to run again.
 # Each entry is `<command or absolute file path>:<package>`: the package is installed when that is missing.
 set -euo pipefail
@@ -10,7 +10,7 @@ case "${1:-test}" in
   start) needed=(chromium:chromium) ;;
   bench) needed=(aria2c:aria2) ;;
   bench-play) needed=(ffmpeg:ffmpeg chromium:chromium firefox-esr:firefox-esr) ;;
-  *) needed=(chromium:chromium firefox-esr:firefox-esr ffmpeg:ffmpeg /usr/lib/chromium/locales/de.pak:chromium-l10n) ;;
+  *) needed=(chromium:chromium firefox-esr:firefox-esr ffmpeg:ffmpeg aria2c:aria2 /usr/lib/chromium/locales/de.pak:chromium-l10n) ;;
 esac
 want=()
 for pair in "${needed[@]}"; do
