@@ -14,6 +14,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { EXTENSION_DIR } from './chromium';
 import { until } from './files';
 import { ADDON_UUID, installAddon, startFirefox } from './firefox-launch';
+import { closeServer } from './link-page';
 
 export { ADDON_ID, ADDON_UUID, FIREFOX } from './firefox-launch';
 
@@ -54,7 +55,7 @@ async function redirectTo(target: string, cleanup: Cleanup): Promise<string> {
     res.end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanup(() => new Promise((r) => server.close(r)));
+  cleanup(() => closeServer(server));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A loopback page with links, the way a user meets a download. */
@@ -14,6 +14,14 @@ export async function startLinkPage(links: { id: string; href: string; text: str
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () => closeServer(server),
   };
+}
+
+/** Stops a page server at once: a browser keeps its connections alive, and close() alone would wait for it to let them go. */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }

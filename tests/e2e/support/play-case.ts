@@ -17,6 +17,7 @@ import { CHROMIUM, extensionPage, launchWithExtension, makeProfile, streamRouteR
 import { addonWithReachablePlayer, launchFirefox, openAddonPage, type Cleanup } from './firefox';
 import { startFirefox } from './firefox-launch';
 import type { AnyPage } from './player';
+import { closeServer } from './link-page';
 
 /** How the clip is served: `count` servers of it, each at `speed` × its mean bitrate. */
 export interface ServerSetup {
@@ -84,7 +85,7 @@ async function ownVideoPage(mediaUrl: string, cleanup: Cleanup): Promise<string>
   </script>`;
   const server = createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'text/html' }).end(html));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanup(() => new Promise((r) => server.close(r)));
+  cleanup(() => closeServer(server));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
