@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { goesToAria2 } from '../../../src/background/aria2/aria2-rule';
 import { planHandoff } from '../../../src/background/aria2/handoff';
+import { ARIA2_MENU_ID, aria2FromClick } from '../../../src/background/context-menu';
 import { DEFAULT_SETTINGS, parseSettings } from '../../../src/settings/schema';
 import { judgeEndpoint } from '../../../src/settings/aria2-endpoint';
 
@@ -72,5 +73,25 @@ describe('goesToAria2', () => {
     expect(goesToAria2({ url: 'https://dl.example.org/f' }, rule)).toBe(true);
     expect(goesToAria2({ url: 'https://cdn.example/f', referrer: 'https://example.org/page' }, rule)).toBe(true);
     expect(goesToAria2({ url: 'https://example.com/f' }, rule)).toBe(false);
+  });
+});
+
+describe('aria2FromClick', () => {
+  const click = (linkUrl: string, menuItemId = ARIA2_MENU_ID) => ({ menuItemId, linkUrl, pageUrl: 'https://site.example/page' });
+  const mirrorsFor = (url: string) => (url.startsWith('https://a.example/') ? ['https://b.example/f.iso'] : []);
+
+  it('hands an http(s) link over with its mirrors and the page as Referer', () => {
+    expect(aria2FromClick(click('https://a.example/f.iso'), mirrorsFor)).toEqual({
+      url: 'https://a.example/f.iso',
+      mirrors: ['https://b.example/f.iso'],
+      referrer: 'https://site.example/page',
+    });
+  });
+
+  it('offers what only aria2 runs (magnet, ftp), without the page, and nothing else', () => {
+    expect(aria2FromClick(click('magnet:?xt=urn:btih:abc'), mirrorsFor)).toEqual({ url: 'magnet:?xt=urn:btih:abc', mirrors: [] });
+    expect(aria2FromClick(click('ftp://ftp.example/pub/f.iso'), mirrorsFor)).toEqual({ url: 'ftp://ftp.example/pub/f.iso', mirrors: [] });
+    expect(aria2FromClick(click('javascript:alert(1)'), mirrorsFor)).toBeUndefined();
+    expect(aria2FromClick(click('https://a.example/f.iso', 'stitch-download'), mirrorsFor)).toBeUndefined();
   });
 });
