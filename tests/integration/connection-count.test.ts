@@ -27,7 +27,9 @@ describe('the connection count against the test bed', () => {
     const policy = new ConnectionCount();
     const run = await runPolicy(policy, m.url, size, 5_000);
     const steps = run.samples.filter(([, l], i) => l !== run.samples[i - 1]?.[1]).map(([t, l]) => `${Math.round(t)} ms: ${l}`);
-    console.log(`(a) ${JSON.stringify(policy.reason)}; most open ${m.stats.peakConnections}; ${(run.bytes / 5 / MB).toFixed(1)} MB/s; ${steps.join(', ')}`);
+    console.log(
+      `(a) ${JSON.stringify(policy.reason)}; most open ${m.stats.peakConnections}; ${(run.bytes / 5 / MB).toFixed(1)} MB/s; ${steps.join(', ')}`,
+    );
     // 16 within about a second on an idle machine. A loaded one serves less than 16 MB/s in all (3 MB/s with
     // three copies of this file at once on 2 cores), where more connections rightly stop paying: the test
     // asserts only the first step, which pays on any machine that serves 4 MB/s; the model tests the rest.
@@ -50,7 +52,9 @@ describe('the connection count against the test bed', () => {
     const policy = new ConnectionCount();
     const run = await runPolicy(policy, m.url, size, 5_000);
     const refused = m.stats.requests.filter((r) => r.status === 503).length;
-    console.log(`(c) ${JSON.stringify(policy.reason)}; most open ${m.stats.peakConnections}; ${refused} × 503; ${(run.bytes / 5 / MB).toFixed(1)} MB/s`);
+    console.log(
+      `(c) ${JSON.stringify(policy.reason)}; most open ${m.stats.peakConnections}; ${refused} × 503; ${(run.bytes / 5 / MB).toFixed(1)} MB/s`,
+    );
     // The one step past two (2 → 4) is refused; no other try in the next 30 s.
     expect(refused).toBeLessThanOrEqual(2);
     expect(policy.serverLimit).toBe(2);
