@@ -1,5 +1,5 @@
 import type { PortMessage } from '../messages';
-import { t } from '../pages-shared/i18n';
+import { t } from '../words/i18n';
 import { mirrorUrlsFor } from '../settings/mirror-rules';
 import type { BrowserStore } from '../storage/stored-blob-url';
 import type { BlobUrlMaker } from './blob-url';

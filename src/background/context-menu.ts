@@ -1,6 +1,6 @@
 import type { BrowserApi, MenuClick } from './browser-api';
 import { playerPath } from '../media-type';
-import { t } from '../pages-shared/i18n';
+import { t } from '../words/i18n';
 import type { NewDownload } from './job-manager';
 import type { HandoffFacts } from './aria2/handoff';
 

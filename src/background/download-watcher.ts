@@ -1,4 +1,4 @@
-import { t, type MessageKey } from '../pages-shared/i18n';
+import { t, type MessageKey } from '../words/i18n';
 import type { BrowserApi, BrowserDownload } from './browser-api';
 import { nextStep, startWatching, type DownloadSample, type RescueReason, type WatchState } from './watch-rescue';
 

@@ -9,7 +9,7 @@ import {
 } from '../engine';
 import { UNDO_MS, type JobAction, type JobView, type ReplyOf } from '../messages';
 import { mediaTypeOf } from '../media-type';
-import { t } from '../pages-shared/i18n';
+import { t } from '../words/i18n';
 import type { Settings } from '../settings/schema';
 import {
   createJob,

@@ -1,6 +1,6 @@
 import { isHttpUrl } from '../engine';
 import { isRequest, type Aria2Action, type JobAction, type Reply, type Request, type ReplyOf, type RequestType } from '../messages';
-import { t } from '../pages-shared/i18n';
+import { t } from '../words/i18n';
 import { DEFAULT_SETTINGS, parseSettings } from '../settings/schema';
 import type { BrowserApi } from './browser-api';
 import type { JobManager, NewDownload } from './job-manager';

@@ -1,5 +1,5 @@
 import type { MirrorTestResult } from '../messages';
-import { formatCount, t } from '../pages-shared/i18n';
+import { formatCount, t } from '../words/i18n';
 import { mirrorUrlsFor } from '../settings/mirror-rules';
 import { normalizeMirrorRule, type MirrorRule } from '../settings/schema';
 import type { LocalNetworkRules } from './local-network-rules';

@@ -1,4 +1,4 @@
-import { formatCount, t } from '../pages-shared/i18n';
+import { formatCount, t } from '../words/i18n';
 import type { Settings } from '../settings/schema';
 import type { BrowserDownload } from './browser-api';
 import type { JobCredentials } from './create-job';

@@ -1,4 +1,4 @@
-import { t } from '../pages-shared/i18n';
+import { t } from '../words/i18n';
 import type { Settings } from '../settings/schema';
 import type { BrowserApi, BrowserDownload } from './browser-api';
 import type { CappedHosts } from './capped-hosts';

@@ -1,6 +1,6 @@
 import type { JobView } from '../messages';
-import { failureText } from '../pages-shared/failure-text';
-import { t } from '../pages-shared/i18n';
+import { failureText } from '../words/failure-text';
+import { t } from '../words/i18n';
 import type { BrowserApi } from './browser-api';
 
 /** What the user asked to be told about, from the settings. */

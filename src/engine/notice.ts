@@ -1,6 +1,6 @@
 /**
  * What happened to a download without stopping it (a mirror dropped, a restart from zero), as
- * data: the pages put it in the user's language (pages-shared/failure-text.ts), and the English
+ * data: the pages put it in the user's language (words/failure-text.ts), and the English
  * sentences here are for the CLI, logs and the engine's own error messages.
  */
 import type { FailureFacts } from './errors';

@@ -4,7 +4,7 @@ import type { EngineOptions } from './options';
 import { normalizeRanges, type ByteRange } from './ranges';
 import { sampleRanges, validatorVerdict } from './relink-evidence';
 import { ifRangeValidator, type RemoteFile } from './remote-file';
-import { MirrorProblem } from './scheduler/outcomes';
+import { MirrorProblem } from './mirror-problem';
 import { readAll } from './scheduler/probe-bytes';
 import type { DownloadStore } from './store';
 

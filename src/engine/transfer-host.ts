@@ -2,7 +2,7 @@ import type { DownloadStore } from './store';
 import { DownloadError, type FailureFacts, type NetworkFailure } from './errors';
 import { StallError } from './http/exchange';
 import { RefusedResponse } from './http/fetch-port';
-import { MirrorProblem } from './scheduler/outcomes';
+import { MirrorProblem } from './mirror-problem';
 import { formatBytes } from './format-bytes';
 import { filenameFromUrl, sanitizeFilename } from './http/headers';
 import type { ResponseFacts } from './http/response-facts';

@@ -1,7 +1,7 @@
 import type { Aria2Check } from '../messages';
 import { h } from '../pages-shared/dom';
-import { aria2ProblemText } from '../pages-shared/aria2-text';
-import { t } from '../pages-shared/i18n';
+import { aria2ProblemText } from '../words/aria2-text';
+import { t } from '../words/i18n';
 
 export type TestAria2 = (endpoint: { url: string; secret: string; plainConfirmed: boolean }) => Promise<Aria2Check>;
 

@@ -1,5 +1,5 @@
 import { h } from '../pages-shared/dom';
-import { sentence } from '../pages-shared/i18n';
+import { sentence } from '../words/i18n';
 
 let nextId = 0;
 

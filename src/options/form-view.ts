@@ -1,6 +1,6 @@
 import { h } from '../pages-shared/dom';
-import { formatSize, KB, MB } from '../pages-shared/format';
-import { formatCount, t } from '../pages-shared/i18n';
+import { formatSize, KB, MB } from '../words/format';
+import { formatCount, t } from '../words/i18n';
 import { LIMITS, type SettingsError } from '../settings/schema';
 import { Field } from './field';
 import { MirrorRulesEditor, type TestRule } from './mirror-rules-view';

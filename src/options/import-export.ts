@@ -1,5 +1,5 @@
 /** Export and import of settings as files, done in the page (no downloads permission needed). */
-import { t } from '../pages-shared/i18n';
+import { t } from '../words/i18n';
 import type { MirrorRule } from '../settings/schema';
 
 /** Offers `json` as a file download through a blob URL, then frees the URL. */

@@ -1,5 +1,5 @@
 import { connectToBackground } from '../pages-shared/connection';
-import { localisePage } from '../pages-shared/i18n';
+import { localisePage } from '../words/i18n';
 import { OptionsPage } from './options-page';
 
 async function start(): Promise<void> {

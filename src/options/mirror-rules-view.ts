@@ -1,7 +1,7 @@
 import type { MirrorTestResult } from '../messages';
 import { h } from '../pages-shared/dom';
-import { formatSize } from '../pages-shared/format';
-import { formatCount, plural, sentence, t } from '../pages-shared/i18n';
+import { formatSize } from '../words/format';
+import { formatCount, plural, sentence, t } from '../words/i18n';
 import { validateMirrorRule, type MirrorRule } from '../settings/schema';
 import { Field } from './field';
 import { ruleFromValues, type RuleValues } from './settings-form';

@@ -1,7 +1,7 @@
 import { BackgroundError, callBackground, type RequestOf, type RequestType } from '../messages';
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { h, setText } from '../pages-shared/dom';
-import { formatCount, t, type MessageKey } from '../pages-shared/i18n';
+import { formatCount, t, type MessageKey } from '../words/i18n';
 import { DEFAULT_SETTINGS, mergeSettings, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
 import { OptionsForm } from './form-view';
 import { downloadJson, exportFilename, parseImport, trustChanges, type TrustChange } from './import-export';

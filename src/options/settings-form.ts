@@ -1,5 +1,5 @@
-import { KB, MB } from '../pages-shared/format';
-import { formatCount, sentence, t, type MessageKey } from '../pages-shared/i18n';
+import { KB, MB } from '../words/format';
+import { formatCount, sentence, t, type MessageKey } from '../words/i18n';
 import {
   LIMITS,
   readSiteConnections,
@@ -12,7 +12,7 @@ import {
 
 /**
  * The options form as text, in the units of the browser's download list (MB, KB, KB/s: binary
- * multiples, see pages-shared/format.ts), and its conversion to and from `Settings`, exact both
+ * multiples, see words/format.ts), and its conversion to and from `Settings`, exact both
  * ways: bytes / 2^n has a finite decimal form, which is shown in full. Pure: the DOM side is in form-view.ts.
  */
 

@@ -1,7 +1,7 @@
 import type { Runtime } from 'webextension-polyfill';
 import { BackgroundError, UI_PORT, type RequestOf, type RequestType } from '../messages';
-import { aria2ProblemText } from './aria2-text';
-import { sentence, t } from './i18n';
+import { aria2ProblemText } from '../words/aria2-text';
+import { sentence, t } from '../words/i18n';
 
 /** What a page needs of the extension: one way to send requests, one to open the UI port. */
 export interface Connection {

@@ -1,6 +1,6 @@
 import { PLAYER_PORT } from '../messages';
 import { NOT_CONNECTED } from '../pages-shared/connection';
-import { localisePage, t } from '../pages-shared/i18n';
+import { localisePage, t } from '../words/i18n';
 import { runPlayer, type PlayerQuery } from './player-controller';
 import { PlayerPage } from './player-page';
 

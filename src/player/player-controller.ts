@@ -1,7 +1,7 @@
 import { callBackground, type JobView, type PlayerPortMessage } from '../messages';
 import { errorText } from '../pages-shared/connection';
-import { failureText, retryingText } from '../pages-shared/failure-text';
-import { t } from '../pages-shared/i18n';
+import { failureText, retryingText } from '../words/failure-text';
+import { t } from '../words/i18n';
 import { completeFileUrl } from './blob-source';
 import { mediaTypeOf } from '../media-type';
 import { startMse, type MseStart } from './mse/mse-route';

@@ -1,7 +1,7 @@
 import type { PlayerPortMessage } from '../messages';
 import { h, setText } from '../pages-shared/dom';
-import { t, type MessageKey } from '../pages-shared/i18n';
-import { rateText, sizeText, stateLabel } from '../popup/job-text';
+import { t, type MessageKey } from '../words/i18n';
+import { rateText, sizeText, stateLabel } from '../pages-shared/job-text';
 import { StoredBar } from './stored-bar';
 
 export type RouteName = 'stream' | 'mse' | 'blob';

@@ -1,6 +1,6 @@
 import { h } from '../pages-shared/dom';
-import { formatPercent, formatSize } from '../pages-shared/format';
-import { formatCount, t } from '../pages-shared/i18n';
+import { formatPercent, formatSize } from '../words/format';
+import { formatCount, t } from '../words/i18n';
 
 type Range = { start: number; end: number };
 

@@ -1,5 +1,5 @@
 import { h } from '../pages-shared/dom';
-import { t } from '../pages-shared/i18n';
+import { t } from '../words/i18n';
 
 /** Starts a download; resolves with a line to announce, throws with a sentence for the user. */
 export type AddUrl = (url: string, saveAs: boolean) => Promise<string>;

@@ -1,8 +1,8 @@
 import type { Aria2Action, Aria2Row, Aria2Trouble } from '../messages';
-import { aria2ProblemText } from '../pages-shared/aria2-text';
+import { aria2ProblemText } from '../words/aria2-text';
 import { h, setText } from '../pages-shared/dom';
-import { formatPercent, formatRate, formatSize } from '../pages-shared/format';
-import { t, type MessageKey } from '../pages-shared/i18n';
+import { formatPercent, formatRate, formatSize } from '../words/format';
+import { t, type MessageKey } from '../words/i18n';
 
 const STATE_WORDS: Record<Aria2Row['state'], MessageKey> = {
   running: 'aria2StateRunning',

@@ -1,8 +1,8 @@
 import type { JobView } from '../messages';
 import { h } from '../pages-shared/dom';
-import { t } from '../pages-shared/i18n';
+import { t } from '../words/i18n';
 import { JobRow, type ActionHandler, type Relinker, type RowControls } from './job-row';
-import { stateLabel } from './job-text';
+import { stateLabel } from '../pages-shared/job-text';
 
 export type ListPhase = 'loading' | 'ready' | 'offline';
 

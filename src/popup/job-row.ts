@@ -1,11 +1,11 @@
 import type { JobView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
-import { KB } from '../pages-shared/format';
-import { etaText, hostText, jobName, originText, rateText, retryText, sizeText, stateClass, stateLabel } from './job-text';
+import { KB } from '../words/format';
+import { etaText, hostText, jobName, originText, rateText, retryText, sizeText, stateClass, stateLabel } from '../pages-shared/job-text';
 import { MirrorBar } from './mirror-bar';
-import { failureText, noticeText } from '../pages-shared/failure-text';
-import { plural, sentence, t } from '../pages-shared/i18n';
+import { failureText, noticeText } from '../words/failure-text';
+import { plural, sentence, t } from '../words/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
 export type RowAction =

@@ -1,7 +1,7 @@
 import type { Aria2Row, Aria2Trouble, JobView, PortMessage, UiNotice } from '../messages';
-import { failureText, noticeText } from '../pages-shared/failure-text';
-import { t } from '../pages-shared/i18n';
-import { FINISHED_STATES } from './job-text';
+import { failureText, noticeText } from '../words/failure-text';
+import { t } from '../words/i18n';
+import { FINISHED_STATES } from '../pages-shared/job-text';
 
 /**
  * What the popup knows: the jobs (in list order, see listOrder), the page-wide notices (oldest first), and

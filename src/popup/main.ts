@@ -1,5 +1,5 @@
 import { connectToBackground } from '../pages-shared/connection';
-import { localisePage } from '../pages-shared/i18n';
+import { localisePage } from '../words/i18n';
 import { openLivePort } from './live-port';
 import { PopupPage } from './popup-page';
 

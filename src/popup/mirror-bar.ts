@@ -1,8 +1,8 @@
 import type { MirrorContribution } from '../messages';
 import { h, setText } from '../pages-shared/dom';
-import { formatPercent, formatRate, formatSize } from '../pages-shared/format';
-import { connectionsWhyText, dropText } from '../pages-shared/failure-text';
-import { plural, t } from '../pages-shared/i18n';
+import { formatPercent, formatRate, formatSize } from '../words/format';
+import { connectionsWhyText, dropText } from '../words/failure-text';
+import { plural, t } from '../words/i18n';
 
 /** How many distinct colours the bar cycles through (classes source-0 … source-7 in popup.css). */
 const COLOURS = 8;

@@ -1,7 +1,7 @@
 import type { UiNotice } from '../messages';
 import { h } from '../pages-shared/dom';
-import { t } from '../pages-shared/i18n';
-import { noticeText } from '../pages-shared/failure-text';
+import { t } from '../words/i18n';
+import { noticeText } from '../words/failure-text';
 
 /** How many page-wide notices are shown (the newest). */
 const SHOWN = 5;

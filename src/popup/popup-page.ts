@@ -9,14 +9,14 @@ import {
 } from '../messages';
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { announce, h, setText } from '../pages-shared/dom';
-import { formatRate } from '../pages-shared/format';
-import { formatCount, plural, t, type MessageKey } from '../pages-shared/i18n';
+import { formatRate } from '../words/format';
+import { formatCount, plural, t, type MessageKey } from '../words/i18n';
 import { addUrlForm } from './add-url-form';
 import { Aria2List } from './aria2-list';
 import { JobList, type ListPhase } from './job-list';
 import type { RowAction } from './job-row';
-import { noticeText } from '../pages-shared/failure-text';
-import { relinkMismatchText, stateLabel } from './job-text';
+import { noticeText } from '../words/failure-text';
+import { relinkMismatchText, stateLabel } from '../pages-shared/job-text';
 import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary, type PopupModel } from './jobs-model';
 import type { LiveStatus } from './live-port';
 import { NoticeList } from './notice-list';

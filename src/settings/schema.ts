@@ -8,9 +8,9 @@
 
 import * as v from 'valibot';
 import { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER, parseHttpUrl } from '../engine/pages';
-import { KB, MB } from '../pages-shared/format';
+import { KB, MB } from '../words/format';
 import { judgeEndpoint } from './aria2-endpoint';
-import { formatCount, t, type MessageKey } from '../pages-shared/i18n';
+import { formatCount, t, type MessageKey } from '../words/i18n';
 
 export const MIB = 1024 * 1024;
 

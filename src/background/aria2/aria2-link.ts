@@ -1,8 +1,8 @@
 import type { Aria2Action, Aria2Check, Aria2Row, Aria2Trouble, PortMessage } from '../../messages';
 import { judgeEndpoint } from '../../settings/aria2-endpoint';
 import type { Settings } from '../../settings/schema';
-import { aria2ProblemText } from '../../pages-shared/aria2-text';
-import { t } from '../../pages-shared/i18n';
+import { aria2ProblemText } from '../../words/aria2-text';
+import { t } from '../../words/i18n';
 import type { BrowserApi } from '../browser-api';
 import type { NewDownload } from '../job-manager';
 import type { LocalNetworkRules } from '../local-network-rules';

@@ -1,5 +1,5 @@
 import type { HttpFetch, HttpRequest, HttpResponse } from './fetch-port';
-import { MirrorProblem } from '../scheduler/outcomes';
+import { MirrorProblem } from '../mirror-problem';
 
 /**
  * What each request of a download may carry, and where servers may send Stitch. The user chose

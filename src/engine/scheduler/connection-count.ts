@@ -93,7 +93,7 @@ export interface Refusal {
 
 /**
  * Why a server has the connections it has, as data: the pages say it in the user's language
- * (pages-shared/failure-text.ts). Gains are shares of the rate before the step.
+ * (words/failure-text.ts). Gains are shares of the rate before the step.
  */
 export type ConnectionsWhy =
   | { kind: 'starting'; count: number }

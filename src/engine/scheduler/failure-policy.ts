@@ -4,7 +4,8 @@ import { RefusedResponse } from '../http/fetch-port';
 import type { DropReason } from '../notice';
 import { isQuotaError } from '../store';
 import { describe } from '../transfer-host';
-import { FallbackToStream, LOST, MirrorProblem, RestartAll, YIELDED } from './outcomes';
+import { MirrorProblem } from '../mirror-problem';
+import { FallbackToStream, LOST, RestartAll, YIELDED } from './outcomes';
 
 /** What a failed request means for the download. */
 export type FailureVerdict =

@@ -1,5 +1,5 @@
 import type { Exchange } from '../http/exchange';
-import { MirrorProblem } from './outcomes';
+import { MirrorProblem } from '../mirror-problem';
 
 /** Reads a short body (a probe) into memory; more than `length` bytes is a lie. */
 export async function readAll(exchange: Exchange, length: number): Promise<Uint8Array> {

@@ -1,7 +1,8 @@
 import { checkResponse, type Ask } from '../http/response-check';
 import type { ResponseFacts } from '../http/response-facts';
 import type { RemoteFile } from '../remote-file';
-import { FallbackToStream, MirrorProblem, RestartAll } from './outcomes';
+import { MirrorProblem } from '../mirror-problem';
+import { FallbackToStream, RestartAll } from './outcomes';
 
 /** What a response is checked against. */
 export interface VetContext {

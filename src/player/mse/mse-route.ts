@@ -7,7 +7,7 @@ import { NotFragmented, openFragmentedMp4 } from './mp4';
 import { Unsupported, unsupportedText, type MediaSegments } from './segments';
 import { DownloadStopped, StoredBytes } from './stored-bytes';
 import { openWebm } from './webm';
-import { sentence, t } from '../../pages-shared/i18n';
+import { sentence, t } from '../../words/i18n';
 
 export interface MseInput {
   video: HTMLVideoElement;

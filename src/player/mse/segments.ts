@@ -1,5 +1,5 @@
 /** What the MSE feeder needs of a container (WebM, fragmented MP4, plain MP4 remuxed), independent of its format. */
-import { t, type MessageKey } from '../../pages-shared/i18n';
+import { t, type MessageKey } from '../../words/i18n';
 
 /** The job's stored bytes, as far as a container parser needs them. */
 export interface StoredReader {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { relinkMismatchText } from '../../../src/popup/job-text';
+import { relinkMismatchText } from '../../../src/pages-shared/job-text';
 import { speak } from './fixtures';
 
 afterEach(() => {

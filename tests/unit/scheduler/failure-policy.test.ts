@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DownloadError } from '../../../src/engine/errors';
 import { StallError } from '../../../src/engine/http/exchange';
 import { judgeFailure } from '../../../src/engine/scheduler/failure-policy';
-import { FallbackToStream, LOST, MirrorProblem, RestartAll, YIELDED } from '../../../src/engine/scheduler/outcomes';
+import { MirrorProblem } from '../../../src/engine/mirror-problem';
+import { FallbackToStream, LOST, RestartAll, YIELDED } from '../../../src/engine/scheduler/outcomes';
 
 const full = () => new DownloadError('storage-full', 'the disk is full');
 const judge = (error: unknown, progressed = false) => judgeFailure(error, progressed, 60_000, full);

@@ -1,8 +1,8 @@
 import type { RelinkMismatch } from '../engine/relink';
 import type { JobView } from '../messages';
-import { t, uiLocale } from '../pages-shared/i18n';
-import { retryingText } from '../pages-shared/failure-text';
-import { formatEta, formatPercent, formatRate, formatSize, sizesApart } from '../pages-shared/format';
+import { t, uiLocale } from '../words/i18n';
+import { retryingText } from '../words/failure-text';
+import { formatEta, formatPercent, formatRate, formatSize, sizesApart } from '../words/format';
 
 /** The state in words, for the row's badge (data-state carries the machine value). */
 export function stateLabel(job: JobView): string {

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DropReason, JobNotice, RestartCause } from '../../../src/engine/notice';
 import { englishNotice } from '../../../src/engine/notice';
 import type { ConnectionsWhy } from '../../../src/engine/scheduler/connection-count';
-import { connectionsWhyText, dropText, noticeText, restartText } from '../../../src/pages-shared/failure-text';
-import { speak } from './fixtures';
+import { connectionsWhyText, dropText, noticeText, restartText } from '../../../src/words/failure-text';
+import { speak } from '../pages/fixtures';
 
 afterEach(() => {
   delete (globalThis as { chrome?: unknown }).chrome;

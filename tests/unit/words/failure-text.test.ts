@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { failureText, retryingText } from '../../../src/pages-shared/failure-text';
-import { speak } from './fixtures';
+import { failureText, retryingText } from '../../../src/words/failure-text';
+import { speak } from '../pages/fixtures';
 
 afterEach(() => {
   delete (globalThis as { chrome?: unknown }).chrome;

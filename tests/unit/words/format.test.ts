@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatEta, formatPercent, formatRate, formatSize } from '../../../src/pages-shared/format';
+import { formatEta, formatPercent, formatRate, formatSize } from '../../../src/words/format';
 import { formatBytes } from '../../../src/engine/format-bytes';
 
 /** The browser's UI language as `chrome.i18n` reports it (messages still fall back to English). */

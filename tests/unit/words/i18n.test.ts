@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sentence, t } from '../../../src/pages-shared/i18n';
+import { sentence, t } from '../../../src/words/i18n';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const LOCALES = resolve(ROOT, 'public/_locales');
@@ -106,7 +106,7 @@ describe('localisation', () => {
       "'Connections per server'",
     ];
     const found: string[] = [];
-    for (const dir of ['src/popup', 'src/options', 'src/player', 'src/pages-shared']) {
+    for (const dir of ['src/popup', 'src/options', 'src/player', 'src/pages-shared', 'src/words']) {
       for (const { path, text } of sources(dir)) {
         const code = text.replace(/^\s*(\/\/|\*|\/\*\*).*$/gm, '');
         for (const [literal] of code.matchAll(/'[A-Z][a-z]+ [a-z][^'\n]*'|`[A-Z][a-z]+ [a-z][^`\n]*`/g)) {
