@@ -1,5 +1,10 @@
 // ESLint with typescript-eslint's type-aware rules; the packages live in tools/lint (see its package.json).
 import { defineConfig, globals, js, tseslint } from './tools/lint/index.js';
+import { importZones } from './tools/lint/import-zones.js';
+
+// The layout's folders, as the import zones below name them.
+const pages = ['src/popup/', 'src/options/', 'src/player/'];
+const browserOnly = ['src/background/', 'src/offscreen/'];
 
 export default defineConfig(
   { ignores: ['dist/', '.tmp/', 'test-results/', '**/node_modules/', 'bench/results/', 'tests/fixtures/'] },
@@ -59,6 +64,56 @@ export default defineConfig(
             "Identifier[name='Date']:not(MemberExpression > .object, NewExpression > .callee, CallExpression > .callee, TSTypeReference > .typeName)",
           message: 'Date is not a clock: use the injected Clock.',
         },
+      ],
+    },
+  },
+  {
+    // The architecture as lint rules (issue 29): who may import whom, by folder.
+    files: ['src/**/*.ts'],
+    plugins: { stitch: { rules: { 'import-zones': importZones } } },
+    rules: {
+      'stitch/import-zones': [
+        'error',
+        {
+          root: import.meta.dirname,
+          zones: [
+            {
+              from: ['src/engine/'],
+              only: ['src/engine/'],
+              message: 'the engine is platform-free and imports nothing outside src/engine/.',
+            },
+            {
+              from: ['src/engine/http/'],
+              forbid: ['src/engine/scheduler/'],
+              message: 'HTTP sits below the scheduler: put what both need in engine/http/ or a shared engine module.',
+            },
+            ...pages.map((page) => ({
+              from: [page],
+              forbid: [...browserOnly, 'src/cli/', ...pages.filter((other) => other !== page)],
+              message: 'a page talks to the background through messages only; code pages share lives in src/pages-shared/.',
+            })),
+            {
+              from: ['src/background/'],
+              forbid: [...pages, 'src/pages-shared/'],
+              message: "the background imports no page code; the extension's words live in src/words/.",
+            },
+            {
+              from: ['src/cli/'],
+              forbid: [...browserOnly, ...pages, 'src/pages-shared/'],
+              message: 'the command line runs in Node: it imports the engine, storage and words, no browser code.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Platform-free: no Node or browser API reaches the engine through a package either.
+    files: ['src/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(node:|webextension-polyfill$)', message: 'The engine is platform-free.' }] },
       ],
     },
   },
