@@ -1,6 +1,7 @@
 import { connectToBackground } from '../pages-shared/connection';
 import { localisePage } from '../words/i18n';
-import { openLivePort } from './live-port';
+import type { PortMessage } from '../messages';
+import { openReconnectingPort } from '../pages-shared/reconnecting-port';
 import { PopupPage } from './popup-page';
 
 /** Popup entry: draws the page at once, then follows the background over the UI port. */
@@ -14,12 +15,14 @@ async function start(): Promise<void> {
     openDownload: connection?.openDownload,
   });
   if (!connection) return;
-  const stop = openLivePort(
-    connection.connect,
-    (message) => page.apply(message),
-    (status) => page.setStatus(status),
-  );
-  addEventListener('pagehide', stop);
+  // The UI port: the background posts a snapshot, then every change.
+  const port = openReconnectingPort<PortMessage, never>(connection.connect, {
+    accepts: { snapshot: true, job: true, removed: true, notice: true, aria2: true },
+    liveOn: 'snapshot',
+    onMessage: (message) => page.apply(message),
+    onStatus: (status) => page.setStatus(status),
+  });
+  addEventListener('pagehide', port.stop);
 }
 
 void start();

@@ -18,7 +18,7 @@ import type { RowAction } from './job-row';
 import { noticeText } from '../words/failure-text';
 import { relinkMismatchText, stateLabel } from '../pages-shared/job-text';
 import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary, type PopupModel } from './jobs-model';
-import type { LiveStatus } from './live-port';
+import type { LiveStatus } from '../pages-shared/reconnecting-port';
 import { NoticeList } from './notice-list';
 
 export interface PopupDeps {
