@@ -247,6 +247,8 @@ export interface Requests {
   'open-file': { request: { id: string }; reply: Record<string, never> };
   /** Shows the saved file in its folder (downloads.show). */
   'show-in-folder': { request: { id: string }; reply: Record<string, never> };
+  /** Where the saved file is (downloads.search's `filename`), to drag it out of the list; no `path` when it is gone from disk. */
+  'saved-path': { request: { id: string }; reply: { path?: string } };
   /** Saves again, asking where (downloads.download with saveAs), a complete job whose save failed. */
   'save-as': { request: { id: string }; reply: { job?: JobView } };
   'get-settings': { request: Record<never, never>; reply: { settings: Settings; defaults: Settings } };
@@ -361,6 +363,7 @@ const REQUEST_TYPES: readonly RequestType[] = [
   'add-url',
   'open-file',
   'show-in-folder',
+  'saved-path',
   'save-as',
   'get-settings',
   'set-settings',

@@ -25,6 +25,8 @@ export interface BrowserDownload {
   incognito?: boolean;
   state?: 'in_progress' | 'interrupted' | 'complete';
   filename?: string;
+  /** False once the saved file was moved or deleted. */
+  exists?: boolean;
   error?: string;
   /** What downloads.search tells of a download under way (watch-rescue.ts). */
   bytesReceived?: number;

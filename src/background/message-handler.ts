@@ -86,6 +86,10 @@ async function jobRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<
     case 'show-in-folder':
       await api.downloads.show(savedDownloadId(manager, request.id));
       return {};
+    case 'saved-path': {
+      const item = await api.downloads.search(savedDownloadId(manager, request.id));
+      return item?.filename && item.exists !== false ? { path: item.filename } : {};
+    }
     case 'save-as':
       return { job: await manager.saveAs(requireString(request.id, 'id')) };
     case 'play':

@@ -4,6 +4,7 @@ import { mediaTypeOf, playerPath } from '../media-type';
 import { KB } from '../words/format';
 import { etaText, hostText, jobName, originText, rateText, retryText, sizeText, stateClass, stateLabel } from '../pages-shared/job-text';
 import { MirrorBar } from './mirror-bar';
+import { FileDrag, type SavedPathLookup } from './file-drag';
 import { failureText, noticeText } from '../words/failure-text';
 import { plural, sentence, t } from '../words/i18n';
 
@@ -130,13 +131,14 @@ function openPlayerTab(job: JobView): void {
 /** The actions a row offers on its first line; the others are in its details. */
 const PRIMARY: ReadonlySet<RowAction> = new Set(['start-now', 'pause', 'resume', 'retry', 'open', 'undo']);
 
-/** The row's own controls that are not background actions: queue order and speed limit. */
+/** The row's own controls that are not background actions: queue order, speed limit, dragging the saved file out. */
 export interface RowControls {
   move(job: JobView, direction: 'up' | 'down'): void;
   /** Bytes/s, or null for none. */
   setSpeedLimit(job: JobView, bytesPerSecond: number | null): void;
   /** Whether downloads can be sent to aria2 (an endpoint is set). */
   aria2Available(): boolean;
+  savedPath: SavedPathLookup;
 }
 
 /**
@@ -180,6 +182,7 @@ export class JobRow {
   private readonly speedLimitField: HTMLLabelElement;
   private readonly actions = h('div', { class: 'actions' });
   private readonly details: HTMLDivElement;
+  private readonly fileDrag: FileDrag;
   private actionsKey = '';
 
   constructor(
@@ -224,6 +227,7 @@ export class JobRow {
       this.progress,
       this.details,
     );
+    this.fileDrag = new FileDrag(this.element, this.controls?.savedPath);
     this.details.hidden = true;
     this.fullUrl.hidden = true;
     this.toggle.addEventListener('click', () => {
@@ -275,6 +279,7 @@ export class JobRow {
     this.mirrors.update(job.mirrors);
     this.updateSpeedLimit(job);
     this.updateActions(job);
+    this.fileDrag.update(job);
   }
 
   private updateProgress(job: JobView): void {

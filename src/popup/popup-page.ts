@@ -87,6 +87,7 @@ export class PopupPage {
       move: (job, direction) => void this.move(job, direction),
       setSpeedLimit: (job, bytesPerSecond) => void this.setSpeedLimit(job, bytesPerSecond),
       aria2Available: () => this.model.aria2.configured,
+      savedPath: async (job) => (await this.call({ type: 'saved-path', id: job.id })).path,
     },
     () => this.addToggle.focus(),
   );

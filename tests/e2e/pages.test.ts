@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { expect, test } from 'vitest';
 import { sampleRanges } from '../../src/engine/relink-evidence';
@@ -155,8 +156,8 @@ async function popupWithJobs() {
   return { p, browser, popup, row, ids, longName };
 }
 
-test('the popup at 400×600: the name on disk, Open, no sideways overflow, focus after Pause/Resume, axe in light and dark', async () => {
-  const { popup, row, ids, longName } = await popupWithJobs();
+test('the popup at 400×600: the name on disk, Open, dragging the file out, no sideways overflow, focus after Pause/Resume, axe in light and dark', async () => {
+  const { p, popup, row, ids, longName } = await popupWithJobs();
 
   expect(await horizontalOverflow(popup)).toEqual([]);
   expect(await row(ids.saved).getByTestId('job-filename').textContent()).toBe('shown (1).bin');
@@ -166,6 +167,20 @@ test('the popup at 400×600: the name on disk, Open, no sideways overflow, focus
   await row(ids.saved).getByTestId('job-open').click();
   await new Promise((r) => setTimeout(r, 1500));
   expect(await popup.locator('.action-error').isVisible()).toBe(false);
+
+  // Dragged onto a drop zone, the saved row carries the file itself: the file:// URL of the file on disk.
+  // This Chromium has no downloads.drag (which would drag outside the page's reach), so the page's own drag is what a drop gets.
+  expect(await popup.evaluate(() => typeof (chrome as unknown as { downloads: { drag?: unknown } }).downloads.drag)).toBe('undefined');
+  await expect.poll(() => row(ids.saved).getAttribute('draggable'), { timeout: 10_000 }).toBe('true');
+  expect(await row(ids.saved).getAttribute('title')).toBe('Drag to a folder or another app to copy the file');
+  const zone = await dropZone(popup);
+  await row(ids.saved).getByTestId('job-filename').dragTo(zone);
+  const dropped = JSON.parse((await zone.getAttribute('data-dropped'))!) as { types: string[]; uris: string };
+  expect(dropped.types).toContain('text/uri-list');
+  expect(dropped.uris).toMatch(/^file:\/\/\//);
+  expect(fileURLToPath(dropped.uris)).toBe(join(p.downloads, 'shown (1).bin'));
+  expect(await fileSha256(fileURLToPath(dropped.uris))).toBe(await contentSha256(31, 256 * 1024));
+  await zone.evaluate((element) => element.remove());
 
   // Pause and Resume by keyboard: focus stays on the row's first button, now the other action.
   await row(ids.paused).getByTestId('job-resume').focus();
@@ -195,6 +210,23 @@ test('the popup at 400×600: the name on disk, Open, no sideways overflow, focus
     await popup.screenshot({ path: resolve(DOCS, scheme === 'light' ? 'popup.png' : 'popup-dark.png'), fullPage: true });
   }
 });
+
+/** A strip at the foot of the page that takes any drop and keeps what it got (types, text/uri-list) in data-dropped. */
+async function dropZone(page: Page) {
+  await page.evaluate(() => {
+    const zone = document.createElement('div');
+    zone.id = 'drop-zone';
+    zone.style.cssText = 'position: fixed; inset: auto 0 0 0; height: 80px; z-index: 10; background: #fff';
+    zone.addEventListener('dragover', (event) => event.preventDefault());
+    zone.addEventListener('drop', (event) => {
+      event.preventDefault();
+      const data = event.dataTransfer!;
+      zone.dataset.dropped = JSON.stringify({ types: [...data.types], uris: data.getData('text/uri-list') });
+    });
+    document.body.append(zone);
+  });
+  return page.locator('#drop-zone');
+}
 
 test('options and player pages pass axe in light and dark', async () => {
   const p = profile();
