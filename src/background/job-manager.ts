@@ -64,6 +64,11 @@ export interface NewDownload {
   takenOver?: boolean;
   /** What the take-over's probe learned, shown until the job's own first answer. */
   probed?: JobMeta['probed'];
+  /**
+   * The mirrors and digests the probe's answer announced: a hand-off to aria2 passes them on (a job reads
+   * them from its own first answer).
+   */
+  announced?: { mirrors: string[]; digests: { algorithm: string; hex: string }[] };
 }
 
 const FINISHED_VIEW_STATES = new Set(['saved', 'failed', 'cancelled']);

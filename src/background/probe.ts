@@ -4,7 +4,9 @@ import {
   parseContentLength,
   parseContentRange,
   readResponseFacts,
+  toHexDigests,
   trustedFetch,
+  type HexDigest,
   type HttpFetch,
   type HttpResponse,
 } from '../engine';
@@ -25,6 +27,11 @@ export interface ProbeResult {
   mirrorsAdvertised?: boolean;
   /** The server gives the whole file's digest (Repr-Digest, Digest). */
   digestAnnounced?: boolean;
+  /**
+   * What the answer announces, for a downloader other than the engine (which reads the answer itself):
+   * the mirrors it names that the trust rules accept, and the whole file's digests.
+   */
+  announced?: { mirrors: string[]; digests: HexDigest[] };
 }
 
 const PROBE_TIMEOUT_MS = 15_000;
@@ -76,8 +83,12 @@ export function takeoverFetch(url: string, init: { referrer?: string; credential
 }
 
 /** What the answer announces beyond the file itself: Stitch takes such a download at once (take-or-watch.ts). */
-function sourcesAnnounced(response: HttpResponse, url: string): Pick<ProbeResult, 'mirrorsAdvertised' | 'digestAnnounced'> {
+function sourcesAnnounced(response: HttpResponse, url: string): Pick<ProbeResult, 'mirrorsAdvertised' | 'digestAnnounced' | 'announced'> {
   const facts = readResponseFacts(response);
   const advertised = advertisedSources(facts, facts.link ?? null, url);
-  return { mirrorsAdvertised: advertised.mirrors.length > 0 || advertised.metalinks.length > 0, digestAnnounced: facts.digests.length > 0 };
+  return {
+    mirrorsAdvertised: advertised.mirrors.length > 0 || advertised.metalinks.length > 0,
+    digestAnnounced: facts.digests.length > 0,
+    announced: { mirrors: advertised.mirrors, digests: toHexDigests(facts.digests, 'the server') },
+  };
 }

@@ -115,6 +115,7 @@ async function probeThenTake(
       takenOver: true,
       // A queued job shows these until its own first answer: rows of one path differ by name and size.
       probed: { filename: probe.filename, size: probe.size },
+      ...(probe.announced && { announced: probe.announced }),
     });
     return 'taken';
   } finally {

@@ -27,7 +27,7 @@ export { RateLimiter } from './rate-limiter';
 export { isQuotaError, type DownloadStore, type JobStateRecord } from './store';
 export { contiguousPrefix, missingRanges, normalizeRanges, rangesLength, removeRange, type ByteRange } from './ranges';
 export { filenameFromUrl, parseContentDisposition, parseContentLength, parseContentRange, sanitizeFilename } from './http/headers';
-export { parseChecksumArgument } from './integrity/expected';
+export { parseChecksumArgument, toHexDigests, type HexDigest } from './integrity/expected';
 export type { DigestAlgorithm } from './integrity/digests';
 export type { Hasher, HasherFactory } from './integrity/hasher';
 export { advertisedSources, fetchMetalink, fromMetalinkFile, METALINK_LIMITS } from './sources/advertised';

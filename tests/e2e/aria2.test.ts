@@ -42,12 +42,24 @@ async function setup(href: string): Promise<{ profile: Profile; browser: Launche
   return { profile, browser, clickLink };
 }
 
-test('the options page tests aria2 and saves a rule; a link taken over goes to aria2 and lands exact in its folder', async () => {
+test('the options page tests aria2 and saves a rule; a link taken over goes to aria2 with the mirror and digest its server announces, and lands exact', async () => {
   const aria2 = await startAria2();
   cleanup.push(() => aria2.close());
   // Over the 20 MB from which Stitch takes downloads over, and the 10 MB from which its rule sends them to aria2.
   const size = 24 * MiB;
-  const file = await mirror({ size, seed: 31, filename: 'for aria2.bin', rate: 8 * MiB });
+  const hex = await contentSha256(31, size);
+  // The server names a mirror (the same loopback by another name: aria2 counts connections per host name) and the digest.
+  const second = await mirror({ size, seed: 31, rate: 4 * MiB });
+  const file = await mirror({
+    size,
+    seed: 31,
+    filename: 'for aria2.bin',
+    rate: 4 * MiB,
+    extraHeaders: {
+      'Repr-Digest': `sha-256=:${Buffer.from(hex, 'hex').toString('base64')}:`,
+      Link: `<${second.url.replace('//127.0.0.1:', '//localhost:')}>; rel=duplicate`,
+    },
+  });
   const { profile, browser, clickLink } = await setup(file.url);
 
   const options = await extensionPage(browser, 'options.html');
@@ -70,7 +82,9 @@ test('the options page tests aria2 and saves a rule; a link taken over goes to a
   await clickLink();
   // aria2 gives the file its full size at once: it is complete when aria2 says so.
   await expect.poll(() => popup.getByTestId('aria2-state').textContent(), { timeout: 30_000 }).toBe('Saved by aria2');
-  expect(await fileSha256(join(aria2.dir, 'for aria2.bin'))).toBe(await contentSha256(31, size));
+  expect(await fileSha256(join(aria2.dir, 'for aria2.bin'))).toBe(hex);
+  // Only aria2 fetched from the mirror the server announced.
+  expect(second.stats.bytesSent).toBeGreaterThan(size / 4);
   expect(await popup.getByTestId('aria2-row').textContent()).toContain('for aria2.bin');
   // Stitch kept nothing of it, and the browser's own copy was cancelled.
   expect((await request(popup, { type: 'list-jobs' })).value?.jobs).toEqual([]);

@@ -99,7 +99,8 @@ export class Aria2Link {
     try {
       await this.send({
         url: download.url,
-        mirrors: download.mirrors ?? [],
+        mirrors: [...(download.mirrors ?? []), ...(download.announced?.mirrors ?? [])],
+        digests: download.announced?.digests ?? [],
         ...(name ? { name } : {}),
         ...(download.referrer ? { referrer: download.referrer } : {}),
       });
