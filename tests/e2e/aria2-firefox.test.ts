@@ -7,10 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import type { ReplyOf, RequestOf, RequestType } from '../../src/messages';
 import { startAria2 } from '../support/aria2-daemon';
 import { contentSha256 } from '../support/content';
-import { addonWithReachablePlayer, launchFirefox, openAddonPage } from './support/firefox';
+import { addonWithReachablePlayer, askBackground, launchFirefox, openAddonPage } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import type { Mirror } from '../support/mirror-server';
 import { linkPage, MiB, mirror, onCleanup } from './support/setup';
@@ -32,12 +31,7 @@ async function firefoxWithAria2(secret: string, rule: { aria2MinBytes: number | 
     frame.style.cssText = 'width:400px;height:600px';
     document.body.append(frame);
   });
-  const background = <T extends RequestType>(message: RequestOf<T>) =>
-    ui.evaluate(
-      (m) =>
-        (globalThis as unknown as { browser: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).browser.runtime.sendMessage(m),
-      message,
-    ) as Promise<{ ok: boolean; value?: ReplyOf<T> }>;
+  const background = askBackground(ui);
   const { settings } = (await background({ type: 'get-settings' })).value!;
   const saved = await background({ type: 'set-settings', settings: { ...settings, aria2Url: aria2.wsUrl, aria2Secret: secret, ...rule } });
   expect(saved.ok).toBe(true);

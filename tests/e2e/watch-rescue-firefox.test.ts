@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import type { ReplyOf, RequestOf, RequestType } from '../../src/messages';
 import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
-import { addonWithReachablePlayer, launchFirefox, openAddonPage } from './support/firefox';
+import { addonWithReachablePlayer, askBackground, launchFirefox, openAddonPage } from './support/firefox';
 import { fileSha256, waitForFile } from './support/files';
 import { linkPage, MiB, mirror, onCleanup } from './support/setup';
 
@@ -22,12 +21,7 @@ async function clickWatched(file: Mirror) {
   // and WebDriver finds it again only once it plays something.
   const clip = await mirror({ size: MiB, seed: 64, contentType: 'video/webm' });
   const ui = await openAddonPage(browser, `player.html?url=${encodeURIComponent(clip.url)}`, onCleanup);
-  const background = <T extends RequestType>(message: RequestOf<T>) =>
-    ui.evaluate(
-      (m) =>
-        (globalThis as unknown as { browser: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).browser.runtime.sendMessage(m),
-      message,
-    ) as Promise<{ ok: boolean; value?: ReplyOf<T> }>;
+  const background = askBackground(ui);
   const { settings } = (await background({ type: 'get-settings' })).value!;
   expect((await background({ type: 'set-settings', settings: { ...settings, alwaysTakeOver: false } })).ok).toBe(true);
   const tab = await browser.newPage();

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
+import type { ReplyOf, RequestOf, RequestType } from '../../../src/messages';
 import { EXTENSION_DIR } from './chromium';
 import { until } from './files';
 import { ADDON_UUID, installAddon, startFirefox } from './firefox-launch';
@@ -74,4 +75,14 @@ export async function openAddonPage(browser: Browser, path: string, cleanup: Cle
     async () => [tab, ...(await browser.pages())].find((p) => p.url().startsWith(`moz-extension://${ADDON_UUID}/${path.split('?')[0]}`)),
     20_000,
   );
+}
+
+/** Sends requests to the background from an add-on page, as the popup sends them; the reply envelope. */
+export function askBackground(page: Page) {
+  return <T extends RequestType>(message: RequestOf<T>) =>
+    page.evaluate(
+      (m) =>
+        (globalThis as unknown as { browser: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).browser.runtime.sendMessage(m),
+      message,
+    ) as Promise<{ ok: boolean; value?: ReplyOf<T> }>;
 }
