@@ -8,12 +8,15 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { Aria2Link } from '../../src/background/aria2/aria2-link';
 import { planHandoff } from '../../src/background/aria2/handoff';
 import { Aria2Client, Aria2Failure, STATUS_KEYS, type Aria2Status } from '../../src/background/aria2/rpc';
 import { aria2Row } from '../../src/background/aria2/status';
-import type { Aria2Row } from '../../src/messages';
+import type { Aria2Row, PortMessage } from '../../src/messages';
+import { DEFAULT_SETTINGS, parseSettings } from '../../src/settings/schema';
 import { startAria2, type Aria2Daemon } from '../support/aria2-daemon';
 import { contentSha256 } from '../support/content';
+import { FakeBrowser } from '../support/fake-browser';
 import { startMirror, type Mirror } from '../support/mirror-server';
 
 const MiB = 1024 * 1024;
@@ -109,4 +112,35 @@ it('tells a wrong token from a stopped aria2', async () => {
   const failure = await right.call('aria2.getVersion').catch((e: unknown) => e);
   expect(failure).toBeInstanceOf(Aria2Failure);
   expect(failure).toMatchObject({ kind: 'unreachable' });
+});
+
+it('lists the handed downloads: one aria2 no longer has is removed, and aria2 down is said once for all', async () => {
+  const daemon = await aria2();
+  const file = await mirror({ size: 2 * MiB, seed: 9 });
+  const settings = { ...parseSettings(DEFAULT_SETTINGS), aria2Url: daemon.url, aria2Secret: daemon.secret };
+  const posted: PortMessage[] = [];
+  const link = new Aria2Link(
+    new FakeBrowser(),
+    () => settings,
+    (message) => posted.push(message),
+  );
+  const last = () => posted.at(-1) as Extract<PortMessage, { type: 'aria2' }>;
+
+  const gid = await link.send({ url: file.url, mirrors: [], name: 'listed.bin' });
+  const client = new Aria2Client({ url: daemon.url, secret: daemon.secret });
+  expect(await settled(client, gid)).toMatchObject({ state: 'done' });
+  await link.refresh();
+  expect(last()).toMatchObject({ configured: true, rows: [{ gid, state: 'done', name: 'listed.bin', totalBytes: 2 * MiB }] });
+  expect(last().trouble).toBeUndefined();
+
+  // aria2 forgets it (as after a restart): the row says so, and nothing is wrong with aria2 itself.
+  await client.call('aria2.removeDownloadResult', gid);
+  await link.refresh();
+  expect(last().rows).toEqual([expect.objectContaining({ gid, state: 'removed', url: file.url })]);
+  expect(last().trouble).toBeUndefined();
+
+  await daemon.kill();
+  await link.refresh();
+  expect(last().trouble).toBe('unreachable');
+  expect(last().rows.map((r) => r.gid)).toEqual([gid]);
 });

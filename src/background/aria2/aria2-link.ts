@@ -177,10 +177,8 @@ export class Aria2Link {
     try {
       const statuses = await Promise.all(
         handed.map((h) =>
-          this.call<Aria2Status>('aria2.tellStatus', h.gid, STATUS_KEYS).catch((error: unknown) => {
-            if (error instanceof Aria2Failure && error.kind === 'refused') return undefined; // aria2 forgot it (restarted)
-            throw error;
-          }),
+          // aria2 refuses a gid it no longer has (it restarted, or its result was removed): that row is removed.
+          this.call<Aria2Status>('aria2.tellStatus', h.gid, STATUS_KEYS).catch((error: unknown) => ignoreGone(error)),
         ),
       );
       this.trouble = undefined;
