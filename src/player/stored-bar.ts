@@ -99,7 +99,11 @@ export class StoredBar {
 
   private seekTo(seconds: number): void {
     if (!Number.isFinite(this.duration) || this.duration <= 0 || !Number.isFinite(seconds)) return;
-    this.seek(Math.min(this.duration, Math.max(0, seconds)));
+    const to = Math.min(this.duration, Math.max(0, seconds));
+    // The slider is where the user sent it at once: the next key moves on from there, not from the
+    // position the media reported before the seek (its timeupdate comes later).
+    this.setPosition(to, this.duration);
+    this.seek(to);
   }
 }
 
