@@ -62,7 +62,7 @@
  * element's range requests instead (per page, from the request's client).
  */
 import type { FailureFacts } from './engine/errors';
-import type { ConnectionsWhy } from './engine/scheduler/connection-count';
+import type { ConnectionsWhy } from './engine/scheduler/connections/connection-count';
 import type { DropReason, StoredNotice } from './engine/notice';
 import type { RelinkMismatch } from './engine/relink';
 import type { MirrorRule, Settings, SettingsError } from './settings/schema';

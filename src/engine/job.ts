@@ -12,11 +12,11 @@ import { jobOptions, MAX_SOURCES, type EngineOptions, type RequestContext } from
 import { englishRestart, type JobNotice, type RestartCause, type StoredNotice } from './notice';
 import { RateMeter } from './rate-meter';
 import type { RemoteFile } from './remote-file';
-import { MirrorScheduler } from './scheduler/scheduler';
-import type { Playback } from './scheduler/views';
+import { MirrorScheduler } from './scheduler/loop/scheduler';
+import type { Playback } from './scheduler/policies/views';
 import type { SchedulerHost } from './transfer-host';
 import type { SourceHint } from './sources/hrw';
-import type { MirrorReport } from './scheduler/mirror-state';
+import type { MirrorReport } from './scheduler/loop/mirror-state';
 import { transferFromSource } from './transfer';
 
 /** What the UI shows of a job at one moment. */

@@ -4,7 +4,7 @@ import { createHasher, type HasherFactory } from './integrity/hasher';
 import { trustedFetch } from './http/request-trust';
 import { DEFAULT_MAX_BLOCK_BYTES } from './limits';
 import type { RateLimiter } from './rate-limiter';
-import { DEFAULT_CONNECTION_COUNT } from './scheduler/connection-count';
+import { DEFAULT_CONNECTION_COUNT } from './scheduler/connections/connection-count';
 
 export type { Clock } from './clock';
 
@@ -31,7 +31,7 @@ export interface EngineTunables {
   connectionsPerServer: number;
   /**
    * The most connections to one server (with HTTP/2: requests in flight on its connection) that the
-   * connection-count policy (scheduler/connection-count.ts) may open; it opens only as many as pay.
+   * connection-count policy (scheduler/connections/connection-count.ts) may open; it opens only as many as pay.
    */
   maxConnectionsPerServer: number;
   /** Per-site overrides of that maximum, by host name or parent domain (see maxConnectionsFor). */

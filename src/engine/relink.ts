@@ -5,7 +5,7 @@ import { normalizeRanges, type ByteRange } from './ranges';
 import { sampleRanges, validatorVerdict } from './relink-evidence';
 import { ifRangeValidator, type RemoteFile } from './remote-file';
 import { MirrorProblem } from './mirror-problem';
-import { readAll } from './scheduler/probe-bytes';
+import { readAll } from './scheduler/loop/probe-bytes';
 import type { DownloadStore } from './store';
 
 export type RelinkVerdict =

@@ -11,8 +11,8 @@ import type { EngineOptions } from './options';
 import type { RemoteFile } from './remote-file';
 import type { ExpectedIntegrity } from './job-state';
 import type { HexDigest, PieceHashes } from './integrity/expected';
-import type { MirrorReport } from './scheduler/mirror-state';
-import type { Playback } from './scheduler/views';
+import type { MirrorReport } from './scheduler/loop/mirror-state';
+import type { Playback } from './scheduler/policies/views';
 import type { SourceHint } from './sources/hrw';
 import { toHexDigests } from './integrity/expected';
 

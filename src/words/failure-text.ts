@@ -6,8 +6,8 @@
  */
 import type { FailureFacts } from '../engine/errors';
 import type { DropReason, RestartCause, StoredNotice } from '../engine/notice';
-import type { ConnectionsWhy } from '../engine/scheduler/connection-count';
-import type { StepGain } from '../engine/scheduler/step-verdict';
+import type { ConnectionsWhy } from '../engine/scheduler/connections/connection-count';
+import type { StepGain } from '../engine/scheduler/connections/step-verdict';
 import type { JobFailure, JobView } from '../messages';
 import { formatSize, sizesApart } from './format';
 import { formatCount, numberFormat, plural, sentence, t, type MessageKey } from './i18n';

@@ -4,7 +4,7 @@
  * that refuses.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionCount } from '../../src/engine/scheduler/connection-count';
+import { ConnectionCount } from '../../src/engine/scheduler/connections/connection-count';
 import { startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
 import { runPolicy } from '../support/policy-client';
 

@@ -2,7 +2,7 @@
  * Rate traces for the connection-count policy: a client that keeps exactly as many connections open as
  * the policy allows, against a server modelled as the test bed (mirror-server.ts) behaves, on a fake clock.
  */
-import type { ConnectionCount } from '../../src/engine/scheduler/connection-count';
+import type { ConnectionCount } from '../../src/engine/scheduler/connections/connection-count';
 import { INITIAL_WINDOW_BYTES } from './congestion-window';
 
 /** A server as the test bed models it: per-connection slow start and caps, a total cap, a connection limit. */

@@ -5,7 +5,7 @@
  * closed before the headers). It exercises the policy against the test bed before the scheduler uses it.
  */
 import { Agent, request } from 'node:http';
-import type { ConnectionCount } from '../../src/engine/scheduler/connection-count';
+import type { ConnectionCount } from '../../src/engine/scheduler/connections/connection-count';
 
 const RANGE_BYTES = 1024 * 1024;
 const TICK_MS = 50;

@@ -1,6 +1,6 @@
 // Hand-built snapshots for the scheduler's policies: plain objects, a fake clock (numbers).
-import type { MirrorPhase } from '../../../src/engine/scheduler/mirror-state';
-import type { GroupView, MirrorView, RequestView } from '../../../src/engine/scheduler/views';
+import type { MirrorPhase } from '../../../src/engine/scheduler/loop/mirror-state';
+import type { GroupView, MirrorView, RequestView } from '../../../src/engine/scheduler/policies/views';
 
 export const KiB = 1024;
 export const MiB = 1024 * KiB;

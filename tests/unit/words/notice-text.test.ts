@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DropReason, JobNotice, RestartCause } from '../../../src/engine/notice';
 import { englishNotice } from '../../../src/engine/notice';
-import type { ConnectionsWhy } from '../../../src/engine/scheduler/connection-count';
+import type { ConnectionsWhy } from '../../../src/engine/scheduler/connections/connection-count';
 import { connectionsWhyText, dropText, noticeText, restartText } from '../../../src/words/failure-text';
 import { speak } from '../pages/fixtures';
 
