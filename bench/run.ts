@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { contentSha256 } from '../tests/support/content';
 import { allClients, curlClient, measure, stitchCapabilities, stitchClient, type Client } from './clients';
 import { chart, summarize, table, type Outcome, type Run } from './report';
-import { DEFAULT_CLIENTS, SCENARIOS, SEED, startMirrors, type Scenario } from './scenarios';
+import { DEFAULT_CLIENTS, everyRealMs, SCENARIOS, SEED, startMirrors, type Scenario } from './scenarios';
 
 const root = new URL('..', import.meta.url);
 
@@ -85,7 +85,7 @@ async function runOnce(scenario: Scenario, client: Client, size: number, expecte
       command,
       dir,
       timeoutMs(scenario, size),
-      () => (stop = scenario.during?.(mirrors, size) ?? stop),
+      () => (stop = scenario.during?.(mirrors, size, everyRealMs) ?? stop),
       openRequests,
     );
     stop();

@@ -6,6 +6,18 @@
  */
 import { defaultEtag, defaultLastModified, startMirror, type Mirror, type MirrorOptions } from '../tests/support/mirror-server';
 
+/** What a scenario does to its mirrors while the client downloads: loopback ones, or simulated ones (tests/support/sim-network.ts). */
+export type ScenarioMirror = Pick<Mirror, 'setRate' | 'stallAll' | 'dropConnections'> & { readonly stats: { readonly bytesSent: number } };
+
+/** Calls `action` every `ms` milliseconds of the scenario's clock; the function returned stops it. */
+export type Every = (ms: number, action: () => void) => () => void;
+
+/** The real clock's `Every`. */
+export const everyRealMs: Every = (ms, action) => {
+  const timer = setInterval(action, ms);
+  return () => clearInterval(timer);
+};
+
 const MB = 1_000_000;
 const MiB = 1024 * 1024;
 
@@ -49,7 +61,7 @@ export interface Scenario {
   /** curl also downloads the (first) URL: one connection, the line speed a client can reach. */
   withCurl?: boolean;
   /** Called once the client has started; returns a function that stops whatever it scheduled. */
-  during?: (mirrors: Mirror[], size: number) => () => void;
+  during?: (mirrors: ScenarioMirror[], size: number, every: Every) => () => void;
   /** The clients (by name) that run this scenario; default DEFAULT_CLIENTS. */
   clients?: string[];
 }
@@ -62,20 +74,14 @@ const CONNECTION_CLIENTS = ['stitch', 'aria2c-x16'];
 const mirrors = (rates: number[], latencyMs = 10): MirrorSpec[] => rates.map((r) => ({ rate: r * MB, latencyMs }));
 const sum = (specs: MirrorSpec[]) => specs.reduce((total, m) => total + m.rate, 0);
 
-/** Calls `action` every `ms` milliseconds. */
-function every(ms: number, action: () => void): () => void {
-  const timer = setInterval(action, ms);
-  return () => clearInterval(timer);
-}
-
 /** Calls `action` once the mirrors together have sent `bytes` body bytes (over-fetch included). */
-function whenSent(all: Mirror[], bytes: number, action: () => void): () => void {
-  const timer = setInterval(() => {
+function whenSent(all: ScenarioMirror[], bytes: number, every: Every, action: () => void): () => void {
+  const stop = every(10, () => {
     if (all.reduce((total, m) => total + m.stats.bytesSent, 0) < bytes) return;
-    clearInterval(timer);
+    stop();
     action();
-  }, 10);
-  return () => clearInterval(timer);
+  });
+  return stop;
 }
 
 const heterogeneous = mirrors([1, 2, 4, 8]);
@@ -123,7 +129,7 @@ export const SCENARIOS: Scenario[] = [
     optimum: (size) => size / 2 / sum(equal) + size / 2 / (sum(equal) - equal[2]!.rate),
     optimumNote: 'half ÷ 16 MB/s + half ÷ 12 MB/s',
     target: 0.9,
-    during: (all, size) => whenSent(all, size / 2, () => all[2]!.stallAll()),
+    during: (all, size, every) => whenSent(all, size / 2, every, () => all[2]!.stallAll()),
   },
   {
     id: '4',
@@ -134,7 +140,7 @@ export const SCENARIOS: Scenario[] = [
     optimum: (size) => size / sum(swapping),
     optimumNote: 'size ÷ Σ caps (10 MB/s at every moment)',
     target: 0.9,
-    during: (all) => {
+    during: (all, _size, every) => {
       let fastFirst = true;
       return every(2000, () => {
         fastFirst = !fastFirst;
@@ -170,7 +176,7 @@ export const SCENARIOS: Scenario[] = [
     baseline: '6a',
     optimumNote: "the same client's median time in 6a",
     target: 0.95,
-    during: (all) => every(1000, () => all[0]!.dropConnections()),
+    during: (all, _size, every) => every(1000, () => all[0]!.dropConnections()),
   },
   {
     id: '7',
@@ -255,26 +261,27 @@ export const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** Starts the scenario's mirrors for a file of `size` bytes (slowStart false: to measure what it costs). */
+/** How a scenario's mirror is served for a file of `size` bytes (slowStart false: to measure what it costs). */
+export function mirrorOptions(spec: MirrorSpec, size: number, slowStart = true): MirrorOptions {
+  const options: MirrorOptions = {
+    size,
+    seed: spec.lieSeed ?? SEED,
+    rate: Number.isFinite(spec.rate) ? spec.rate : undefined,
+    latencyMs: spec.latencyMs,
+    // Slow start paces by the round trip: a server without latency (loopback, uncapped) has none to emulate.
+    slowStart: slowStart && (spec.latencyMs ?? 0) > 0,
+    connectionRate: spec.connectionRate,
+    windowBytes: spec.windowBytes,
+    connectionLimit: spec.maxConnections === undefined ? undefined : { max: spec.maxConnections },
+  };
+  if (spec.lieSeed !== undefined) {
+    options.etag = defaultEtag(SEED, size);
+    options.lastModified = defaultLastModified(SEED);
+  }
+  return options;
+}
+
+/** Starts the scenario's mirrors on loopback. */
 export function startMirrors(scenario: Scenario, size: number, slowStart = true): Promise<Mirror[]> {
-  return Promise.all(
-    scenario.mirrors.map((spec) => {
-      const options: MirrorOptions = {
-        size,
-        seed: spec.lieSeed ?? SEED,
-        rate: Number.isFinite(spec.rate) ? spec.rate : undefined,
-        latencyMs: spec.latencyMs,
-        // Slow start paces by the round trip: a server without latency (loopback, uncapped) has none to emulate.
-        slowStart: slowStart && (spec.latencyMs ?? 0) > 0,
-        connectionRate: spec.connectionRate,
-        windowBytes: spec.windowBytes,
-        connectionLimit: spec.maxConnections === undefined ? undefined : { max: spec.maxConnections },
-      };
-      if (spec.lieSeed !== undefined) {
-        options.etag = defaultEtag(SEED, size);
-        options.lastModified = defaultLastModified(SEED);
-      }
-      return startMirror(options);
-    }),
-  );
+  return Promise.all(scenario.mirrors.map((spec) => startMirror(mirrorOptions(spec, size, slowStart))));
 }

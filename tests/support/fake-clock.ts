@@ -33,6 +33,49 @@ export class FakeClock implements Clock {
     return this.timers.length;
   }
 
+  /** Calls `action` every `ms` milliseconds (it may stop itself); the function returned stops it. */
+  every(ms: number, action: () => void): () => void {
+    let cancel: () => void;
+    const tick = () => {
+      cancel = this.after(ms, tick);
+      action();
+    };
+    cancel = this.after(ms, tick);
+    return () => cancel();
+  }
+
+  /** Resolves `ms` from now, in virtual time. */
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.after(ms, resolve));
+  }
+
+  /**
+   * Runs `work` in virtual time, as an event loop would: lets every promise and stream step that is
+   * ready run (one turn of Node's loop), then moves the time to the next timer and runs it, until
+   * `work` settles. Throws when nothing is left to wait for while `work` is not done (a deadlock), or
+   * when it is not done `limitMs` from now. Whatever `work` waits on must settle in microtasks or on
+   * this clock: real I/O would be overtaken by the virtual time.
+   */
+  async run<T>(work: Promise<T>, limitMs = Infinity): Promise<T> {
+    let settled = false;
+    work.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    const end = this.time + limitMs;
+    for (;;) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (settled) return work;
+      let next: Timer | undefined;
+      for (const timer of this.timers) if (!next || timer.at < next.at || (timer.at === next.at && timer.order < next.order)) next = timer;
+      if (!next) throw new Error(`virtual time ${this.time} ms: nothing is left to wait for, and the work is not done`);
+      if (next.at > end) throw new Error(`virtual time: not done after ${limitMs} ms`);
+      this.timers.splice(this.timers.indexOf(next), 1);
+      this.time = Math.max(this.time, next.at);
+      next.callback();
+    }
+  }
+
   /** Moves the time `ms` on; a timer a callback sets that falls due within runs too. */
   advance(ms: number): void {
     const end = this.time + ms;

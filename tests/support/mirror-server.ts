@@ -9,6 +9,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { Readable, pipeline } from 'node:stream';
 import { createGzip } from 'node:zlib';
+import { BodyPacing } from './body-pacing';
 import { CongestionWindow } from './congestion-window';
 import { CONTENT_CHUNK, contentBytes } from './content';
 import { TokenBucket } from './token-bucket';
@@ -202,7 +203,8 @@ export function parseRange(header: string, size: number): Range | 'unsatisfiable
   return { start, end: Math.min(lastPos + 1, size) };
 }
 
-function ifRangeMatches(value: string | undefined, content: Content): boolean {
+/** Whether an If-Range validator lets a range be served from `content` (RFC 9110 §13.1.5: strong ETags and dates only). */
+export function ifRangeMatches(value: string | undefined, content: Pick<Content, 'etag' | 'lastModified'>): boolean {
   if (value === undefined) return true;
   const v = value.trim();
   if (v.startsWith('"') || v.startsWith('W/')) {
@@ -239,7 +241,7 @@ const drained = (res: ServerResponse) =>
   });
 
 /** The content's bytes [start, end) in pieces aligned to content chunks. */
-async function* contentSource(seed: number, start: number, end: number): AsyncGenerator<Uint8Array> {
+export async function* contentSource(seed: number, start: number, end: number): AsyncGenerator<Uint8Array> {
   for (let pos = start; pos < end;) {
     const stop = Math.min(end, (Math.floor(pos / CONTENT_CHUNK) + 1) * CONTENT_CHUNK);
     yield contentBytes(seed, pos, stop);
@@ -436,6 +438,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     const cuts = [fx.resetAfterBytes, fx.stallAfterBytes, fx.truncateAfterBytes].filter((n) => n !== undefined);
     const cutAt = cuts.length > 0 ? Math.min(...cuts) : Infinity;
 
+    const pacing = new BodyPacing([serverBucket, connectionBucket, options.link], window, () => performance.now(), sleep);
     let sent = 0;
     for await (const chunk of source) {
       for (let offset = 0; offset < chunk.length;) {
@@ -453,20 +456,8 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
           else if (cutAt === fx.truncateAfterBytes) res.end();
           return; // stall: leave the response open
         }
-        const rates = [serverBucket.rate, connectionBucket?.rate, options.link?.rate].filter((r) => r !== undefined);
-        const maxPiece = rates.length === 0 ? CONTENT_CHUNK : Math.max(1, Math.min(CONTENT_CHUNK, Math.floor(Math.min(...rates) / 100)));
-        const room = window?.room(performance.now());
-        if (room?.bytes === 0) {
-          await sleep(room.waitMs);
-          continue;
-        }
-        const n = Math.min(maxPiece, chunk.length - offset, cutAt - sent, room?.bytes ?? Infinity);
-        const wait = Math.max(serverBucket.reserve(n), connectionBucket?.reserve(n) ?? 0, options.link?.reserve(n) ?? 0);
-        if (wait > 0) {
-          await sleep(wait);
-          if (closed) return;
-        }
-        window?.sent(n, performance.now());
+        const n = await pacing.take(Math.min(chunk.length - offset, cutAt - sent), () => closed || stalledAll);
+        if (n === 0) continue;
         const piece = chunk.subarray(offset, offset + n);
         offset += n;
         sent += n;

@@ -2,19 +2,22 @@
  * A byte-rate limiter that lets its balance go negative: `reserve(n)` takes n bytes at once and
  * says how long the caller must wait before sending them. Concurrent callers queue up behind each
  * other's debt, so they share the rate fairly; a late timer is made up by the refill, up to a burst
- * of `burstSeconds` of bytes. A rate of undefined means unlimited.
+ * of `burstSeconds` of bytes. A rate of undefined means unlimited. `now` is the clock in milliseconds
+ * (a simulated network passes its virtual one).
  */
 export class TokenBucket {
   private tokens: number;
-  private last = performance.now();
+  private last: number;
   private bytesPerSec: number | undefined;
 
   constructor(
     rate: number | undefined,
     private readonly burstSeconds = 0.05,
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.bytesPerSec = validRate(rate);
     this.tokens = this.capacity();
+    this.last = now();
   }
 
   get rate(): number | undefined {
@@ -42,7 +45,7 @@ export class TokenBucket {
   }
 
   private refill(): void {
-    const now = performance.now();
+    const now = this.now();
     if (this.bytesPerSec !== undefined) {
       this.tokens = Math.min(this.capacity(), this.tokens + ((now - this.last) / 1000) * this.bytesPerSec);
     }
