@@ -1,8 +1,8 @@
 import type { BrowserStore } from '../storage/stored-blob-url';
 import { startBackground } from './background';
-import { platformBlobUrls } from './blob-url';
+import { platformBlobUrls } from './saving/blob-url';
 import { realBrowserApi } from './real-browser-api';
-import { browserEstimate } from './storage-space';
+import { browserEstimate } from './jobs/storage-space';
 import { listenForStoragePort, openBrowserStore } from './open-store';
 
 // The extension's background: Chrome's service worker and Firefox's event page.

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { LOCAL_URL_REGEXES } from '../../src/background/local-network-rules';
+import { LOCAL_URL_REGEXES } from '../../src/background/network/local-network-rules';
 import type { JobView, ReplyOf, RequestOf, RequestType } from '../../src/messages';
 import { contentSha256 } from '../support/content';
 import { EXTENSION_DIR, extensionPage, launchWithExtension, request } from './support/chromium';

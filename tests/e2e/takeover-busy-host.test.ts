@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { DOWNLOAD_CONNECTIONS_PER_HOST } from '../../src/background/host-connections';
+import { DOWNLOAD_CONNECTIONS_PER_HOST } from '../../src/background/jobs/host-connections';
 import { contentSha256 } from '../support/content';
 import { request } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fake from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
-import { createWasmHasher } from '../../src/background/wasm-hasher';
+import { createWasmHasher } from '../../src/background/jobs/wasm-hasher';
 import type { DigestAlgorithm } from '../../src/engine';
 import { PrefixHasher } from '../../src/engine/integrity/prefix-hasher';
 import { openIdbStore } from '../../src/storage/idb-store';

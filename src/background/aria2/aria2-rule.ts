@@ -1,5 +1,5 @@
 import type { Settings } from '../../settings/schema';
-import { isExcludedSite } from '../takeover-rules';
+import { isExcludedSite } from '../takeover/takeover-rules';
 
 /**
  * Whether a download Stitch would take over goes to aria2 instead, by the options page's rules: an

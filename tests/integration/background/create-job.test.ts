@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createJob } from '../../../src/background/create-job';
+import { createJob } from '../../../src/background/jobs/create-job';
 import { DEFAULT_SETTINGS, parseSettings } from '../../../src/settings/schema';
 import { FileStore } from '../../../src/storage/file-store';
 import { contentSha256 } from '../../support/content';

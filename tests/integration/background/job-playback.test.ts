@@ -1,12 +1,12 @@
 import 'fake-indexeddb/auto';
 import * as fake from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobManager } from '../../../src/background/job-manager';
-import { JobMetaStore } from '../../../src/background/job-meta';
-import { JobSaver } from '../../../src/background/job-saver';
-import { handleRequest } from '../../../src/background/message-handler';
+import { JobManager } from '../../../src/background/jobs/job-manager';
+import { JobMetaStore } from '../../../src/background/jobs/job-meta';
+import { JobSaver } from '../../../src/background/saving/job-saver';
+import { handleRequest } from '../../../src/background/ui/message-handler';
 import { SettingsStore } from '../../../src/background/settings-store';
-import { UiNotices } from '../../../src/background/ui-notices';
+import { UiNotices } from '../../../src/background/ui/ui-notices';
 import type { JobView } from '../../../src/messages';
 import { DEFAULT_SETTINGS, parseSettings } from '../../../src/settings/schema';
 import { openIdbStore } from '../../../src/storage/idb-store';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { goesToAria2 } from '../../../src/background/aria2/aria2-rule';
 import { planHandoff } from '../../../src/background/aria2/handoff';
-import { ARIA2_MENU_ID, aria2FromClick } from '../../../src/background/context-menu';
+import { ARIA2_MENU_ID, aria2FromClick } from '../../../src/background/ui/context-menu';
 import { DEFAULT_SETTINGS, parseSettings } from '../../../src/settings/schema';
 import { judgeEndpoint } from '../../../src/settings/aria2-endpoint';
 

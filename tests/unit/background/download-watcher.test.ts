@@ -1,6 +1,6 @@
 import { afterEach, expect, test, vi } from 'vitest';
-import { DownloadWatcher, WATCH_POLL_MS, WATCHED_KEY } from '../../../src/background/download-watcher';
-import { WATCH_STALL_TIMEOUT_MS } from '../../../src/background/watch-rescue';
+import { DownloadWatcher, WATCH_POLL_MS, WATCHED_KEY } from '../../../src/background/takeover/download-watcher';
+import { WATCH_STALL_TIMEOUT_MS } from '../../../src/background/takeover/watch-rescue';
 import { FakeBrowser } from '../../support/fake-browser';
 
 afterEach(() => void vi.useRealTimers());

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from 'vitest';
-import { DOWNLOAD_CONNECTIONS_PER_HOST, sharingHostConnections } from '../../../src/background/host-connections';
+import { DOWNLOAD_CONNECTIONS_PER_HOST, sharingHostConnections } from '../../../src/background/jobs/host-connections';
 import type { HttpFetch } from '../../../src/engine';
 import { startMirror, type Mirror } from '../../support/mirror-server';
 

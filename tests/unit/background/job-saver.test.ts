@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { JobSaver } from '../../../src/background/job-saver';
+import { JobSaver } from '../../../src/background/saving/job-saver';
 import { FakeBrowser } from '../../support/fake-browser';
 
 function saverOn(browser: FakeBrowser): JobSaver {

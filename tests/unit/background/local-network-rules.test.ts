@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { LOCAL_URL_REGEXES, LocalNetworkRules, localOrigins } from '../../../src/background/local-network-rules';
-import { ReferrerRules } from '../../../src/background/referrer-rules';
-import { SessionRules } from '../../../src/background/session-rules';
+import { LOCAL_URL_REGEXES, LocalNetworkRules, localOrigins } from '../../../src/background/network/local-network-rules';
+import { ReferrerRules } from '../../../src/background/network/referrer-rules';
+import { SessionRules } from '../../../src/background/network/session-rules';
 import { isLocalHost } from '../../../src/engine';
 import { FakeBrowser } from '../../support/fake-browser';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { LocalNetworkRules } from '../../../src/background/local-network-rules';
-import { testMirrorRule } from '../../../src/background/mirror-test';
-import type { ProbeResult } from '../../../src/background/probe';
+import { LocalNetworkRules } from '../../../src/background/network/local-network-rules';
+import { testMirrorRule } from '../../../src/background/ui/mirror-test';
+import type { ProbeResult } from '../../../src/background/takeover/probe';
 import { FakeBrowser } from '../../support/fake-browser';
 import { speak } from '../pages/fixtures';
 

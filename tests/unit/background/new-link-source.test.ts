@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestContext, sourceForNewLink, type RequestSource } from '../../../src/background/create-job';
+import { requestContext, sourceForNewLink, type RequestSource } from '../../../src/background/jobs/create-job';
 import type { MirrorRule } from '../../../src/settings/schema';
 
 const OLD = 'https://dl.example.com/pub/tool.iso?token=old';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { SeenRedirect } from '../../../src/background/browser-api';
-import { LocalNetworkRules } from '../../../src/background/local-network-rules';
-import { MAX_HOP_AGE_MS, MAX_HOPS, RedirectLog, withRedirectLog } from '../../../src/background/redirect-log';
+import { LocalNetworkRules } from '../../../src/background/network/local-network-rules';
+import { MAX_HOP_AGE_MS, MAX_HOPS, RedirectLog, withRedirectLog } from '../../../src/background/network/redirect-log';
 import { DownloadError, RefusedResponse, trustedFetch, type HttpFetch, type HttpRequest, type HttpResponse } from '../../../src/engine';
 import { judgeFailure } from '../../../src/engine/scheduler/policies/failure-policy';
 import { FakeBrowser, FakeEvent } from '../../support/fake-browser';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { SessionRule } from '../../../src/background/browser-api';
-import { ReferrerRules, refererRule, refererValue, urlFilterFor } from '../../../src/background/referrer-rules';
+import { ReferrerRules, refererRule, refererValue, urlFilterFor } from '../../../src/background/network/referrer-rules';
 import { FakeBrowser } from '../../support/fake-browser';
 
 const URL_A = 'https://dl.example.com/files/big.iso?token=abc';

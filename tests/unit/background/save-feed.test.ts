@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SaveFeed } from '../../../src/background/save-feed';
+import { SaveFeed } from '../../../src/background/saving/save-feed';
 import type { DownloadStore } from '../../../src/engine';
 
 const bytes = (length: number, fill: number) => new Uint8Array(length).fill(fill);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SaveFeed } from '../../../src/background/save-feed';
-import { HOLD_BACK } from '../../../src/background/save-hold-back';
-import { answerSave } from '../../../src/background/save-route';
+import { SaveFeed } from '../../../src/background/saving/save-feed';
+import { HOLD_BACK } from '../../../src/background/saving/save-hold-back';
+import { answerSave } from '../../../src/background/saving/save-route';
 import { normalizeRanges, removeRange, type ByteRange, type DownloadStore } from '../../../src/engine';
 
 const MiB = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { SessionRule } from '../../../src/background/browser-api';
-import { ruleKey, SessionRules, type RuleSpec } from '../../../src/background/session-rules';
+import { ruleKey, SessionRules, type RuleSpec } from '../../../src/background/network/session-rules';
 import { FakeBrowser } from '../../support/fake-browser';
 
 const SPEC: RuleSpec = {

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from 'vitest';
-import { CappedHosts, MAX_CAPPED_HOSTS } from '../../../src/background/capped-hosts';
-import { measureAtStart } from '../../../src/background/start-measure';
+import { CappedHosts, MAX_CAPPED_HOSTS } from '../../../src/background/takeover/capped-hosts';
+import { measureAtStart } from '../../../src/background/takeover/start-measure';
 import type { BrowserDownload } from '../../../src/background/browser-api';
 import { startMirror, type Mirror, type MirrorOptions } from '../../support/mirror-server';
 import { FakeBrowser } from '../../support/fake-browser';

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { BASELINE_MS, judgeProbe, MEASURE_MS, WARMUP_MS, type RateSample } from '../../../src/background/start-probe';
+import { BASELINE_MS, judgeProbe, MEASURE_MS, WARMUP_MS, type RateSample } from '../../../src/background/takeover/start-probe';
 
 const MB = 1_000_000;
 const PROBE_AT = BASELINE_MS;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentDisposition } from '../../../src/background/content-disposition';
-import { HOLD_BACK, sendableEnd } from '../../../src/background/save-hold-back';
+import { attachmentDisposition } from '../../../src/background/saving/content-disposition';
+import { HOLD_BACK, sendableEnd } from '../../../src/background/saving/save-hold-back';
 
 describe('attachmentDisposition', () => {
   it('gives a plain ASCII name as a quoted filename only', () => {

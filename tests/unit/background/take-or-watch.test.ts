@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import type { BrowserDownload } from '../../../src/background/browser-api';
-import { PostTracker } from '../../../src/background/post-tracker';
-import { probeUrl, type ProbeResult } from '../../../src/background/probe';
-import { decideAtStart, type StartFacts } from '../../../src/background/take-or-watch';
-import { CappedHosts } from '../../../src/background/capped-hosts';
-import { takeOver, type TakeoverDeps } from '../../../src/background/takeover';
+import { PostTracker } from '../../../src/background/network/post-tracker';
+import { probeUrl, type ProbeResult } from '../../../src/background/takeover/probe';
+import { decideAtStart, type StartFacts } from '../../../src/background/takeover/take-or-watch';
+import { CappedHosts } from '../../../src/background/takeover/capped-hosts';
+import { takeOver, type TakeoverDeps } from '../../../src/background/takeover/takeover';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
 import { FakeBrowser } from '../../support/fake-browser';
 

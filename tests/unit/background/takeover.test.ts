@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import type { BrowserDownload } from '../../../src/background/browser-api';
-import { PostTracker } from '../../../src/background/post-tracker';
-import type { ProbeResult } from '../../../src/background/probe';
-import { ReferrerRules } from '../../../src/background/referrer-rules';
-import { takeOver } from '../../../src/background/takeover';
-import { afterProbe, firstLook, takeoverCredentials } from '../../../src/background/takeover-rules';
+import { PostTracker } from '../../../src/background/network/post-tracker';
+import type { ProbeResult } from '../../../src/background/takeover/probe';
+import { ReferrerRules } from '../../../src/background/network/referrer-rules';
+import { takeOver } from '../../../src/background/takeover/takeover';
+import { afterProbe, firstLook, takeoverCredentials } from '../../../src/background/takeover/takeover-rules';
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
-import { Bypass } from '../../../src/background/bypass';
-import { BROWSER_MENU_ID, browserFromClick, LEAVE_SITE_MENU_ID } from '../../../src/background/context-menu';
+import { Bypass } from '../../../src/background/takeover/bypass';
+import { BROWSER_MENU_ID, browserFromClick, LEAVE_SITE_MENU_ID } from '../../../src/background/ui/context-menu';
 import { SettingsStore } from '../../../src/background/settings-store';
 import { FakeBrowser } from '../../support/fake-browser';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { Toolbar, type NotifyChoices } from '../../../src/background/toolbar';
+import { Toolbar, type NotifyChoices } from '../../../src/background/ui/toolbar';
 import { jobView } from '../pages/fixtures';
 import { FakeBrowser } from '../../support/fake-browser';
 

@@ -6,7 +6,7 @@ import {
   WATCH_STALL_TIMEOUT_MS,
   type DownloadSample,
   type WatchAction,
-} from '../../../src/background/watch-rescue';
+} from '../../../src/background/takeover/watch-rescue';
 
 const running = (at: number, bytesReceived: number): DownloadSample => ({
   at,

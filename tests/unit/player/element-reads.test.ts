@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ElementReads } from '../../../src/background/element-reads';
+import { ElementReads } from '../../../src/background/playback/element-reads';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;

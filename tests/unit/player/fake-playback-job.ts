@@ -1,4 +1,4 @@
-import type { BytesChange, PlaybackJobs } from '../../../src/background/playback';
+import type { BytesChange, PlaybackJobs } from '../../../src/background/playback/playback';
 import { normalizeRanges, removeRange, type ByteRange, type Playback } from '../../../src/engine';
 import type { JobView } from '../../../src/messages';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createContextMenu, PLAY_MENU_ID, playerFromClick } from '../../../src/background/context-menu';
+import { createContextMenu, PLAY_MENU_ID, playerFromClick } from '../../../src/background/ui/context-menu';
 import { mediaTypeOf, playerPath } from '../../../src/media-type';
 import { FakeBrowser } from '../../support/fake-browser';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UiPort } from '../../../src/background/browser-api';
-import { aheadBytes, PlaybackHub } from '../../../src/background/playback';
+import { aheadBytes, PlaybackHub } from '../../../src/background/playback/playback';
 import type { Playback } from '../../../src/engine';
 import { PLAYER_PORT, type PlayerPortMessage } from '../../../src/messages';
 import { jobView } from '../pages/fixtures';

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { answerHeaders, answerRange, firstMissing, parseRangeHeader, type StreamAnswer } from '../../../src/background/stream-range';
+import {
+  answerHeaders,
+  answerRange,
+  firstMissing,
+  parseRangeHeader,
+  type StreamAnswer,
+} from '../../../src/background/playback/stream-range';
 
 const size = 10_000;
 const MAX = 1_000;

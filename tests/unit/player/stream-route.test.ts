@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { JobView } from '../../../src/messages';
-import { PlaybackHub } from '../../../src/background/playback';
-import { StreamRoute, streamJobId } from '../../../src/background/stream-route';
+import { PlaybackHub } from '../../../src/background/playback/playback';
+import { StreamRoute, streamJobId } from '../../../src/background/playback/stream-route';
 import { jobView } from '../pages/fixtures';
 import { fakePlaybackJob } from './fake-playback-job';
 

@@ -1,0 +1,628 @@
+import {
+  checkRelink,
+  normalizeRanges,
+  rangesLength,
+  type DownloadJob,
+  type DownloadStore,
+  type Playback,
+  type RemoteFile,
+} from '../../engine';
+import { UNDO_MS, type JobAction, type JobView, type ReplyOf } from '../../messages';
+import { mediaTypeOf } from '../../media-type';
+import { t } from '../../words/i18n';
+import type { Settings } from '../../settings/schema';
+import {
+  createJob,
+  jobCookieOrigins,
+  jobSpeedLimit,
+  openJob,
+  requestContext,
+  sourceForNewLink,
+  type JobCredentials,
+  type JobSource,
+} from './create-job';
+import type { JobMeta, JobMetaStore } from './job-meta';
+import type { JobSaver } from '../saving/job-saver';
+import type { LocalNetworkRules } from '../network/local-network-rules';
+import type { ReferrerRules } from '../network/referrer-rules';
+import { toJobView } from './job-view';
+import { JobSaving, type JobEntry } from '../saving/job-saving';
+import { freeBytes, SpaceWatch, startProblem, type EstimateStorage } from './storage-space';
+import type { BytesChange } from '../playback/playback';
+import type { HandoffFacts } from '../aria2/handoff';
+
+export interface JobManagerDeps {
+  store: DownloadStore;
+  meta: JobMetaStore;
+  saver: JobSaver;
+  settings: () => Settings;
+  estimate: EstimateStorage;
+  onView: (view: JobView) => void;
+  onRemoved: (id: string) => void;
+  /** Called whenever jobs start or stop being active (running or saving) or unfinished. */
+  onActivity: (active: boolean, unfinished: boolean) => void;
+  newId?: () => string;
+  /** How often running jobs check free storage. */
+  spaceCheckMs?: number;
+  /** How long a cancel can be undone (default UNDO_MS; 0: no undo, removed at once). */
+  undoMs?: number;
+  /** Sets each job's Referer on its requests while it runs (fetch cannot). */
+  referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
+  /** Lets a job whose URL is local reach its local origins while it runs (Stitch's requests to local addresses are stopped). */
+  localNetwork?: Pick<LocalNetworkRules, 'allow' | 'release' | 'during'>;
+}
+
+export interface NewDownload {
+  url: string;
+  /** 'omit' when the browser's own request carried no cookies (a take-over); default 'include': the user chose the URL. */
+  credentials?: JobCredentials;
+  referrer?: string;
+  filename?: string;
+  saveAs?: boolean;
+  mirrors?: string[];
+  /** Taken over from the browser's own download (it can be handed back). */
+  takenOver?: boolean;
+  /** What the take-over's probe learned, shown until the job's own first answer. */
+  probed?: JobMeta['probed'];
+  /**
+   * The mirrors and digests the probe's answer announced: a hand-off to aria2 passes them on (a job reads
+   * them from its own first answer).
+   */
+  announced?: { mirrors: string[]; digests: { algorithm: string; hex: string }[] };
+}
+
+const FINISHED_VIEW_STATES = new Set(['saved', 'failed', 'cancelled']);
+
+/**
+ * Every job of the extension: a FIFO queue under the concurrent-downloads limit, user actions,
+ * saving when complete, and restoring from the store after the worker or browser died. The
+ * store (engine state and bytes) and JobMetaStore are the truth; this map is a cache of them.
+ */
+export class JobManager {
+  private readonly entries = new Map<string, JobEntry>();
+  private readonly queue: string[] = [];
+  private restoring: Promise<void> | undefined;
+  /** Cancelled jobs waiting for their undo to expire. */
+  private readonly removals = new Map<string, ReturnType<typeof setTimeout>>();
+
+  private readonly saves: JobSaving;
+  /** While jobs run: all paused when storage is nearly full (the store would fail next). */
+  private readonly space: SpaceWatch;
+
+  constructor(private readonly deps: JobManagerDeps) {
+    this.saves = new JobSaving({
+      saver: deps.saver,
+      settings: deps.settings,
+      updateMeta: (entry, change) => this.updateMeta(entry, change),
+      freeBytes: (entry) => this.freeBytes(entry),
+      tracks: (entry) => this.entries.get(entry.job.id) === entry,
+      savingChanged: () => this.reportActivity(),
+    });
+    const running = () => [...this.entries.values()].filter((e) => e.running !== undefined && e.job.state.status === 'running');
+    this.space = new SpaceWatch(deps.estimate, deps.spaceCheckMs ?? 10_000, {
+      any: () => running().length > 0,
+      holdAll: async (problem) => {
+        for (const entry of running()) {
+          await this.hold(entry, problem);
+          entry.job.pause();
+        }
+      },
+    });
+  }
+
+  /**
+   * Loads jobs not yet known from the store and resumes whatever should be running: unfinished
+   * jobs not paused by the user, and complete jobs not yet saved. Safe to call often (worker
+   * start, runtime.onStartup, the restore alarm, before any request).
+   */
+  restore(): Promise<void> {
+    this.restoring ??= this.restoreOnce().finally(() => (this.restoring = undefined));
+    return this.restoring;
+  }
+
+  async add(download: NewDownload): Promise<JobView> {
+    await this.restore();
+    const id = this.deps.newId?.() ?? crypto.randomUUID();
+    const settings = this.deps.settings();
+    const credentials = download.credentials ?? 'include';
+    const cookieOrigins = jobCookieOrigins(download.url, credentials, settings.mirrorRules);
+    const source: JobSource = {
+      url: download.url,
+      mirrors: download.mirrors ?? [],
+      referrer: download.referrer,
+      credentials,
+      cookieOrigins,
+    };
+    const meta: JobMeta = {
+      id,
+      referrer: download.referrer,
+      credentials,
+      cookieOrigins,
+      filename: download.filename,
+      saveAs: download.saveAs === true,
+      takenOver: download.takenOver === true ? true : undefined,
+      probed: download.probed,
+      pausedByUser: false,
+      createdAt: Date.now(),
+    };
+    await this.deps.meta.save(meta);
+    const limiter = jobSpeedLimit(undefined);
+    const job = await createJob(this.deps.store, id, source, settings, limiter);
+    const entry = this.track(job, meta, 0, limiter);
+    this.enqueue(entry);
+    this.pump();
+    return this.view(entry);
+  }
+
+  views(): JobView[] {
+    return [...this.entries.values()].map((e) => this.view(e)).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  get(id: string): JobView | undefined {
+    const entry = this.entries.get(id);
+    return entry && this.view(entry);
+  }
+
+  meta(id: string): JobMeta | undefined {
+    return this.entries.get(id)?.meta;
+  }
+
+  /** What another downloader needs to fetch the same file as this job: its URL, mirrors, name, strongest digest and page. */
+  handoffFacts(id: string): HandoffFacts | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    const { url, mirrors, expected } = entry.job.state;
+    return {
+      url,
+      mirrors,
+      name: this.view(entry).filename,
+      digests: (expected?.digests ?? []).map(({ algorithm, hex }) => ({ algorithm, hex })),
+      ...(entry.meta.referrer ? { referrer: entry.meta.referrer } : {}),
+    };
+  }
+
+  /** The newest job downloading `url` whose bytes are (or will be) stored, for the player. */
+  findPlayable(url: string): JobView | undefined {
+    return this.views().find(
+      (view) => view.url === url && !this.entries.get(view.id)!.bytesFreed && view.state !== 'cancelled' && view.state !== 'failed',
+    );
+  }
+
+  /** Where the job's players are, the most recently moved first (the engine fetches the bytes just ahead first). */
+  setPlayback(id: string, playbacks: readonly Playback[]): void {
+    this.entries.get(id)?.job.setPlayback(playbacks);
+  }
+
+  /** Calls `listener` for every range the job stores or discards from now on; returns the unsubscribe. */
+  watchBytes(id: string, listener: (change: BytesChange) => void): () => void {
+    const job = this.entries.get(id)?.job;
+    if (!job) return () => {};
+    const stored = job.on('stored', (range) => listener({ kind: 'stored', range }));
+    const discarded = job.on('discarded', (range) => listener({ kind: 'discarded', range }));
+    return () => {
+      stored();
+      discarded();
+    };
+  }
+
+  /** True once the job was saved and its stored copy deleted. */
+  bytesFreed(id: string): boolean {
+    return this.entries.get(id)?.bytesFreed ?? true;
+  }
+
+  /**
+   * Keeps the job's stored bytes after it is saved, for a player, until the returned release is
+   * called (then they are freed if the job was saved meanwhile).
+   */
+  holdBytes(id: string): () => void {
+    const entry = this.entries.get(id);
+    if (!entry) return () => {};
+    entry.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      entry.holds--;
+      if (entry.holds === 0 && entry.meta.save?.phase === 'saved' && !entry.bytesFreed) void this.freeBytes(entry).catch(() => {});
+    };
+  }
+
+  async act(id: string, action: JobAction): Promise<JobView | undefined> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error(t('errorNoSuchDownload'));
+    switch (action) {
+      case 'pause':
+        await this.pause(entry);
+        break;
+      case 'resume':
+      case 'retry':
+        await this.wake(entry);
+        break;
+      case 'cancel':
+        await this.cancelUndoably(entry);
+        break;
+      case 'undo':
+        await this.undo(entry);
+        break;
+      case 'start-now':
+        this.startNow(entry);
+        break;
+    }
+    return this.entries.has(id) ? this.view(entry) : undefined;
+  }
+
+  /**
+   * Saves again, asking where, a complete job whose save failed (its bytes are still stored);
+   * anything else is refused in plain words.
+   */
+  async saveAs(id: string): Promise<JobView> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error(t('errorNoSuchDownload'));
+    if (entry.job.state.status !== 'complete' || entry.meta.save?.phase !== 'failed') {
+      throw new Error(t('errorSaveAsState'));
+    }
+    await this.updateMeta(entry, { saveAs: true, save: undefined });
+    void this.saves.save(entry);
+    return this.view(entry);
+  }
+
+  /**
+   * Gives a paused or failed job a new URL (an expired link renewed). The stored bytes are kept
+   * when the new address serves the same file (see checkRelink), and the job resumes; otherwise
+   * nothing changes and `mismatchFacts` says why (`mismatch` in English), unless `startOver`: then they are dropped and it
+   * downloads anew from the new address. The check and the job's requests from then on carry
+   * what the new address may get (sourceForNewLink), not what the old one got.
+   */
+  async relink(id: string, url: string, startOver = false): Promise<ReplyOf<'relink'>> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error(t('errorNoSuchDownload'));
+    const state = this.view(entry).state;
+    if (entry.running || (state !== 'paused' && state !== 'failed') || entry.job.state.status === 'complete') {
+      throw new Error(t('errorRelinkState'));
+    }
+    const { file, url: oldUrl } = entry.job.state;
+    const source = sourceForNewLink(entry.meta, oldUrl, url, this.deps.settings().mirrorRules);
+    const request = requestContext(source);
+    let kept: RemoteFile | undefined;
+    if (startOver || !file || entry.storedBytes === 0) {
+      await this.deps.store.clearBytes(id);
+      entry.storedBytes = 0;
+    } else {
+      const check = () =>
+        checkRelink({
+          store: this.deps.store,
+          jobId: id,
+          file,
+          knownUrl: oldUrl,
+          newUrl: url,
+          options: entry.job.optionsAt(url, request),
+          signal: AbortSignal.timeout(30_000),
+        });
+      const verdict = await (this.deps.localNetwork?.during(url, [], check) ?? check());
+      if (!verdict.same) return { job: this.view(entry), mismatch: verdict.reason, mismatchFacts: verdict.mismatch };
+      kept = verdict.file;
+    }
+    // Before the job's state: a worker dying in between must not reopen the new address with the old page's Referer.
+    await this.updateMeta(entry, { referrer: source.referrer, cookieOrigins: [...source.cookieOrigins] });
+    await entry.job.relink(url, kept, request);
+    await this.wake(entry);
+    return { job: this.view(entry) };
+  }
+
+  /** Moves a queued job one place earlier (`up`) or later; the queue starts jobs from its front. */
+  async moveInQueue(id: string, direction: 'up' | 'down'): Promise<JobView> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    const from = this.queue.indexOf(id);
+    if (!entry || from < 0) throw new Error(t('errorMoveState'));
+    const to = direction === 'up' ? from - 1 : from + 1;
+    if (to < 0 || to >= this.queue.length) return this.view(entry);
+    [this.queue[from], this.queue[to]] = [this.queue[to]!, id];
+    this.reportQueue();
+    return this.view(entry);
+  }
+
+  /** Sets a job's own speed limit (bytes/s; null lifts it): at once, running or not, and kept for later runs. */
+  async setSpeedLimit(id: string, bytesPerSecond: number | null): Promise<JobView> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (!entry) throw new Error(t('errorNoSuchDownload'));
+    entry.limiter.setRate(bytesPerSecond);
+    await this.updateMeta(entry, { speedLimit: bytesPerSecond ?? undefined });
+    return this.view(entry);
+  }
+
+  /** Forgets a job and its stored bytes at once, without undo (it was handed to the browser). */
+  async forget(id: string): Promise<void> {
+    await this.restore();
+    const entry = this.entries.get(id);
+    if (entry) await this.remove(entry);
+  }
+
+  /** Applies the action to every job it makes sense for; returns how many. */
+  async actAll(action: JobAction): Promise<number> {
+    await this.restore();
+    let affected = 0;
+    for (const entry of [...this.entries.values()]) {
+      if (entry.meta.removing) continue; // cancelled: only its own Undo brings it back
+      const state = this.view(entry).state;
+      const applies =
+        action === 'pause'
+          ? state === 'running' || state === 'queued'
+          : action === 'cancel'
+            ? !FINISHED_VIEW_STATES.has(state)
+            : action === 'resume'
+              ? state === 'paused'
+              : state === 'failed';
+      if (!applies) continue;
+      await this.act(entry.job.id, action);
+      affected++;
+    }
+    return affected;
+  }
+
+  /**
+   * Forgets saved and cancelled jobs, and failed ones with nothing stored: a failed job that
+   * holds bytes may still be retried (or given a new link), so it stays until removed by hand.
+   */
+  async clearFinished(): Promise<number> {
+    await this.restore();
+    const finished = [...this.entries.values()].filter((e) => {
+      const state = this.view(e).state;
+      if (!FINISHED_VIEW_STATES.has(state) || e.running || e.saving) return false;
+      return state !== 'failed' || (e.storedBytes === 0 && e.job.state.status !== 'complete');
+    });
+    for (const entry of finished) await this.remove(entry);
+    return finished.length;
+  }
+
+  /** Active: running, or saving. Unfinished: anything that still needs to run or save. */
+  activity(): { active: boolean; unfinished: boolean } {
+    let active = false;
+    let unfinished = false;
+    for (const entry of this.entries.values()) {
+      if (entry.running || entry.saving) active = true;
+      if (this.shouldRun(entry) || this.shouldSave(entry)) unfinished = true;
+    }
+    return { active, unfinished: unfinished || active };
+  }
+
+  private async restoreOnce(): Promise<void> {
+    const settings = this.deps.settings();
+    for (const id of await this.deps.store.listJobs()) {
+      if (this.entries.has(id)) continue;
+      const meta = await this.deps.meta.load(id);
+      const source = { referrer: meta.referrer, credentials: meta.credentials, cookieOrigins: meta.cookieOrigins };
+      const limiter = jobSpeedLimit(meta.speedLimit);
+      const job = await openJob(this.deps.store, id, source, settings, limiter).catch(() => undefined);
+      if (!job) continue; // unreadable state: leave it, never crash the worker
+      if (meta.createdAt === 0) meta.createdAt = job.state.createdAt;
+      const stored = job.state.status === 'complete' ? 0 : rangesLength(normalizeRanges(await this.deps.store.storedRanges(id)));
+      const entry = this.track(job, meta, stored, limiter);
+      // Bytes a player kept after saving when the worker died: nobody plays them now.
+      if (meta.save?.phase === 'saved') await this.freeBytes(entry);
+      // A streamed save's body died with the worker: its partial file goes, a new save starts from the store.
+      if (meta.save?.phase === 'saving' && meta.save.streamed) await this.saves.dropStreamed(entry, 'the save broke off');
+    }
+    for (const entry of [...this.entries.values()]) {
+      // Cancelled before the worker stopped: gone once the undo expired, else still undoable.
+      if (entry.meta.removing && !this.removals.has(entry.job.id)) this.scheduleRemoval(entry);
+      if (entry.meta.removing) continue;
+      if (this.shouldRun(entry) && !entry.running) this.enqueue(entry);
+      else if (this.shouldSave(entry)) void this.saves.save(entry);
+    }
+    this.pump();
+  }
+
+  private shouldRun(entry: JobEntry): boolean {
+    const status = entry.job.state.status;
+    if (status === 'queued' || status === 'running' || status === 'verifying') return !entry.meta.pausedByUser;
+    return status === 'paused' && !entry.meta.pausedByUser;
+  }
+
+  private shouldSave(entry: JobEntry): boolean {
+    return entry.job.state.status === 'complete' && entry.meta.save?.phase !== 'saved' && entry.meta.save?.phase !== 'failed';
+  }
+
+  private track(job: DownloadJob, meta: JobMeta, storedBytes: number, limiter: JobEntry['limiter']): JobEntry {
+    const entry: JobEntry = { job, meta, storedBytes, holds: 0, bytesFreed: false, limiter };
+    this.entries.set(job.id, entry);
+    const changed = () => {
+      this.deps.onView(this.view(entry));
+      this.saves.streamEarly(entry);
+    };
+    job.on('progress', changed);
+    job.on('status', changed);
+    job.on('notice', changed);
+    return entry;
+  }
+
+  private view(entry: JobEntry): JobView {
+    const place = this.queue.indexOf(entry.job.id);
+    const view = toJobView(entry.job.snapshot(), entry.meta, {
+      storedBytes: entry.storedBytes,
+      queuePlace: place < 0 ? undefined : { position: place + 1, of: this.queue.length },
+    });
+    const playable =
+      !entry.bytesFreed &&
+      view.state !== 'failed' &&
+      view.state !== 'cancelled' &&
+      mediaTypeOf(view.contentType, view.filename) !== undefined;
+    return playable ? { ...view, canPlay: true } : view;
+  }
+
+  private enqueue(entry: JobEntry): void {
+    if (!this.queue.includes(entry.job.id) && !entry.running) {
+      this.queue.push(entry.job.id);
+      this.reportQueue();
+    }
+    this.deps.onView(this.view(entry));
+  }
+
+  /** Starts queued jobs while slots are free. */
+  private pump(): void {
+    const limit = this.deps.settings().maxConcurrentJobs;
+    let running = [...this.entries.values()].filter((e) => e.running !== undefined).length;
+    const queued = this.queue.length;
+    while (running < limit && this.queue.length > 0) {
+      const entry = this.entries.get(this.queue.shift()!);
+      if (!entry || entry.running) continue;
+      this.start(entry);
+      running++;
+    }
+    if (this.queue.length < queued) this.reportQueue();
+    this.reportActivity();
+  }
+
+  private dequeue(id: string): void {
+    const at = this.queue.indexOf(id);
+    if (at < 0) return;
+    this.queue.splice(at, 1);
+    this.reportQueue();
+  }
+
+  /** The queue changed: every waiting job's place in it did too. */
+  private reportQueue(): void {
+    for (const id of this.queue) {
+      const entry = this.entries.get(id);
+      if (entry) this.deps.onView(this.view(entry));
+    }
+  }
+
+  /** Starts a queued job at once, past the concurrent-downloads limit: the user, or a player, waits for it. */
+  private startNow(entry: JobEntry): void {
+    if (!this.queue.includes(entry.job.id)) return;
+    this.dequeue(entry.job.id);
+    this.start(entry);
+    this.reportActivity();
+  }
+
+  private start(entry: JobEntry): void {
+    const id = entry.job.id;
+    entry.running = (async () => {
+      // Before any other await: a take-over hands its rules over to the job without a gap, and no
+      // request goes out before the rule that stops requests to local addresses is in place.
+      const { url, mirrors } = entry.job.state;
+      await Promise.all([this.deps.referrers?.hold(id, url, entry.meta.referrer), this.deps.localNetwork?.allow(id, url, mirrors)]);
+      const snapshot = entry.job.snapshot();
+      const needed = snapshot.size === undefined ? undefined : snapshot.size - entry.storedBytes;
+      const problem = startProblem(await freeBytes(this.deps.estimate), needed);
+      if (problem) return this.hold(entry, problem);
+      if (entry.meta.heldFor) await this.updateMeta(entry, { heldFor: undefined });
+      this.space.watch();
+      const final = await entry.job.run();
+      entry.storedBytes = final.received;
+      // Not again when the user cancelled the browser's streamed save meanwhile: Retry saves it.
+      if (final.status === 'complete' && entry.meta.save?.phase !== 'failed') void this.saves.save(entry);
+      // The store filled up: hold the job (the engine kept every byte) rather than retry at once.
+      if (final.status === 'paused' && final.error?.code === 'storage-full') await this.hold(entry, final.error.message);
+    })()
+      .catch((error: unknown) => this.hold(entry, `could not start: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        entry.running = undefined;
+        // A streamed save waits for bytes that will not come now: it is opened again when the job runs.
+        if (entry.job.state.status !== 'complete') void this.saves.dropStreamed(entry, 'the download stopped');
+        // Kept only while the job runs: a restored or resumed job holds them again when it starts.
+        void this.deps.referrers?.release(id);
+        void this.deps.localNetwork?.release(id);
+        // Resumed by the user while it was still stopping: run it again.
+        if (!entry.meta.heldFor && this.shouldRun(entry)) this.enqueue(entry);
+        this.deps.onView(this.view(entry));
+        this.pump();
+      });
+    this.deps.onView(this.view(entry));
+  }
+
+  /** Stitch itself keeps the job back (storage); shown as paused with the reason. */
+  private async hold(entry: JobEntry, reason: string): Promise<void> {
+    await this.updateMeta(entry, { heldFor: reason });
+  }
+
+  private async pause(entry: JobEntry): Promise<void> {
+    await this.updateMeta(entry, { pausedByUser: true });
+    this.dequeue(entry.job.id);
+    entry.job.pause();
+    await entry.running;
+    this.reportActivity();
+  }
+
+  /** Resume and retry: run again what is unfinished, save again what failed to save. */
+  private async wake(entry: JobEntry): Promise<void> {
+    await this.updateMeta(entry, { pausedByUser: false, heldFor: undefined });
+    if (entry.job.state.status === 'complete') {
+      if (entry.meta.save?.phase === 'failed') await this.updateMeta(entry, { save: undefined });
+      if (this.shouldSave(entry)) void this.saves.save(entry);
+      return;
+    }
+    if (entry.job.state.status === 'cancelled') return;
+    this.enqueue(entry);
+    this.pump();
+  }
+
+  /** Stops the job but keeps it and its bytes until the undo expires; then it is removed. */
+  private async cancelUndoably(entry: JobEntry): Promise<void> {
+    if (entry.meta.removing) return;
+    if (this.deps.undoMs === 0) return this.remove(entry);
+    const pausedByUser = entry.meta.pausedByUser;
+    if (!FINISHED_VIEW_STATES.has(this.view(entry).state)) await this.pause(entry);
+    await this.updateMeta(entry, { removing: { at: Date.now() + (this.deps.undoMs ?? UNDO_MS), pausedByUser } });
+    this.scheduleRemoval(entry);
+  }
+
+  private scheduleRemoval(entry: JobEntry): void {
+    const id = entry.job.id;
+    clearTimeout(this.removals.get(id));
+    const delay = Math.max(0, (entry.meta.removing?.at ?? 0) - Date.now());
+    this.removals.set(
+      id,
+      setTimeout(() => {
+        this.removals.delete(id);
+        if (this.entries.get(id) === entry && entry.meta.removing) void this.remove(entry).catch(() => {});
+      }, delay),
+    );
+  }
+
+  /** Brings a cancelled job back as it was: running again unless the user had paused it. */
+  private async undo(entry: JobEntry): Promise<void> {
+    const removing = entry.meta.removing;
+    if (!removing) return;
+    clearTimeout(this.removals.get(entry.job.id));
+    this.removals.delete(entry.job.id);
+    await this.updateMeta(entry, { removing: undefined, pausedByUser: removing.pausedByUser });
+    if (this.shouldRun(entry)) {
+      this.enqueue(entry);
+      this.pump();
+    }
+  }
+
+  private async remove(entry: JobEntry): Promise<void> {
+    this.dequeue(entry.job.id);
+    await entry.job.cancel();
+    await entry.running;
+    await this.deps.meta.remove(entry.job.id);
+    this.entries.delete(entry.job.id);
+    this.deps.onRemoved(entry.job.id);
+    this.pump();
+  }
+
+  private async freeBytes(entry: JobEntry): Promise<void> {
+    await this.deps.store.clearBytes(entry.job.id);
+    entry.bytesFreed = true;
+    this.deps.onView(this.view(entry));
+  }
+
+  private async updateMeta(entry: JobEntry, change: Partial<JobMeta>): Promise<void> {
+    entry.meta = { ...entry.meta, ...change };
+    await this.deps.meta.save(entry.meta);
+    this.deps.onView(this.view(entry));
+    this.reportActivity();
+  }
+
+  private reportActivity(): void {
+    const { active, unfinished } = this.activity();
+    this.deps.onActivity(active, unfinished);
+  }
+}

@@ -1,0 +1,120 @@
+import type { BrowserApi } from '../browser-api';
+import type { JobCredentials } from './create-job';
+
+/**
+ * What the background remembers about a job beyond the engine's state (which the engine owns
+ * in the store): how it was started, whether the user paused it, and how saving went. Kept in
+ * storage.local under one key per job, so it survives the worker and the browser restarting.
+ */
+export interface JobMeta {
+  id: string;
+  /** The page the download came from. */
+  referrer?: string;
+  /** Whether the job's requests to the URL's origin carry the browser's cookies. */
+  credentials: JobCredentials;
+  /** Mirror origins a rule allowed cookies for when the job was created. */
+  cookieOrigins: string[];
+  /** The user's name for the file (add-url); otherwise the server's. */
+  filename?: string;
+  /** What the take-over's probe learned (the server's name, the size), shown until the job's own first answer. */
+  probed?: { filename?: string; size?: number };
+  /** This download's own speed limit in bytes/s, under the settings' limit for all. */
+  speedLimit?: number;
+  /** Ask where to save when complete. */
+  saveAs: boolean;
+  /** Taken over from a browser download (the popup offers to hand it back). */
+  takenOver?: boolean;
+  /** Paused by the user: never resumed automatically. */
+  pausedByUser: boolean;
+  save?: SaveRecord;
+  /**
+   * Cancelled or removed by the user, undoable until `at`; `pausedByUser` is what it was before
+   * (undo puts it back). Gone for good once `at` has passed.
+   */
+  removing?: { at: number; pausedByUser: boolean };
+  /** Why Stitch holds the job back itself (not enough storage), in plain words. */
+  heldFor?: string;
+  createdAt: number;
+}
+
+export interface SaveRecord {
+  phase: 'saving' | 'saved' | 'failed';
+  /** The browser's downloads id of the save. */
+  downloadId?: number;
+  error?: string;
+  /** The name the browser saved it under (it may have added " (1)"); shown instead of ours once saved. */
+  filename?: string;
+  /** Chrome: saved while downloading, from the worker's save route (the stream dies with the worker). */
+  streamed?: true;
+}
+
+const PREFIX = 'job-meta:';
+
+export class JobMetaStore {
+  constructor(private readonly api: BrowserApi) {}
+
+  async load(id: string): Promise<JobMeta> {
+    return parseMeta(id, await this.api.storage.get(PREFIX + id));
+  }
+
+  save(meta: JobMeta): Promise<void> {
+    return this.api.storage.set(PREFIX + meta.id, meta);
+  }
+
+  remove(id: string): Promise<void> {
+    return this.api.storage.remove(PREFIX + id);
+  }
+}
+
+/** Stored meta, tolerating anything: missing or odd fields get their defaults. */
+export function parseMeta(id: string, raw: unknown): JobMeta {
+  const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const save = r.save as Partial<SaveRecord> | undefined;
+  const phases = ['saving', 'saved', 'failed'];
+  return {
+    id,
+    referrer: typeof r.referrer === 'string' ? r.referrer : undefined,
+    // Jobs stored before this field was kept were started with cookies.
+    credentials: r.credentials === 'omit' ? 'omit' : 'include',
+    cookieOrigins: strings(r.cookieOrigins),
+    filename: typeof r.filename === 'string' ? r.filename : undefined,
+    probed: parseProbed(r.probed),
+    speedLimit: positiveNumber(r.speedLimit),
+    saveAs: r.saveAs === true,
+    takenOver: r.takenOver === true ? true : undefined,
+    pausedByUser: r.pausedByUser === true,
+    save:
+      save && typeof save === 'object' && phases.includes(save.phase as string)
+        ? {
+            phase: save.phase as SaveRecord['phase'],
+            downloadId: typeof save.downloadId === 'number' ? save.downloadId : undefined,
+            error: typeof save.error === 'string' ? save.error : undefined,
+            filename: typeof save.filename === 'string' ? save.filename : undefined,
+            streamed: save.streamed === true ? true : undefined,
+          }
+        : undefined,
+    heldFor: typeof r.heldFor === 'string' ? r.heldFor : undefined,
+    removing: parseRemoving(r.removing),
+    createdAt: typeof r.createdAt === 'number' ? r.createdAt : 0,
+  };
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function positiveNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+function parseProbed(raw: unknown): JobMeta['probed'] {
+  const r = raw as { filename?: unknown; size?: unknown } | undefined;
+  if (!r || typeof r !== 'object') return undefined;
+  const size = typeof r.size === 'number' && Number.isSafeInteger(r.size) && r.size >= 0 ? r.size : undefined;
+  return { filename: typeof r.filename === 'string' ? r.filename : undefined, size };
+}
+
+function parseRemoving(raw: unknown): JobMeta['removing'] {
+  const r = raw as { at?: unknown; pausedByUser?: unknown } | undefined;
+  return r && typeof r === 'object' && typeof r.at === 'number' ? { at: r.at, pausedByUser: r.pausedByUser === true } : undefined;
+}

@@ -1,0 +1,122 @@
+import type { DownloadJob, RateLimiter } from '../../engine';
+import type { Settings } from '../../settings/schema';
+import type { JobMeta } from '../jobs/job-meta';
+import type { JobSaver } from './job-saver';
+import { filenameOf } from '../jobs/job-view';
+
+/** One job as the job manager tracks it. */
+export interface JobEntry {
+  job: DownloadJob;
+  meta: JobMeta;
+  storedBytes: number;
+  running?: Promise<void>;
+  saving?: Promise<void>;
+  /** Players playing the stored bytes: they are kept after saving until the last one leaves. */
+  holds: number;
+  /** Saved, and the stored copy deleted. */
+  bytesFreed: boolean;
+  /** The job's own speed limit (under the settings' one), set again while it runs. */
+  limiter: RateLimiter;
+}
+
+/** What saving needs from the job manager. */
+export interface JobSavingHost {
+  saver: JobSaver;
+  settings: () => Settings;
+  updateMeta(entry: JobEntry, change: Partial<JobMeta>): Promise<void>;
+  /** Deletes the stored copy of a saved job. */
+  freeBytes(entry: JobEntry): Promise<void>;
+  /** Still one of the manager's jobs (not removed meanwhile). */
+  tracks(entry: JobEntry): boolean;
+  /** Saving started or ended: the worker's keep-alive follows. */
+  savingChanged(): void;
+}
+
+/**
+ * Saving a job through the browser: once complete, or in Chrome with the setting on, streamed
+ * while it downloads. The save's phase lives in the job's meta, so a restarted worker knows it.
+ */
+export class JobSaving {
+  constructor(private readonly host: JobSavingHost) {}
+
+  /** Saves a complete job through the browser, then frees its stored bytes. */
+  save(entry: JobEntry): Promise<void> {
+    entry.saving ??= this.saveOnce(entry).finally(() => {
+      entry.saving = undefined;
+      this.host.savingChanged();
+    });
+    this.host.savingChanged();
+    return entry.saving;
+  }
+
+  /**
+   * Chrome: once a running job knows its size (and so its name), its save starts at once and
+   * streams while it downloads. Not with "ask where to save": a navigation's download follows
+   * the browser's own setting.
+   */
+  streamEarly(entry: JobEntry): void {
+    const snapshot = entry.job.snapshot();
+    if (!this.whileDownloading || entry.saving || entry.meta.save || entry.meta.removing || entry.meta.saveAs) return;
+    if (snapshot.status !== 'running' || snapshot.size === undefined || !this.host.tracks(entry)) return;
+    void this.save(entry);
+  }
+
+  /** Cancels the job's streamed save in the browser (its partial file is deleted) and forgets it. */
+  async dropStreamed(entry: JobEntry, reason: string): Promise<void> {
+    const save = entry.meta.save;
+    if (save?.phase !== 'saving' || !save.streamed) return;
+    if (save.downloadId !== undefined) await this.host.saver.cancel(save.downloadId, reason);
+    // A job removed meanwhile keeps no meta.
+    if (this.host.tracks(entry)) await this.host.updateMeta(entry, { save: undefined });
+  }
+
+  /** Chrome can, and the user asked for it (the setting is off by default: it measured slower on 2 cores). */
+  private get whileDownloading(): boolean {
+    return this.host.saver.streams && this.host.settings().saveWhileDownloading;
+  }
+
+  private async saveOnce(entry: JobEntry, again = false): Promise<void> {
+    const { host } = this;
+    const snapshot = entry.job.snapshot();
+    try {
+      // A save started before the worker restarted is awaited, not started twice.
+      let downloadId = entry.meta.save?.phase === 'saving' ? entry.meta.save.downloadId : undefined;
+      let streamed = entry.meta.save?.streamed;
+      const resumed = downloadId !== undefined;
+      if (downloadId === undefined) {
+        await host.updateMeta(entry, { save: { phase: 'saving' } });
+        const target = {
+          jobId: entry.job.id,
+          filename: filenameOf(snapshot, entry.meta),
+          size: snapshot.size ?? 0,
+          contentType: snapshot.contentType,
+          saveAs: entry.meta.saveAs,
+        };
+        streamed = this.whileDownloading && !entry.meta.saveAs && snapshot.size !== undefined ? true : undefined;
+        downloadId = streamed ? await host.saver.startStreamed(target) : await host.saver.start(target);
+        await host.updateMeta(entry, { save: { phase: 'saving', downloadId, streamed } });
+      }
+      const end = await host.saver.finished(downloadId);
+      const complete = entry.job.state.status === 'complete';
+      if (end.ok && complete) {
+        // A player still playing keeps them; the last one to leave frees them.
+        if (entry.holds === 0) await host.freeBytes(entry);
+        await host.updateMeta(entry, { save: { phase: 'saved', downloadId, filename: end.filename } });
+      } else if (streamed && !end.ok && !end.byUser) {
+        // The stream ended early (the job stopped or failed, the worker died, bytes were replaced):
+        // its partial file goes; a job still on its way streams again, a complete one saves again.
+        await this.dropStreamed(entry, end.error);
+        if (complete && !again && host.tracks(entry)) await this.saveOnce(entry, true);
+      } else if (resumed && !end.ok && end.gone && !again) {
+        // The browser lost the save begun before a restart: start a new one, once.
+        await host.updateMeta(entry, { save: undefined });
+        await this.saveOnce(entry, true);
+      } else {
+        await host.updateMeta(entry, { save: { phase: 'failed', downloadId, error: end.ok ? 'the file was incomplete' : end.error } });
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await host.updateMeta(entry, { save: { phase: 'failed', error: `could not save the file: ${message}` } });
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import type { BrowserApi } from '../browser-api';
+import type { Aria2Link } from '../aria2/aria2-link';
+import type { JobManager } from '../jobs/job-manager';
+import type { NetworkRules } from '../network/install';
+import type { SettingsStore } from '../settings-store';
+import { Bypass } from './bypass';
+import { CappedHosts } from './capped-hosts';
+import { DownloadWatcher } from './download-watcher';
+import { measuring } from './start-measure';
+import { rescue, takeOver, type TakeoverDeps } from './takeover';
+
+export interface TakeoverInstallDeps {
+  api: BrowserApi;
+  settings: SettingsStore;
+  manager: Promise<JobManager>;
+  network: Pick<NetworkRules, 'posts' | 'referrers' | 'localNetwork'>;
+  aria2: Pick<Aria2Link, 'sendByRule'>;
+  mirrorsFor: (url: string) => string[];
+  notice: (message: string, url?: string) => Promise<unknown>;
+  /** Tells the toolbar a download was taken over. */
+  tookOver: (filename: string, jobId: string) => void;
+}
+
+export interface Takeover {
+  /** Leaving downloads to the browser on request (the next one, or a site's). */
+  bypass: Bypass;
+  /** Downloads left with the browser: resumed when they break, taken over when the browser cannot finish them. */
+  watcher: DownloadWatcher;
+}
+
+/** Taking the browser's downloads over. Registers downloads.onCreated synchronously. */
+export function installTakeover({ api, settings, manager, network, aria2, mirrorsFor, notice, tookOver }: TakeoverInstallDeps): Takeover {
+  const bypass = new Bypass(api, settings);
+  const cappedHosts = new CappedHosts(api.storage);
+  const takeoverDeps = (m: JobManager): TakeoverDeps => ({
+    api,
+    settings: () => settings.load(),
+    posts: network.posts,
+    add: async (download) => {
+      if (await aria2.sendByRule(download, (message) => notice(message, download.url))) return;
+      const job = await m.add(download);
+      tookOver(job.filename, job.id);
+      return job;
+    },
+    notice,
+    mirrorsFor,
+    referrers: network.referrers,
+    localNetwork: network.localNetwork,
+    leaveNext: (url) => bypass.takeNext(url),
+    watch: (item) => watcher.watch(item),
+    cappedHosts,
+    measure: measuring(api.downloads),
+  });
+  const watcher = new DownloadWatcher({ api, rescue: async (item, why) => rescue(item, why, takeoverDeps(await manager)) });
+  api.downloads.onCreated.addListener((item) => {
+    void manager.then((m) => takeOver(item, takeoverDeps(m))).catch((error: unknown) => console.error('Stitch: take-over failed', error));
+  });
+  return { bypass, watcher };
+}
