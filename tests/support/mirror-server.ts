@@ -176,14 +176,98 @@ export function defaultLastModified(seed: number): string {
   return new Date(Date.UTC(2024, 0, 1) + seed * 60_000).toUTCString();
 }
 
-interface Content {
+/** The file a mirror serves: generated content of a seed, its size and validators. */
+export interface Content {
   seed: number;
   size: number;
   etag: string | null;
   lastModified: string | null;
 }
 
+/** The file after `change`, from one of `size` bytes; its validators default to the new seed's. */
+export function changedContent(change: ContentChange, size: number): Content {
+  const newSize = change.size ?? size;
+  return {
+    seed: change.seed,
+    size: newSize,
+    etag: change.etag === undefined ? defaultEtag(change.seed, newSize) : change.etag,
+    lastModified: change.lastModified === undefined ? defaultLastModified(change.seed) : change.lastModified,
+  };
+}
+
+/**
+ * A mirror's faults over its requests: they apply to every request, or only to the first `faultRequests`
+ * counted since they were set; once `changeAfterRequests` requests were received, the file is replaced
+ * (another seed, with new validators where it had some).
+ */
+export class FaultSchedule {
+  private faults: Faults;
+  private count = 0;
+  private changed = false;
+
+  constructor(faults: Faults = {}) {
+    this.faults = { ...faults };
+  }
+
+  /** Replaces all faults and restarts the request count. */
+  set(faults: Faults): void {
+    this.faults = { ...faults };
+    this.count = 0;
+    this.changed = false;
+  }
+
+  /** A request was received while `content` is served: its faults, and the file's change it brings about, if any. */
+  next(content: Content): { faults: Faults; change?: ContentChange } {
+    const all = this.faults;
+    const index = this.count++;
+    let change: ContentChange | undefined;
+    if (all.changeAfterRequests !== undefined && !this.changed && index >= all.changeAfterRequests) {
+      this.changed = true;
+      change = {
+        seed: content.seed + 1000,
+        etag: content.etag === null ? null : undefined,
+        lastModified: content.lastModified === null ? null : undefined,
+      };
+    }
+    return { faults: all.faultRequests === undefined || index < all.faultRequests ? all : {}, change };
+  }
+}
+
+/** Where the faults cut a response's body, and how; a cut fires only when the body is longer than its threshold. */
+export function bodyCut(fx: Faults): { at: number; how: 'reset' | 'stall' | 'truncate' } | undefined {
+  const cuts = [fx.resetAfterBytes, fx.stallAfterBytes, fx.truncateAfterBytes].filter((n) => n !== undefined);
+  if (cuts.length === 0) return undefined;
+  const at = Math.min(...cuts);
+  return { at, how: at === fx.resetAfterBytes ? 'reset' : at === fx.truncateAfterBytes ? 'truncate' : 'stall' };
+}
+
 type Range = { start: number; end: number };
+
+/**
+ * The bytes a GET of `content` answers under the faults: the range asked (206) when it may be served, else
+ * the whole file (200), or 'unsatisfiable' (416).
+ */
+export function servedRange(
+  request: { range: string | undefined; ifRange: string | undefined },
+  content: Content,
+  fx: Faults,
+): (Range & { partial: boolean }) | 'unsatisfiable' {
+  if (request.range !== undefined) {
+    if (fx.status416) return 'unsatisfiable';
+    if (!fx.ignoreRanges && !fx.acceptRangesNone && ifRangeMatches(request.ifRange, content)) {
+      const parsed = parseRange(request.range, content.size);
+      if (parsed === 'unsatisfiable') return parsed;
+      if (parsed) return { ...parsed, partial: true };
+    }
+  }
+  return { start: 0, end: content.size, partial: false };
+}
+
+/** A 206's Content-Range, shifted by `wrongContentRange` when that fault applies. */
+export function contentRange(range: Range, size: number, fx: Faults): string {
+  const shift = fx.wrongContentRange ?? 0;
+  return `bytes ${range.start + shift}-${range.end - 1 + shift}/${size}`;
+}
 
 /** A single `bytes=` range; undefined when the header must be ignored (malformed, multi-range). */
 export function parseRange(header: string, size: number): Range | 'unsatisfiable' | undefined {
@@ -266,9 +350,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     etag: options.etag === undefined ? defaultEtag(initialSeed, options.size) : options.etag,
     lastModified: options.lastModified === undefined ? defaultLastModified(initialSeed) : options.lastModified,
   };
-  let faults: Faults = { ...options.faults };
-  let faultCount = 0;
-  let changed = false;
+  const faults = new FaultSchedule(options.faults);
   let stalledAll = false;
   const serverBucket = new TokenBucket(options.rate);
   const connectionBuckets = new WeakMap<Socket, TokenBucket>();
@@ -284,13 +366,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
 
   const setContent = (change: ContentChange) => {
     body = undefined;
-    const size = change.size ?? content.size;
-    content = {
-      seed: change.seed,
-      size,
-      etag: change.etag === undefined ? defaultEtag(change.seed, size) : change.etag,
-      lastModified: change.lastModified === undefined ? defaultLastModified(change.seed) : change.lastModified,
-    };
+    content = changedContent(change, content.size);
   };
 
   const sendEmpty = (res: ServerResponse, record: MirrorRequest, status: number, headers: OutgoingHttpHeaders) => {
@@ -323,18 +399,8 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
       record.aborted = !res.writableFinished;
     });
 
-    const all = faults;
-    const index = faultCount++;
-    if (all.changeAfterRequests !== undefined && !changed && index >= all.changeAfterRequests) {
-      changed = true;
-      const seed = content.seed + 1000;
-      setContent({
-        seed,
-        etag: content.etag === null ? null : undefined,
-        lastModified: content.lastModified === null ? null : undefined,
-      });
-    }
-    const fx: Faults = all.faultRequests === undefined || index < all.faultRequests ? all : {};
+    const { faults: fx, change } = faults.next(content);
+    if (change) setContent(change);
     const c = content;
 
     if (fx.refuse) {
@@ -384,21 +450,11 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     if (filename !== undefined) headers['Content-Disposition'] = `attachment; filename*=UTF-8''${encodeRfc5987(filename)}`;
     const unsatisfiable = { ...headers, 'Content-Range': `bytes */${c.size}` };
 
-    let range: Range = { start: 0, end: c.size };
-    let partial = false;
-    if (record.range !== undefined) {
-      if (fx.status416) return sendEmpty(res, record, 416, unsatisfiable);
-      if (!fx.ignoreRanges && !fx.acceptRangesNone && ifRangeMatches(record.ifRange, c)) {
-        const parsed = parseRange(record.range, c.size);
-        if (parsed === 'unsatisfiable') return sendEmpty(res, record, 416, unsatisfiable);
-        if (parsed) [range, partial] = [parsed, true];
-      }
-    }
+    const range = servedRange(record, c, fx);
+    if (range === 'unsatisfiable') return sendEmpty(res, record, 416, unsatisfiable);
+    const partial = range.partial;
     const length = range.end - range.start;
-    if (partial) {
-      const shift = fx.wrongContentRange ?? 0;
-      headers['Content-Range'] = `bytes ${range.start + shift}-${range.end - 1 + shift}/${c.size}`;
-    }
+    if (partial) headers['Content-Range'] = contentRange(range, c.size, fx);
     if (fx.gzip) headers['Content-Encoding'] = 'gzip';
     if (!fx.gzip && fx.truncateAfterBytes === undefined) {
       headers['Content-Length'] = String(length + (fx.lieContentLength ?? 0));
@@ -435,8 +491,8 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
       window.restartIfIdle(performance.now());
       record.windowBytes = window.bytes;
     }
-    const cuts = [fx.resetAfterBytes, fx.stallAfterBytes, fx.truncateAfterBytes].filter((n) => n !== undefined);
-    const cutAt = cuts.length > 0 ? Math.min(...cuts) : Infinity;
+    const cut = bodyCut(fx);
+    const cutAt = cut?.at ?? Infinity;
 
     const pacing = new BodyPacing([serverBucket, connectionBucket, options.link], window, () => performance.now(), sleep);
     let sent = 0;
@@ -452,8 +508,8 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
           res.flushHeaders();
           await flushSocket(socket);
           if (closed) return;
-          if (cutAt === fx.resetAfterBytes) socket.destroy();
-          else if (cutAt === fx.truncateAfterBytes) res.end();
+          if (cut?.how === 'reset') socket.destroy();
+          else if (cut?.how === 'truncate') res.end();
           return; // stall: leave the response open
         }
         const n = await pacing.take(Math.min(chunk.length - offset, cutAt - sent), () => closed || stalledAll);
@@ -500,9 +556,7 @@ export async function startMirror(options: MirrorOptions): Promise<Mirror> {
     port,
     stats,
     setFaults(f) {
-      faults = { ...f };
-      faultCount = 0;
-      changed = false;
+      faults.set(f);
     },
     setRate: (rate) => serverBucket.setRate(rate),
     setContent,

@@ -3,11 +3,15 @@ import { BodyPacing } from './body-pacing';
 import { CongestionWindow } from './congestion-window';
 import type { FakeClock } from './fake-clock';
 import {
+  bodyCut,
+  changedContent,
+  contentRange,
   contentSource,
-  defaultEtag,
-  defaultLastModified,
-  ifRangeMatches,
-  parseRange,
+  FaultSchedule,
+  servedRange,
+  type Content,
+  type ContentChange,
+  type Faults,
   type MirrorOptions,
   type MirrorRequest,
   type MirrorStats,
@@ -28,7 +32,30 @@ export type SimServerOptions = Pick<
   | 'slowStart'
   | 'windowBytes'
   | 'connectionLimit'
->;
+> & { faults?: SimFaults };
+
+/**
+ * The loopback mirror's faults (mirror-server.ts, `Faults`) that the simulation models: the same meaning,
+ * the same request count (`faultRequests`, `changeAfterRequests`), the same helpers.
+ */
+export type SimFaults = Pick<Faults, (typeof SIM_FAULTS)[number]>;
+const SIM_FAULTS = [
+  'faultRequests',
+  'errorStatus',
+  'refuse',
+  'resetAfterBytes',
+  'stallAfterBytes',
+  'changeAfterRequests',
+  'ignoreRanges',
+  'wrongContentRange',
+] as const satisfies readonly (keyof Faults)[];
+
+/** The faults, refusing one the simulation does not model (a MirrorOptions' Faults may carry any). */
+function modeled(faults: SimFaults = {}): SimFaults {
+  const other = Object.keys(faults).filter((name) => !(SIM_FAULTS as readonly string[]).includes(name));
+  if (other.length > 0) throw new TypeError(`the simulated network does not model these faults: ${other.join(', ')}`);
+  return faults;
+}
 
 /** The CLI's client closes a connection idle this long (src/cli/http1-client.ts); the next request opens another. */
 const CLIENT_IDLE_MS = 4000;
@@ -62,9 +89,8 @@ export class SimServer {
   private readonly open = new Set<SimConnection>();
   private admitted = 0;
   private stalled = false;
-  private readonly seed: number;
-  private readonly etag: string | null;
-  private readonly lastModified: string | null;
+  private content: Content;
+  private readonly faults: FaultSchedule;
 
   constructor(
     readonly origin: string,
@@ -72,14 +98,23 @@ export class SimServer {
     private readonly options: SimServerOptions,
   ) {
     this.url = origin + FILE_PATH;
-    this.seed = options.seed ?? 1;
-    this.etag = options.etag === undefined ? defaultEtag(this.seed, options.size) : options.etag;
-    this.lastModified = options.lastModified === undefined ? defaultLastModified(this.seed) : options.lastModified;
+    this.content = changedContent({ seed: options.seed ?? 1, etag: options.etag, lastModified: options.lastModified }, options.size);
+    this.faults = new FaultSchedule(modeled(options.faults));
     this.bucket = new TokenBucket(options.rate, undefined, () => clock.now());
   }
 
   setRate(bytesPerSec: number | undefined): void {
     this.bucket.setRate(bytesPerSec);
+  }
+
+  /** Replaces all faults and restarts the request count they use. */
+  setFaults(faults: SimFaults): void {
+    this.faults.set(modeled(faults));
+  }
+
+  /** The file changes on the server; responses already started keep their content. */
+  setContent(change: ContentChange): void {
+    this.content = changedContent(change, this.content.size);
   }
 
   /** The server goes silent for good: open and new responses send no more body bytes. */
@@ -120,6 +155,15 @@ export class SimServer {
       record.endedAt ??= this.clock.now();
       record.aborted ||= broken;
     };
+    const { faults: fx, change } = this.faults.next(this.content);
+    if (change) this.setContent(change);
+    const content = this.content;
+    if (fx.refuse) {
+      // The connection is cut as the request arrives, before any header.
+      this.close(connection);
+      end(true);
+      throw reset();
+    }
 
     // The request and the answer's first byte take the latency; a reset or an abort meanwhile ends it.
     await new Promise<void>((resolve, reject) => {
@@ -150,26 +194,26 @@ export class SimServer {
       this.admitted++;
     }
     if (url.pathname !== FILE_PATH) return this.finish(connection, record, end, this.answer(record, url, 404, {}));
-
-    const size = this.options.size;
-    const fileHeaders: Record<string, string> = { 'content-type': 'application/octet-stream', 'accept-ranges': 'bytes' };
-    if (this.etag !== null) fileHeaders.etag = this.etag;
-    if (this.lastModified !== null) fileHeaders['last-modified'] = this.lastModified;
-    let range = { start: 0, end: size };
-    let partial = false;
-    if (record.range !== undefined && ifRangeMatches(record.ifRange, { etag: this.etag, lastModified: this.lastModified })) {
-      const parsed = parseRange(record.range, size);
-      if (parsed === 'unsatisfiable') {
-        const unsatisfiable = this.answer(record, url, 416, { ...fileHeaders, 'content-range': `bytes */${size}` });
-        return this.finish(connection, record, end, unsatisfiable);
-      }
-      if (parsed) [range, partial] = [parsed, true];
+    if (fx.errorStatus) {
+      const { status, retryAfter } = fx.errorStatus;
+      const error = this.answer(record, url, status, retryAfter === undefined ? {} : { 'retry-after': retryAfter });
+      return this.finish(connection, record, end, error);
     }
-    if (partial) fileHeaders['content-range'] = `bytes ${range.start}-${range.end - 1}/${size}`;
+
+    const size = content.size;
+    const fileHeaders: Record<string, string> = { 'content-type': 'application/octet-stream', 'accept-ranges': 'bytes' };
+    if (content.etag !== null) fileHeaders.etag = content.etag;
+    if (content.lastModified !== null) fileHeaders['last-modified'] = content.lastModified;
+    const range = servedRange(record, content, fx);
+    if (range === 'unsatisfiable') {
+      const unsatisfiable = this.answer(record, url, 416, { ...fileHeaders, 'content-range': `bytes */${size}` });
+      return this.finish(connection, record, end, unsatisfiable);
+    }
+    if (range.partial) fileHeaders['content-range'] = contentRange(range, size, fx);
     fileHeaders['content-length'] = String(range.end - range.start);
     if (record.method === 'HEAD') return this.finish(connection, record, end, this.answer(record, url, 200, fileHeaders));
-    const body = this.body(connection, record, range, signal, end);
-    return this.answer(record, url, partial ? 206 : 200, fileHeaders, body);
+    const body = this.body(connection, record, content.seed, range, bodyCut(fx), signal, end);
+    return this.answer(record, url, range.partial ? 206 : 200, fileHeaders, body);
   }
 
   /** The pool: the client reuses its most recently idle connection, as the CLI's does, while it is not timed out. */
@@ -235,11 +279,16 @@ export class SimServer {
     };
   }
 
-  /** The range's bytes, paced as the loopback mirror paces them; ends with a reset, an abort or, when stalled, never. */
+  /**
+   * The range's bytes, paced as the loopback mirror paces them; ends with a reset, an abort or, when stalled,
+   * never. A fault's cut (a reset or a stall) fires once that many bytes were sent, when the body is longer.
+   */
   private body(
     connection: SimConnection,
     record: MirrorRequest,
+    seed: number,
     range: { start: number; end: number },
+    cut: ReturnType<typeof bodyCut>,
     signal: AbortSignal | undefined,
     end: (broken: boolean) => void,
   ): ReadableStream<Uint8Array> {
@@ -264,13 +313,21 @@ export class SimServer {
         };
         connection.cut = () => fail(reset());
         signal?.addEventListener('abort', () => fail(aborted()), { once: true });
+        const cutAt = cut?.at ?? Infinity;
+        let sent = 0;
         void (async () => {
-          for await (const chunk of contentSource(this.seed, range.start, range.end)) {
+          for await (const chunk of contentSource(seed, range.start, range.end)) {
             for (let offset = 0; offset < chunk.length;) {
-              const n = await pacing.take(chunk.length - offset, () => closed || this.stalled);
+              if (closed || this.stalled) return;
+              if (sent >= cutAt) {
+                if (cut?.how === 'reset') fail(reset());
+                return; // a stall: the response stays open and silent
+              }
+              const n = await pacing.take(Math.min(chunk.length - offset, cutAt - sent), () => closed || this.stalled);
               if (closed || this.stalled) return;
               controller.enqueue(chunk.slice(offset, offset + n));
               offset += n;
+              sent += n;
               record.bytesSent += n;
               this.stats.bytesSent += n;
             }
