@@ -8,7 +8,9 @@
  * the background answers every request with a `Reply` envelope: `{ ok: true, value }` or
  * `{ ok: false, error, errors? }` (`error` is one plain sentence for the user; `errors` lists
  * per-field settings problems). `callBackground(send, request)` wraps this and is typed by
- * `Requests[type].reply`. Unknown or malformed requests get `{ ok: false }`, never a crash.
+ * `ReplyOf<type>`. Each request's fields are declared once, as a valibot schema in
+ * message-schemas.ts (the types here are derived from them; only the background imports the
+ * schemas). Unknown or malformed requests get `{ ok: false }`, never a crash.
  *
  * Live updates: `browser.runtime.connect({ name: UI_PORT })`. The background first posts a
  * `{ type: 'snapshot' }` with every job and the recent notices, then `job` (a job changed;
@@ -61,11 +63,13 @@
  * media's duration (sizes that window). In Chrome the stream route learns the position from the
  * element's range requests instead (per page, from the request's client).
  */
+import type * as v from 'valibot';
 import type { FailureFacts } from './engine/errors';
 import type { ConnectionsWhy } from './engine/scheduler/connections/connection-count';
 import type { DropReason, StoredNotice } from './engine/notice';
 import type { RelinkMismatch } from './engine/relink';
-import type { MirrorRule, Settings, SettingsError } from './settings/schema';
+import type { ARIA2_ACTION, JOB_ACTION, PLAYER_PAGE_MESSAGE, REQUESTS } from './message-schemas';
+import type { Settings, SettingsError } from './settings/schema';
 
 /** Name of the `runtime.connect` port that streams job updates to a page. */
 export const UI_PORT = 'stitch-ui';
@@ -166,12 +170,8 @@ export interface UiNotice {
   url?: string;
 }
 
-/**
- * `start-now` starts a queued job at once, past the concurrent-downloads limit.
- * `cancel` keeps the job (paused, its bytes stored) for `UNDO_MS`, shown with `undoUntil`;
- * `undo` within that time brings it back as it was; after it, the job and its bytes are gone.
- */
-export type JobAction = 'start-now' | 'pause' | 'resume' | 'cancel' | 'retry' | 'undo';
+/** What one job (or every job) can be told to do; see `JOB_ACTION` in message-schemas.ts. */
+export type JobAction = v.InferOutput<typeof JOB_ACTION>;
 
 /** How long a cancelled or removed job can be brought back. */
 export const UNDO_MS = 10_000;
@@ -218,81 +218,44 @@ export interface Aria2Row {
   problem?: Aria2Trouble;
 }
 
-export type Aria2Action = 'pause' | 'resume' | 'remove' | 'run-here';
+export type Aria2Action = v.InferOutput<typeof ARIA2_ACTION>;
 
-/** Every request type with its payload (`request`) and the value of a successful reply. */
-export interface Requests {
-  /** Asks the aria2 endpoint given (not yet saved) for its version. */
-  'aria2-test': { request: { url: string; secret: string; plainConfirmed: boolean }; reply: Aria2Check };
-  /** Hands a Stitch download to aria2 (its URL, mirrors, name, digest): it leaves Stitch's list for aria2's rows. */
-  'aria2-send': { request: { id: string }; reply: { gid: string } };
-  /** Acts on a download in aria2; `run-here` takes it back into Stitch. */
-  'aria2-action': { request: { gid: string; action: Aria2Action }; reply: Record<string, never> };
-  /** Every job, newest first. */
-  'list-jobs': { request: Record<never, never>; reply: { jobs: JobView[]; notices: UiNotice[] } };
-  /** One action on one job. Resume also starts a queued job now if a slot is free. */
-  'job-action': { request: { action: JobAction; id: string }; reply: { job?: JobView } };
-  /** One action on every job it applies to (cancel all: every unfinished job). */
-  'all-action': { request: { action: JobAction }; reply: { affected: number } };
-  /** Forgets saved and cancelled jobs, and failed ones with no stored bytes worth a retry. */
-  'clear-finished': { request: Record<never, never>; reply: { removed: number } };
-  /** Forgets page-wide notices. */
-  'dismiss-notices': { request: Record<never, never>; reply: Record<string, never> };
-  /** Starts a download by hand; filename overrides the server's name; saveAs asks where. */
-  'add-url': {
-    request: { url: string; filename?: string; referrer?: string; saveAs?: boolean };
-    reply: { job: JobView };
-  };
-  /** Opens the saved file with the system (downloads.open). */
-  'open-file': { request: { id: string }; reply: Record<string, never> };
-  /** Shows the saved file in its folder (downloads.show). */
-  'show-in-folder': { request: { id: string }; reply: Record<string, never> };
-  /** Where the saved file is (downloads.search's `filename`), to drag it out of the list; no `path` when it is gone from disk. */
-  'saved-path': { request: { id: string }; reply: { path?: string } };
-  /** Saves again, asking where (downloads.download with saveAs), a complete job whose save failed. */
-  'save-as': { request: { id: string }; reply: { job?: JobView } };
-  'get-settings': { request: Record<never, never>; reply: { settings: Settings; defaults: Settings } };
-  /** Validates and stores; on problems replies ok:false with `errors` and stores nothing. */
-  'set-settings': { request: { settings: unknown }; reply: { settings: Settings } };
-  /** Parses JSON text, validates and stores, like set-settings. */
-  'import-settings': { request: { json: string }; reply: { settings: Settings } };
-  'export-settings': { request: Record<never, never>; reply: { json: string } };
-  /** Asks each mirror of the rule for the sample URL and compares sizes with the original. */
-  'test-mirror-rule': {
-    request: { rule: MirrorRule; sampleUrl: string };
-    reply: { original: MirrorTestResult; mirrors: MirrorTestResult[] };
-  };
-  /**
-   * The job a player plays: `id`, or else the newest job downloading `url` whose bytes are still
-   * stored, or else a new download of `url` (`started: true`). A queued one starts at once: a player waits for it.
-   */
-  play: { request: { id?: string; url?: string; referrer?: string }; reply: { job: JobView; started: boolean } };
-  /**
-   * Leaving downloads to the browser: `next` arms (or disarms) it for the next download Stitch
-   * would take; `site` adds a host to the excluded sites. Without fields: only the current state.
-   */
-  bypass: { request: { next?: boolean; site?: string }; reply: { next: boolean } };
-  /**
-   * A new URL for a paused or failed job (an expired link): it continues with the stored bytes
-   * when the new address serves the same file; otherwise nothing changes and `mismatchFacts` says why
-   * (`mismatch`, in the engine's English words, for logs); then `startOver: true` drops the stored
-   * bytes and downloads from the new address.
-   */
-  relink: {
-    request: { id: string; url: string; startOver?: boolean };
-    reply: { job: JobView; mismatch?: string; mismatchFacts?: RelinkMismatch };
-  };
-  /** Moves a queued job one place earlier (`up`: it starts sooner) or later in the queue. */
-  'queue-move': { request: { id: string; direction: 'up' | 'down' }; reply: { job: JobView } };
-  /** Sets one download's own speed limit in bytes/s; null lifts it. */
-  'job-speed-limit': { request: { id: string; bytesPerSecond: number | null }; reply: { job: JobView } };
-  /** Gives a job back to the browser: the browser downloads the URL itself; the job and its bytes go. */
-  'hand-to-browser': { request: { id: string }; reply: Record<string, never> };
+/**
+ * The value of a successful reply to each request type. The requests' fields are declared once,
+ * as schemas, in message-schemas.ts (the background parses every request with them).
+ */
+export interface Replies {
+  'aria2-test': Aria2Check;
+  'aria2-send': { gid: string };
+  'aria2-action': Record<string, never>;
+  'list-jobs': { jobs: JobView[]; notices: UiNotice[] };
+  'job-action': { job?: JobView };
+  'all-action': { affected: number };
+  'clear-finished': { removed: number };
+  'dismiss-notices': Record<string, never>;
+  'add-url': { job: JobView };
+  'open-file': Record<string, never>;
+  'show-in-folder': Record<string, never>;
+  /** No `path` when the file is gone from disk. */
+  'saved-path': { path?: string };
+  'save-as': { job?: JobView };
+  'get-settings': { settings: Settings; defaults: Settings };
+  'set-settings': { settings: Settings };
+  'import-settings': { settings: Settings };
+  'export-settings': { json: string };
+  'test-mirror-rule': { original: MirrorTestResult; mirrors: MirrorTestResult[] };
+  play: { job: JobView; started: boolean };
+  bypass: { next: boolean };
+  relink: { job: JobView; mismatch?: string; mismatchFacts?: RelinkMismatch };
+  'queue-move': { job: JobView };
+  'job-speed-limit': { job: JobView };
+  'hand-to-browser': Record<string, never>;
 }
 
-export type RequestType = keyof Requests;
-export type RequestOf<T extends RequestType> = { type: T } & Requests[T]['request'];
-export type ReplyOf<T extends RequestType> = Requests[T]['reply'];
+export type RequestType = keyof Replies;
+/** A request of type `T` as a page sends it (its schema's input; `type` apart, so that callers infer `T`). */
+export type RequestOf<T extends RequestType> = { type: T } & Omit<v.InferInput<(typeof REQUESTS)[T]>, 'type'>;
+export type ReplyOf<T extends RequestType> = Replies[T];
 /** Any request a page may send. */
 export type Request = { [T in RequestType]: RequestOf<T> }[RequestType];
 
@@ -310,11 +273,8 @@ export type PortMessage =
    */
   | { type: 'aria2'; configured: boolean; rows: Aria2Row[]; trouble?: Aria2Trouble };
 
-/** Messages a player page posts on the player port. */
-export type PlayerPageMessage =
-  | { type: 'attach'; id: string }
-  /** `position`: the byte the player needs next (omitted: unchanged); `durationSeconds` sizes the window. */
-  | { type: 'position'; position?: number; durationSeconds?: number };
+/** Messages a player page posts on the player port (`attach`, then `position`; see the header comment). */
+export type PlayerPageMessage = v.InferInput<typeof PLAYER_PAGE_MESSAGE>;
 
 /** Messages the background posts on the player port. */
 export type PlayerPortMessage = {
@@ -352,37 +312,4 @@ export async function callBackground<T extends RequestType>(
   if (!reply || typeof reply !== 'object') throw new BackgroundError('Stitch did not answer; try again in a moment');
   if (!reply.ok) throw new BackgroundError(reply.error, reply.errors, reply.aria2);
   return reply.value;
-}
-
-const REQUEST_TYPES: readonly RequestType[] = [
-  'list-jobs',
-  'job-action',
-  'all-action',
-  'clear-finished',
-  'dismiss-notices',
-  'add-url',
-  'open-file',
-  'show-in-folder',
-  'saved-path',
-  'save-as',
-  'get-settings',
-  'set-settings',
-  'import-settings',
-  'export-settings',
-  'test-mirror-rule',
-  'play',
-  'bypass',
-  'hand-to-browser',
-  'relink',
-  'queue-move',
-  'job-speed-limit',
-  'aria2-test',
-  'aria2-send',
-  'aria2-action',
-];
-
-/** True for messages shaped like a request (the handler still checks each field). */
-export function isRequest(message: unknown): message is Request {
-  const type = (message as { type?: unknown } | null)?.type;
-  return typeof message === 'object' && message !== null && REQUEST_TYPES.includes(type as RequestType);
 }

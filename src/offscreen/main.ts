@@ -1,6 +1,8 @@
 import { openJobReader } from '../storage/job-reader';
 import { storedBlobUrl } from '../storage/stored-blob-url';
-import { isOffscreenRequest, OPFS_PORT_MESSAGE, type OffscreenReply, type OffscreenRequest } from './protocol';
+import * as v from 'valibot';
+import { OPFS_PORT_MESSAGE, type OffscreenReply } from './protocol';
+import { FOR_OFFSCREEN, OFFSCREEN_REQUEST } from './protocol-schemas';
 
 /**
  * Chrome's offscreen document (reasons WORKERS and BLOBS). It runs the storage worker, which
@@ -13,7 +15,7 @@ let storage: Worker | undefined;
 /** Frames of streamed saves: a navigation to the worker's save URL becomes a browser download. */
 const frames = new Map<string, HTMLIFrameElement>();
 
-async function handle(request: OffscreenRequest): Promise<OffscreenReply> {
+async function handle(request: v.InferOutput<typeof OFFSCREEN_REQUEST>): Promise<OffscreenReply> {
   if (request.type === 'connect-storage') {
     storage ??= new Worker('../opfs-worker.js', { type: 'module' });
     const channel = new MessageChannel();
@@ -48,9 +50,15 @@ async function handle(request: OffscreenRequest): Promise<OffscreenReply> {
   }
 }
 
+/** Messages for the offscreen document are parsed with their schema: a malformed one is answered ok:false; others are not ours. */
 chrome.runtime.onMessage.addListener((message: unknown, _sender: unknown, sendResponse: (reply: unknown) => void) => {
-  if (!isOffscreenRequest(message)) return false;
-  handle(message).then(sendResponse, (error: unknown) =>
+  if (!v.is(FOR_OFFSCREEN, message)) return false;
+  const parsed = v.safeParse(OFFSCREEN_REQUEST, message);
+  if (!parsed.success) {
+    sendResponse({ ok: false, error: parsed.issues[0].message } satisfies OffscreenReply);
+    return false;
+  }
+  handle(parsed.output).then(sendResponse, (error: unknown) =>
     sendResponse({ ok: false, error: error instanceof Error ? error.message : String(error) }),
   );
   return true;

@@ -44,5 +44,5 @@ export function errorText(error: unknown): string {
 
 /** A request without payload. */
 export function bareRequest<T extends RequestType>(type: T): RequestOf<T> {
-  return { type };
+  return { type } as RequestOf<T>;
 }

@@ -1,5 +1,7 @@
+import * as v from 'valibot';
 import { normalizeRanges, removeRange, type ByteRange, type DownloadStore, type Playback } from '../../engine';
-import { PLAYER_PORT, type JobView, type PlayerPageMessage, type PlayerPortMessage } from '../../messages';
+import { PLAYER_PAGE_MESSAGE } from '../../message-schemas';
+import { PLAYER_PORT, type JobView, type PlayerPortMessage } from '../../messages';
 import type { UiPort } from '../browser-api';
 
 /** Bytes a job stored or discarded, as its engine job announces them. */
@@ -74,19 +76,21 @@ export class PlaybackHub {
     this.idleMs = deps.idleMs ?? 30_000;
   }
 
-  /** A page connected: player ports only. */
+  /** A page connected: player ports only. Its messages are parsed with their schema; malformed ones are ignored. */
   connect(port: UiPort): void {
     if (port.name !== PLAYER_PORT) return;
     let jobId: string | undefined;
     port.onMessage?.addListener((raw) => {
-      const message = raw as PlayerPageMessage | null;
-      if (message?.type === 'attach' && typeof message.id === 'string' && jobId === undefined) {
+      const parsed = v.safeParse(PLAYER_PAGE_MESSAGE, raw);
+      if (!parsed.success) return;
+      const message = parsed.output;
+      if (message.type === 'attach' && jobId === undefined) {
         jobId = message.id;
         void this.attach(jobId, port);
-      } else if (message?.type === 'position' && jobId !== undefined) {
+      } else if (message.type === 'position' && jobId !== undefined) {
         const played = this.entry(jobId);
-        if (isCount(message.durationSeconds) && message.durationSeconds > 0) played.durationSeconds = message.durationSeconds;
-        if (isCount(message.position)) void this.need(jobId, port, message.position);
+        if (message.durationSeconds !== undefined) played.durationSeconds = message.durationSeconds;
+        if (message.position !== undefined) void this.need(jobId, port, message.position);
       }
     });
     port.onDisconnect.addListener(() => {
@@ -313,8 +317,4 @@ export function aheadBytes(size: number | undefined, durationSeconds: number | u
 /** The media's mean bitrate in bytes/s, once its duration is known: urgent requests are sized by it. */
 export function bytesPerSecond(size: number | undefined, durationSeconds: number | undefined): number | undefined {
   return size === undefined || durationSeconds === undefined || durationSeconds <= 0 ? undefined : size / durationSeconds;
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }

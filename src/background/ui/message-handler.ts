@@ -1,5 +1,6 @@
-import { isHttpUrl } from '../../engine';
-import { isRequest, type Aria2Action, type JobAction, type Reply, type Request, type ReplyOf, type RequestType } from '../../messages';
+import * as v from 'valibot';
+import { REQUEST, type ParsedRequest } from '../../message-schemas';
+import type { Reply, ReplyOf, RequestType } from '../../messages';
 import { t } from '../../words/i18n';
 import { DEFAULT_SETTINGS, parseSettings } from '../../settings/schema';
 import type { BrowserApi } from '../browser-api';
@@ -10,6 +11,9 @@ import { InvalidSettings, type SettingsStore } from '../settings-store';
 import type { UiNotices } from './ui-notices';
 import type { Bypass } from '../takeover/bypass';
 import { Aria2Unavailable, type Aria2Link } from '../aria2/aria2-link';
+
+type RequestOfType<T extends RequestType> = Extract<ParsedRequest, { type: T }>;
+type PlayRequest = RequestOfType<'play'>;
 
 export interface HandlerDeps {
   api: BrowserApi;
@@ -25,16 +29,17 @@ export interface HandlerDeps {
   aria2?: Aria2Link;
 }
 
-const ACTIONS: readonly JobAction[] = ['start-now', 'pause', 'resume', 'cancel', 'retry', 'undo'];
-
 /**
- * Answers one page request. Always resolves with a Reply: bad input gets ok:false with a
- * sentence for the user, never an exception into the messaging layer.
+ * Answers one page request, parsed with its schema (message-schemas.ts). Always resolves with a
+ * Reply: bad input gets ok:false with a sentence for the user (the schema's first issue), never
+ * an exception into the messaging layer.
  */
 export async function handleRequest(message: unknown, deps: HandlerDeps): Promise<Reply<unknown>> {
-  if (!isRequest(message)) return { ok: false, error: 'unknown request' };
+  const parsed = v.safeParse(REQUEST, message);
+  if (!parsed.success) return { ok: false, error: parsed.issues[0].message };
+  const request = parsed.output;
   try {
-    return { ok: true, value: await (settingsRequest(message, deps) ?? jobRequest(message, deps)) };
+    return { ok: true, value: await (settingsRequest(request, deps) ?? jobRequest(request, deps)) };
   } catch (error) {
     if (error instanceof InvalidSettings) return { ok: false, error: error.message, errors: error.errors };
     if (error instanceof Aria2Unavailable) return { ok: false, error: error.message, aria2: error.trouble };
@@ -43,26 +48,26 @@ export async function handleRequest(message: unknown, deps: HandlerDeps): Promis
 }
 
 /** The requests answered without the job manager, or undefined. */
-function settingsRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<RequestType>> | undefined {
+function settingsRequest(request: ParsedRequest, deps: HandlerDeps): Promise<ReplyOf<RequestType>> | undefined {
   switch (request.type) {
     case 'get-settings':
       return deps.settings.load().then((settings) => ({ settings, defaults: parseSettings(DEFAULT_SETTINGS) }));
     case 'set-settings':
       return deps.settings.save(request.settings).then((settings) => ({ settings }));
     case 'import-settings':
-      return deps.settings.import(requireString(request.json, 'json')).then((settings) => ({ settings }));
+      return deps.settings.import(request.json).then((settings) => ({ settings }));
     case 'export-settings':
       return deps.settings.export().then((json) => ({ json }));
     case 'test-mirror-rule':
-      return (deps.testRule ?? testMirrorRule)(request.rule, requireHttpUrl(request.sampleUrl), undefined, deps.localNetwork);
+      return (deps.testRule ?? testMirrorRule)(request.rule, request.sampleUrl, undefined, deps.localNetwork);
     case 'aria2-test':
-      return aria2Of(deps).check(String(request.url ?? ''), String(request.secret ?? ''), request.plainConfirmed === true);
+      return aria2Of(deps).check(request.url, request.secret, request.plainConfirmed);
     default:
       return undefined;
   }
 }
 
-async function jobRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<RequestType>> {
+async function jobRequest(request: ParsedRequest, deps: HandlerDeps): Promise<ReplyOf<RequestType>> {
   const { api } = deps;
   const manager = await deps.manager;
   await manager.restore();
@@ -70,9 +75,9 @@ async function jobRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<
     case 'list-jobs':
       return { jobs: manager.views(), notices: await deps.notices.all() };
     case 'job-action':
-      return { job: await manager.act(requireString(request.id, 'id'), requireAction(request.action)) };
+      return { job: await manager.act(request.id, request.action) };
     case 'all-action':
-      return { affected: await manager.actAll(requireAction(request.action)) };
+      return { affected: await manager.actAll(request.action) };
     case 'clear-finished':
       return { removed: await manager.clearFinished() };
     case 'dismiss-notices':
@@ -91,23 +96,23 @@ async function jobRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<
       return item?.filename && item.exists !== false ? { path: item.filename } : {};
     }
     case 'save-as':
-      return { job: await manager.saveAs(requireString(request.id, 'id')) };
+      return { job: await manager.saveAs(request.id) };
     case 'play':
       return playJob(request, manager, deps);
     case 'bypass':
       return bypass(request, deps);
     case 'relink':
-      return manager.relink(requireString(request.id, 'id'), requireHttpUrl(request.url), request.startOver === true);
+      return manager.relink(request.id, request.url, request.startOver === true);
     case 'queue-move':
-      return { job: await manager.moveInQueue(requireString(request.id, 'id'), requireDirection(request.direction)) };
+      return { job: await manager.moveInQueue(request.id, request.direction) };
     case 'job-speed-limit':
-      return { job: await manager.setSpeedLimit(requireString(request.id, 'id'), requireRate(request.bytesPerSecond)) };
+      return { job: await manager.setSpeedLimit(request.id, request.bytesPerSecond) };
     case 'hand-to-browser':
-      return handToBrowser(requireString(request.id, 'id'), manager, deps);
+      return handToBrowser(request.id, manager, deps);
     case 'aria2-send':
-      return sendToAria2(requireString(request.id, 'id'), manager, aria2Of(deps));
+      return sendToAria2(request.id, manager, aria2Of(deps));
     case 'aria2-action': {
-      const url = await aria2Of(deps).act(requireString(request.gid, 'gid'), requireAria2Action(request.action));
+      const url = await aria2Of(deps).act(request.gid, request.action);
       if (url) await manager.add(newDownload({ url }, deps.mirrorsFor));
       return {};
     }
@@ -117,40 +122,28 @@ async function jobRequest(request: Request, deps: HandlerDeps): Promise<ReplyOf<
 }
 
 /** The job a player asked for, started at once if queued: a player waits for it, not for the downloads ahead of it. */
-async function playJob(
-  request: { id?: unknown; url?: unknown; referrer?: unknown },
-  manager: JobManager,
-  deps: HandlerDeps,
-): Promise<ReplyOf<'play'>> {
+async function playJob(request: PlayRequest, manager: JobManager, deps: HandlerDeps): Promise<ReplyOf<'play'>> {
   const { job, started } = await jobToPlay(request, manager, deps);
   return { job: job.state === 'queued' ? ((await manager.act(job.id, 'start-now')) ?? job) : job, started };
 }
 
 /** By id, else an existing download of the URL, else a new one. */
-async function jobToPlay(
-  request: { id?: unknown; url?: unknown; referrer?: unknown },
-  manager: JobManager,
-  deps: HandlerDeps,
-): Promise<ReplyOf<'play'>> {
+async function jobToPlay(request: PlayRequest, manager: JobManager, deps: HandlerDeps): Promise<ReplyOf<'play'>> {
   if (request.id !== undefined) {
-    const job = manager.get(requireString(request.id, 'id'));
+    const job = manager.get(request.id);
     if (!job) throw new Error(t('errorNoSuchDownload'));
     return { job, started: false };
   }
-  const url = requireHttpUrl(request.url);
+  const url = request.url!; // the schema asks for one of id and url
   const existing = manager.findPlayable(url);
   if (existing) return { job: existing, started: false };
   return { job: await manager.add(newDownload({ url, referrer: request.referrer }, deps.mirrorsFor)), started: true };
 }
 
-async function bypass(request: { next?: unknown; site?: unknown }, deps: HandlerDeps): Promise<ReplyOf<'bypass'>> {
+async function bypass(request: RequestOfType<'bypass'>, deps: HandlerDeps): Promise<ReplyOf<'bypass'>> {
   if (!deps.bypass) throw new Error('leaving downloads to the browser is not available here');
-  if (typeof request.next === 'boolean') await deps.bypass.setNext(request.next);
-  if (request.site !== undefined) {
-    const host = typeof request.site === 'string' ? request.site.trim().toLowerCase() : '';
-    if (!/^[a-z0-9.-]+(:\d+)?$/.test(host)) throw new Error(t('errorNotSite', host));
-    await deps.bypass.leaveSite(host.replace(/:\d+$/, ''));
-  }
+  if (request.next !== undefined) await deps.bypass.setNext(request.next);
+  if (request.site !== undefined) await deps.bypass.leaveSite(request.site);
   return { next: await deps.bypass.nextArmed() };
 }
 
@@ -178,59 +171,17 @@ async function sendToAria2(id: string, manager: JobManager, aria2: Aria2Link): P
   return { gid };
 }
 
-function requireAria2Action(action: unknown): Aria2Action {
-  if (action !== 'pause' && action !== 'resume' && action !== 'remove' && action !== 'run-here')
-    throw new Error(`unknown action ${String(action)}`);
-  return action;
-}
-
+/** A download of a parsed `add-url` (or of a URL aria2 gave back). */
 function newDownload(
-  request: { url: unknown; filename?: unknown; referrer?: unknown; saveAs?: unknown },
+  { url, filename, referrer, saveAs }: { url: string; filename?: string; referrer?: string; saveAs?: boolean },
   mirrorsFor: (url: string) => string[],
 ): NewDownload {
-  const url = requireHttpUrl(request.url);
-  const filename = typeof request.filename === 'string' && request.filename.trim() !== '' ? request.filename.trim() : undefined;
-  const referrer = typeof request.referrer === 'string' ? request.referrer : undefined;
-  return { url, filename, referrer, saveAs: request.saveAs === true, mirrors: mirrorsFor(url) };
+  return { url, filename, referrer, saveAs: saveAs === true, mirrors: mirrorsFor(url) };
 }
 
-function savedDownloadId(manager: JobManager, id: unknown): number {
-  const view = manager.get(requireString(id, 'id'));
+function savedDownloadId(manager: JobManager, id: string): number {
+  const view = manager.get(id);
   if (!view) throw new Error(t('errorNoSuchDownload'));
   if (view.savedDownloadId === undefined) throw new Error(t('errorNotSavedYet'));
   return view.savedDownloadId;
-}
-
-function requireAction(action: unknown): JobAction {
-  if (!ACTIONS.includes(action as JobAction)) throw new Error(`unknown action ${String(action)}`);
-  return action as JobAction;
-}
-
-function requireDirection(direction: unknown): 'up' | 'down' {
-  if (direction !== 'up' && direction !== 'down') throw new Error(`unknown direction ${String(direction)}`);
-  return direction;
-}
-
-/** Bytes per second, or null for no limit. */
-function requireRate(value: unknown): number | null {
-  if (value === null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new Error('a speed limit is a number above 0, or none');
-  return value;
-}
-
-function requireString(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value === '') throw new Error(`missing ${name}`);
-  return value;
-}
-
-function requireHttpUrl(value: unknown): string {
-  const text = typeof value === 'string' ? value.trim() : '';
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new Error(t('errorNotUrl', text));
-  }
-  if (!isHttpUrl(url)) throw new Error(t('errorNotHttp'));
-  return url.href;
 }
