@@ -15,7 +15,8 @@
 //   connectionRate:, latencyMs:, rttMs:, resetAfterMs:, a TokenBucket, drip(). A file that mixes fake timers with
 //   one of these still counts as real.
 // - virtual: none of that, and the file uses fake timers (vi.useFakeTimers) or the project's fake clock
-//   (tests/support/fake-clock.ts, FakeClock).
+//   (tests/support/fake-clock.ts, FakeClock), or the simulated network (tests/support/sim-network.ts,
+//   tests/unit/loop/sim-download.ts), which runs on it.
 // - other: neither (no timers at all, or only ones hidden in helpers whose names say nothing of waiting).
 // A case is an it( / test( call, with its modifiers (it.each(…)(…), test.skipIf(…)(…)) counted once.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -85,6 +86,8 @@ function classify(file) {
   if (real.length > 0) return { kind: 'real', cases, why: real };
   const virtual = VIRTUAL.filter(([, pattern]) => pattern.test(text)).map(([name]) => name);
   if (/\/fake-clock(?:\.ts)?['"]/.test(raw) && !virtual.includes('FakeClock')) virtual.push('fake-clock');
+  // The simulated network's tests reach the fake clock through their helper.
+  if (/\/sim-(?:download|network)(?:\.ts)?['"]/.test(raw)) virtual.push('sim-network');
   if (virtual.length > 0) return { kind: 'virtual', cases, why: virtual };
   return { kind: 'other', cases, why: [] };
 }

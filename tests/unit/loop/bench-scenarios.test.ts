@@ -1,13 +1,9 @@
-import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { mirrorOptions, SCENARIOS, SEED, type Scenario } from '../../../bench/scenarios';
-import { createNodeHasher } from '../../../src/cli/node-hasher';
-import { DownloadJob, type JobSnapshot } from '../../../src/engine';
+import { DEFAULT_OPTIONS, type JobSnapshot } from '../../../src/engine';
 import { contentSha256 } from '../../support/content';
-import { FakeClock } from '../../support/fake-clock';
-import { MemoryStore } from '../../support/memory-store';
 import type { MirrorStats } from '../../support/mirror-server';
-import { SimNetwork } from '../../support/sim-network';
+import { seededRandom, seedRandomEachTest, sent, simDownload, simServers } from './sim-download';
 
 /**
  * The engine's loop over `npm run bench`'s scenarios (bench/scenarios.ts), on the simulated network in
@@ -47,26 +43,31 @@ interface SimRun {
   servers: MirrorStats[];
 }
 
+/** The CLI's options (src/cli/get.ts): the engine's defaults where simDownload's are the integration tests'. */
+const { stallTimeoutMs, retryBaseMs, retryMaxMs, progressIntervalMs } = DEFAULT_OPTIONS;
+const CLI_OPTIONS = { stallTimeoutMs, retryBaseMs, retryMaxMs, progressIntervalMs };
+
+/** The right file's SHA-256 by size: the scenarios have two sizes. */
+const expectedSha256 = new Map<number, Promise<string>>();
+
 async function simulate(scenario: Scenario): Promise<SimRun> {
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const network = new SimNetwork(clock);
   const size = scenario.size;
-  const servers = scenario.mirrors.map((spec) => network.serve(mirrorOptions(spec, size)));
-  const store = new MemoryStore();
+  if (!expectedSha256.has(size)) expectedSha256.set(size, contentSha256(SEED, size));
+  const { clock, network, servers } = simServers(scenario.mirrors.map((spec) => mirrorOptions(spec, size)));
   const [primary, ...mirrors] = servers.map((server) => server.url);
-  // The CLI's options (src/cli/get.ts), on the simulated network and clock.
-  const options = { createHasher: createNodeHasher, fetch: network.fetch, clock };
-  const job = await DownloadJob.create(store, { id: 'job', url: primary!, mirrors }, options);
-  const started = clock.now();
-  const stop = scenario.during?.(servers, size, (ms, action) => clock.every(ms, action));
-  const result = await clock.run(job.run(), 120_000);
+  let stop: (() => void) | undefined;
+  // Once the job has started, as the bench acts on its mirrors once the client has.
+  const start = () => (stop = scenario.during?.(servers, size, (ms, action) => clock.every(ms, action)));
+  const run = await simDownload(network, primary!, mirrors, CLI_OPTIONS, start);
   stop?.();
-  const seconds = (clock.now() - started) / 1000;
-  const hash = createHash('sha256');
-  for await (const chunk of store.read('job', 0, size)) hash.update(chunk);
-  const exact = result.status === 'complete' && hash.digest('hex') === (await contentSha256(SEED, size));
-  const sent = servers.reduce((total, server) => total + server.stats.bytesSent, 0);
-  return { seconds, exact, overFetch: sent / size, result, servers: servers.map((server) => server.stats) };
+  const exact = run.result.status === 'complete' && (await run.sha256()) === (await expectedSha256.get(size)!);
+  return {
+    seconds: run.seconds,
+    exact,
+    overFetch: sent(servers) / size,
+    result: run.result,
+    servers: servers.map((server) => server.stats),
+  };
 }
 
 /** Each body's share of what the mirrors sent. */
@@ -108,23 +109,9 @@ const DECISIONS: Record<string, (run: SimRun) => void> = {
   e: (run) => expect(run.servers[0]!.peakConnections).toBeGreaterThanOrEqual(5),
 };
 
-/** A seeded generator for the back-off's jitter, so that every run is the same. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
+seedRandomEachTest();
 
 describe('the loop in virtual time, over the bench scenarios', () => {
-  beforeEach(() => {
-    vi.spyOn(Math, 'random').mockImplementation(seededRandom(1));
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
-
   const seconds: Record<string, number> = {};
   for (const scenario of SCENARIOS.filter((s) => REAL_SOCKET_EFFICIENCY[s.id] !== undefined)) {
     it(`${scenario.id}: ${scenario.title}: exact, within ${MAX_GAP} of the real-socket efficiency`, async () => {
