@@ -1,15 +1,19 @@
 /**
- * `npm run bench:browser`: the same file from one uncapped loopback server, link click to the
- * exact file in the download folder, in Chromium and Firefox, each with and without Stitch; then
- * SHA-256, IndexedDB and OPFS write rates inside each browser. Not a test: it prints figures.
+ * `npm run bench:browser`: issue 27's cases, link click to the exact file in the download folder, in
+ * Chromium and Firefox, each case run alone and with Stitch in pairs (alternately, a fresh profile and a
+ * fresh loopback server each time), printed as one table of medians and ratios against the browser
+ * alone, with the issue's target for each cell; then SHA-256, IndexedDB and OPFS write rates inside
+ * each browser. Not a test: it prints figures, and writes them to bench/results/browser.json.
  *
- *   npm run bench:browser                         # 1 GiB, 3 runs of each
- *   npm run bench:browser -- --size-mib 256 --runs 1 --only chromium --skip-probes
+ *   npm run bench:browser                                  # every case, 3 runs of each, both browsers, then the probes
+ *   npm run bench:browser -- --cases a,b --runs 1 --only chromium --skip-probes
+ *   npm run bench:browser -- --size-scale 0.02 --runs 1 --skip-probes   # a smoke run: every size × 0.02
  *   npm run bench:browser -- --baseline-extension /tmp/main-build/dist/extension   # before/after
- *   npm run bench:browser -- --only chromium --skip-probes --aria2   # also: Stitch hands it to a local aria2c
+ *   npm run bench:browser -- --cases a --only chromium --skip-probes --aria2   # also: Stitch hands it to a local aria2c
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync, type Dirent } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, type Dirent } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,12 +22,15 @@ import { parseArgs } from 'node:util';
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
 import type { Browser as FirefoxBrowser } from 'puppeteer-core';
 import { Aria2Client, type Aria2Status } from '../src/background/aria2/rpc';
+import type { ReplyOf, RequestOf, RequestType } from '../src/messages';
+import type { Settings } from '../src/settings/schema';
 import { startAria2, type Aria2Daemon } from '../tests/support/aria2-daemon';
 import { contentSha256 } from '../tests/support/content';
-import { startMirror, type Mirror } from '../tests/support/mirror-server';
-import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile } from '../tests/e2e/support/chromium';
+import { startMirror, type Mirror, type MirrorOptions } from '../tests/support/mirror-server';
+import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile, request } from '../tests/e2e/support/chromium';
+import { askBackground, openAddonPage } from '../tests/e2e/support/firefox';
 import { installAddon, startFirefox } from '../tests/e2e/support/firefox-launch';
-import { fileSha256, waitForFile } from '../tests/e2e/support/files';
+import { fileSha256 } from '../tests/e2e/support/files';
 import { startLinkPage } from '../tests/e2e/support/link-page';
 import {
   fetchPipelineMBps,
@@ -37,11 +44,19 @@ import {
 } from './browser-probes';
 
 const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
 const { values: args } = parseArgs({
   options: {
-    'size-mib': { type: 'string', default: '1024' },
+    /** Which of issue 27's cases to run: a, b, c, d, e (comma-separated). */
+    cases: { type: 'string', default: 'a,b,c,d,e' },
+    /** Every case's size times this (a smoke run: 0.02). */
+    'size-scale': { type: 'string' },
+    /** The same as `--size-scale N/1024`: the 1 GiB cases at N MiB, the others in proportion. */
+    'size-mib': { type: 'string' },
     runs: { type: 'string', default: '3' },
     only: { type: 'string' },
+    /** A run gives up when the server, the download folder and the profile's stores all stood still this long. */
+    'idle-seconds': { type: 'string', default: '60' },
     'skip-probes': { type: 'boolean', default: false },
     'skip-downloads': { type: 'boolean', default: false },
     'probe-rounds': { type: 'string', default: '3' },
@@ -51,24 +66,125 @@ const { values: args } = parseArgs({
     'idb-variants': { type: 'string' },
     /** Only the download path's stages in each browser, without the engine (see fetchPipelineMBps). */
     'pipeline-only': { type: 'boolean', default: false },
-    /** Also the hand-off: Stitch sends the download to a local `aria2c --enable-rpc` (Chromium), click to aria2's file. */
+    /** Also the hand-off in case (a): Stitch sends the download to a local `aria2c --enable-rpc` (Chromium), click to aria2's file. */
     aria2: { type: 'boolean', default: false },
   },
 });
-const SIZE = Number(args['size-mib']) * MiB;
+const SCALE =
+  args['size-scale'] !== undefined ? Number(args['size-scale']) : args['size-mib'] !== undefined ? Number(args['size-mib']) / 1024 : 1;
 const RUNS = Number(args.runs);
 const BROWSERS = (args.only ?? 'chromium,firefox').split(',') as ('chromium' | 'firefox')[];
 const SEED = 7;
 const FILENAME = 'bench.bin';
+const IDLE_MS = Number(args['idle-seconds']) * 1000;
 const PROBE_BYTES = Number(args['probe-mib']) * MiB;
 const PROBE_ROUNDS = Number(args['probe-rounds']);
 const BASELINE = args['baseline-extension'];
 /** Indexes into IDB_VARIANTS to probe (comma-separated), for a quick look at a few. */
 const ONLY_VARIANTS = args['idb-variants']?.split(',').map(Number);
+if (!(SCALE > 0) || !(RUNS >= 1)) throw new Error('--size-scale (or --size-mib) and --runs must be positive');
+
+/** One of issue 27's cases: a file, its server, and what Stitch must do against the browser alone. */
+interface Case {
+  /** `a`…`e`, as the issue names them; (c) comes twice. */
+  letter: string;
+  /** The table's name of the case, e.g. `c ETag`. */
+  name: string;
+  title: string;
+  size: number;
+  /** The loopback server (`tests/support/mirror-server.ts`), started afresh for every run. */
+  mirror: Partial<MirrorOptions>;
+  /** Every open connection of the server is cut this often, from the click on. */
+  resetEveryMs?: number;
+  /** Stitch's _Always take over_, set explicitly in every run with Stitch (the default may change). */
+  alwaysTakeOver: boolean;
+  /** What the line could give, bytes/s: a run gives up after 20 times size ÷ this (at least 120 s). */
+  nominalBytesPerSecond: number;
+  /** The issue's target: Stitch's median at most this many times the browser alone's (wherever the browser finishes). */
+  ratioAtMost: number;
+  target: string;
+}
+
+/** A size scaled by --size-scale, in whole 64 KiB (at least 1 MiB). */
+const scaled = (bytes: number) => Math.max(MiB, Math.round((bytes * SCALE) / (64 * 1024)) * 64 * 1024);
+const RESETS = { resetEveryMs: 1000, nominalBytesPerSecond: 100e6, alwaysTakeOver: false, ratioAtMost: 1 };
+const RESET_TARGET = 'exact; <= 1.0x where the browser finishes';
+const ALL_CASES: Case[] = [
+  {
+    letter: 'a',
+    name: 'a',
+    title: '1 GiB, one uncapped loopback server',
+    size: scaled(GiB),
+    mirror: {},
+    alwaysTakeOver: false,
+    nominalBytesPerSecond: 100e6,
+    ratioAtMost: 1.05,
+    target: '<= 1.05x',
+  },
+  {
+    letter: 'b',
+    name: 'b',
+    title: '64 MiB, 1 MB/s per connection',
+    size: scaled(64 * MiB),
+    mirror: { connectionRate: 1e6 },
+    alwaysTakeOver: false,
+    nominalBytesPerSecond: 1e6,
+    ratioAtMost: 1 / 3,
+    target: '<= 0.33x (3x faster)',
+  },
+  {
+    letter: 'c',
+    name: 'c ETag',
+    title: '256 MiB, every connection cut every second; a strong ETag',
+    size: scaled(256 * MiB),
+    mirror: { etag: '"stitch-bench-7"' },
+    ...RESETS,
+    target: RESET_TARGET,
+  },
+  {
+    letter: 'c',
+    name: 'c none',
+    title: '256 MiB, every connection cut every second; no validators',
+    size: scaled(256 * MiB),
+    mirror: { etag: null, lastModified: null },
+    ...RESETS,
+    target: RESET_TARGET,
+  },
+  {
+    letter: 'd',
+    name: 'd',
+    title: '1 GiB, one uncapped loopback server, Always take over on',
+    size: scaled(GiB),
+    mirror: {},
+    alwaysTakeOver: true,
+    nominalBytesPerSecond: 100e6,
+    ratioAtMost: 1.3,
+    target: '<= 1.3x',
+  },
+  {
+    letter: 'e',
+    name: 'e',
+    title: '1 GiB, a 125 MB/s line with 20 ms of latency (slow start)',
+    size: scaled(GiB),
+    mirror: { rate: 125e6, latencyMs: 20, slowStart: true },
+    alwaysTakeOver: false,
+    nominalBytesPerSecond: 125e6,
+    ratioAtMost: 1.1,
+    target: '<= 1.1x',
+  },
+];
+const WANTED = (args.cases ?? '').split(',').map((c) => c.trim().toLowerCase());
+const CASES = ALL_CASES.filter((c) => WANTED.includes(c.letter));
+if (CASES.length === 0) throw new Error(`--cases ${args.cases}: none of a, b, c, d, e`);
+const timeoutMs = (c: Case) => Math.max(120_000, (20 * 1000 * c.size) / c.nominalBytesPerSecond);
 
 interface Run {
-  /** Click to the exact file in the folder. */
-  seconds: number;
+  /** Click to the file, complete, in the folder; undefined: it did not finish (see `failure`). */
+  seconds: number | undefined;
+  /** Why the run gave up, in the table's words. */
+  failure?: string;
+  /** The saved file had the content's SHA-256 (false when nothing was saved). */
+  exact: boolean;
   /** Click to the server having sent the file's last byte. */
   lastByteSeconds: number;
   /** Click to the browser's IndexedDB files holding the whole file (Stitch's last byte stored). */
@@ -76,16 +192,32 @@ interface Run {
   /** Click to the first entry in the download folder after the last byte (Stitch's save starting). */
   saveStartSeconds: number;
   peakRssMiB: number;
+  /** The requests the server answered and the most connections it had open at once: who downloaded, and how. */
+  requests: number;
+  peakConnections: number;
 }
+
+/** Asks Stitch's background what its pages ask it; the reply envelope. */
+type Ask = <T extends RequestType>(message: RequestOf<T>) => Promise<{ ok: boolean; value?: ReplyOf<T>; error?: string }>;
 
 /** What the bench needs of a launched browser, either kind. */
 interface Launched {
   clickLink(url: string): Promise<void>;
+  /** Stitch's settings, changed as the options page would (with Stitch only). */
+  changeSettings(change: (settings: Settings) => Partial<Settings>): Promise<{ ok: boolean; error?: string }>;
   /** The browser's profile folder, where its IndexedDB keeps large values as files. */
   profileDir: string;
   /** Every process of the browser, for its memory. */
   rss(): number;
   close(): Promise<void>;
+}
+
+/** Stitch's settings after `change`: the reply of set-settings. */
+async function applySettings(ask: Ask, change: (settings: Settings) => Partial<Settings>): Promise<{ ok: boolean; error?: string }> {
+  const reply = await ask({ type: 'get-settings' });
+  if (!reply.ok || !reply.value) return { ok: false, error: `get-settings: ${reply.error ?? 'failed'}` };
+  const { settings } = reply.value;
+  return ask({ type: 'set-settings', settings: { ...settings, ...change(settings) } });
 }
 
 /** `extension`: the unpacked extension's folder, or undefined for the browser alone. */
@@ -107,6 +239,16 @@ async function launchChromium(profileDir: string, extension: string | undefined)
       await page.goto(url);
       await page.click('#file');
     },
+    async changeSettings(change) {
+      const worker = await serviceWorker(context);
+      const options = await context.newPage();
+      try {
+        await options.goto(`chrome-extension://${new URL(worker.url()).host}/options.html`);
+        return await applySettings((message) => request(options, message), change);
+      } finally {
+        await options.close();
+      }
+    },
     profileDir,
     rss: () => rssOf((args) => args.includes(profileDir)),
     close: () => context.close(),
@@ -118,9 +260,41 @@ async function serviceWorker(context: BrowserContext): Promise<Worker> {
   return existing ?? (await context.waitForEvent('serviceworker', { timeout: 10_000 }));
 }
 
+/** The page of SETTINGS_ADDONS' copies from which the bench talks to the background. */
+const SETTINGS_PAGE = 'bench-settings.html';
+/** Copies of extensions (by their folder) with SETTINGS_PAGE, made once per bench and removed at its end. */
+const SETTINGS_ADDONS = new Map<string, string>();
+
+/**
+ * A copy of an extension with an empty page of the bench's own, reachable from the loopback: Firefox
+ * opens add-on pages only through a redirect (see openAddonPage), and from that page the bench changes
+ * Stitch's settings as its options page does. Every Firefox run with Stitch installs the copy, so both
+ * sides of a pair differ only in the settings. The page moves within itself once loaded, which makes
+ * WebDriver find it again after Firefox moved the tab to the add-on's process.
+ */
+function addonWithSettingsPage(extension: string): string {
+  const made = SETTINGS_ADDONS.get(extension);
+  if (made) return made;
+  const dir = mkdtempSync(join(tmpdir(), 'stitch-bench-addon-'));
+  cpSync(extension, dir, { recursive: true });
+  writeFileSync(
+    join(dir, SETTINGS_PAGE),
+    '<!doctype html><meta charset="utf-8"><title>bench</title><script src="bench-settings.js"></script>',
+  );
+  writeFileSync(join(dir, 'bench-settings.js'), "history.replaceState(null, '', '?ready');");
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { web_accessible_resources?: unknown[] };
+  manifest.web_accessible_resources = [
+    ...(manifest.web_accessible_resources ?? []),
+    { resources: [SETTINGS_PAGE], matches: ['http://127.0.0.1/*'] },
+  ];
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  SETTINGS_ADDONS.set(extension, dir);
+  return dir;
+}
+
 async function launchFirefox(downloads: string, extension: string | undefined): Promise<Launched & { browser: FirefoxBrowser }> {
   const browser = await startFirefox(downloads);
-  if (extension !== undefined) await installAddon(browser, extension);
+  if (extension !== undefined) await installAddon(browser, addonWithSettingsPage(extension));
   const pid = browser.process()?.pid;
   if (pid === undefined) throw new Error('Firefox was started without a process id');
   const page = await browser.newPage();
@@ -133,6 +307,17 @@ async function launchFirefox(downloads: string, extension: string | undefined): 
     async clickLink(url) {
       await page.goto(url);
       await page.click('#file');
+    },
+    async changeSettings(change) {
+      const undo: (() => unknown)[] = [];
+      try {
+        const settingsPage = await openAddonPage(browser, SETTINGS_PAGE, (step) => undo.push(step));
+        const reply = await applySettings(askBackground(settingsPage), change);
+        await settingsPage.close();
+        return reply;
+      } finally {
+        for (const step of undo) await step();
+      }
     },
     rss: () => rssOfTree(pid),
     close: () => browser.close(),
@@ -211,74 +396,140 @@ function processes(): { pid: number; ppid: number; rss: number; args: string }[]
     });
 }
 
+/** Bytes of the files in a folder (the browser's partial and finished downloads). */
+function folderBytes(dir: string): number {
+  let bytes = 0;
+  for (const name of readdirSync(dir)) bytes += diskBytes(join(dir, name));
+  return bytes;
+}
+
+/** What the download folder holds, for a run that gave up. */
+function folderListing(dir: string): string {
+  const entries = readdirSync(dir).map((name) => `${name} ${(statSync(join(dir, name)).size / MiB).toFixed(1)} MiB`);
+  return entries.join(', ') || 'nothing';
+}
+
+const isPartial = (name: string) => name.endsWith('.crdownload') || name.endsWith('.part');
+
 /**
- * One download, link click to file; checks the saved file's SHA-256 after the clock stops. With `aria2`
- * (Chromium with Stitch), Stitch's rule hands the download to that aria2, and the file is aria2's.
+ * Waits for the finished file (its name and size, no `.crdownload`/`.part` beside it), or gives up
+ * after `timeoutMs`, or once `progress` (bytes moved anywhere) stood still for IDLE_MS.
  */
-async function downloadOnce(
-  browser: 'chromium' | 'firefox',
-  extension: string | undefined,
-  expectedSha: string,
-  aria2?: Aria2Daemon,
-): Promise<Run> {
-  const mirror = await startMirror({ size: SIZE, seed: SEED, filename: FILENAME });
+async function savedOrGaveUp(
+  dir: string,
+  size: number,
+  timeoutMs: number,
+  progress: () => number,
+): Promise<{ path: string } | { failure: string }> {
+  const path = join(dir, FILENAME);
+  const started = performance.now();
+  let seen = progress();
+  let movedAt = started;
+  let lookedAt = started;
+  for (;;) {
+    try {
+      if (statSync(path).size === size && !readdirSync(dir).some(isPartial)) return { path };
+    } catch {
+      // not there yet
+    }
+    const now = performance.now();
+    if (now - lookedAt >= 1000) {
+      lookedAt = now;
+      const moved = progress();
+      if (moved !== seen) [seen, movedAt] = [moved, now];
+    }
+    if (now - movedAt > IDLE_MS)
+      return { failure: `did not finish: nothing moved for ${IDLE_MS / 1000} s (folder: ${folderListing(dir)})` };
+    if (now - started > timeoutMs)
+      return { failure: `did not finish: gave up after ${Math.round(timeoutMs / 1000)} s (folder: ${folderListing(dir)})` };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** One side of a pair: the browser alone (no extension) or with a build of Stitch. */
+interface Side {
+  extension: string | undefined;
+  /** Stitch hands the download to this aria2 (Chromium), and the file is aria2's. */
+  aria2?: Aria2Daemon;
+}
+
+/**
+ * One download, link click to file, on a fresh server, page and profile; the saved file's SHA-256 is
+ * checked after the clock stops. With Stitch, its settings are set first: the case's _Always take over_
+ * (on for a hand-off to aria2), and the size rule no higher than half the file (a smoke run's scaled
+ * files may be below the default 20 MiB; the full sizes keep the default).
+ */
+async function downloadOnce(browser: 'chromium' | 'firefox', c: Case, side: Side, expectedSha: string): Promise<Run> {
+  const mirror = await startMirror({ size: c.size, seed: SEED, filename: FILENAME, ...c.mirror });
   const links = await startLinkPage([{ id: 'file', href: mirror.url, text: 'the file' }]);
   const profile = makeProfile();
-  const launched =
-    browser === 'chromium' ? await launchChromium(profile.dir, extension) : await launchFirefox(profile.downloads, extension);
-  if (aria2 && 'context' in launched) await handEverythingTo(aria2, launched.context);
-  let peak = 0;
-  let lastByte = 0;
-  let saveStart = 0;
-  let stored = 0;
-  const started = performance.now();
-  const sampler = setInterval(() => {
-    if (!lastByte && mirror.stats.bytesSent >= SIZE) lastByte = performance.now();
-    if (extension !== undefined && !stored && idbFileBytes(launched.profileDir) >= SIZE) stored = performance.now();
-    // Stitch erases the browser's own copy as it takes over, so after the last byte the folder
-    // holds only the save.
-    else if (lastByte && !saveStart && readdirSync(profile.downloads).length > 0) saveStart = performance.now();
-    peak = Math.max(peak, launched.rss());
-  }, 50);
+  const { extension, aria2 } = side;
+  let launched: Launched | undefined;
+  let sampler: ReturnType<typeof setInterval> | undefined;
+  let resets: ReturnType<typeof setInterval> | undefined;
   try {
-    await launched.clickLink(links.url);
-    const saved = aria2 ? await aria2Finished(aria2, FILENAME) : await waitForFile(profile.downloads, FILENAME, SIZE, 600_000);
+    const browserNow =
+      browser === 'chromium' ? await launchChromium(profile.dir, extension) : await launchFirefox(profile.downloads, extension);
+    launched = browserNow;
+    if (extension !== undefined) {
+      const reply = await browserNow.changeSettings((settings) => ({
+        alwaysTakeOver: aria2 ? true : c.alwaysTakeOver,
+        thresholdBytes: Math.min(settings.thresholdBytes, Math.floor(c.size / 2)),
+        ...(aria2 && { aria2Url: aria2.url, aria2Secret: aria2.secret, aria2MinBytes: 1 }),
+      }));
+      if (!reply.ok) {
+        // Another build (--baseline-extension) may not know a setting; this one must.
+        if (extension === EXTENSION_DIR) throw new Error(`Stitch refused the bench's settings: ${reply.error ?? 'no reason'}`);
+        console.warn(`the build in ${extension} refused the bench's settings (${reply.error ?? 'no reason'}); it runs with its own`);
+      }
+    }
+    let peak = 0;
+    let lastByte = 0;
+    let saveStart = 0;
+    let stored = 0;
+    const started = performance.now();
+    sampler = setInterval(() => {
+      if (!lastByte && mirror.stats.bytesSent >= c.size) lastByte = performance.now();
+      if (extension !== undefined && !stored && idbFileBytes(browserNow.profileDir) >= c.size) stored = performance.now();
+      // Stitch erases the browser's own copy as it takes over, so after the last byte the folder
+      // holds only the save.
+      else if (lastByte && !saveStart && readdirSync(profile.downloads).length > 0) saveStart = performance.now();
+      peak = Math.max(peak, browserNow.rss());
+    }, 50);
+    if (c.resetEveryMs) resets = setInterval(() => mirror.dropConnections(), c.resetEveryMs);
+    await browserNow.clickLink(links.url);
+    const outcome = aria2
+      ? { path: await aria2Finished(aria2, FILENAME) }
+      : await savedOrGaveUp(
+          profile.downloads,
+          c.size,
+          timeoutMs(c),
+          () =>
+            mirror.stats.bytesSent + folderBytes(profile.downloads) + (extension === undefined ? 0 : idbFileBytes(browserNow.profileDir)),
+        );
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
-    if ((await fileSha256(saved)) !== expectedSha) throw new Error(`${browser} with ${extension ?? 'no extension'} saved a wrong file`);
+    clearInterval(resets);
     const at = (time: number) => ((time || performance.now()) - started) / 1000;
-    return {
-      seconds,
+    const timeline = {
       lastByteSeconds: at(lastByte),
       storedSeconds: extension === undefined ? at(lastByte) : at(stored),
       saveStartSeconds: at(saveStart),
       peakRssMiB: Math.round(peak / MiB),
+      requests: mirror.stats.requests.length,
+      peakConnections: mirror.stats.peakConnections,
     };
+    if ('failure' in outcome) return { seconds: undefined, failure: outcome.failure, exact: false, ...timeline };
+    const exact = (await fileSha256(outcome.path)) === expectedSha;
+    return { seconds, exact, ...(!exact && { failure: 'a wrong file (SHA-256)' }), ...timeline };
   } finally {
     clearInterval(sampler);
-    await launched.close().catch(() => {});
+    clearInterval(resets);
+    await launched?.close().catch(() => {});
     await mirror.close();
     await links.close();
     profile.remove();
   }
-}
-
-/** Stitch's settings: every download it takes over goes to `aria2` (the size rule at 1 byte). */
-async function handEverythingTo(aria2: Aria2Daemon, context: BrowserContext): Promise<void> {
-  const worker = await serviceWorker(context);
-  const page = await context.newPage();
-  await page.goto(`chrome-extension://${new URL(worker.url()).host}/options.html`);
-  await page.evaluate(
-    async ({ url, secret }) => {
-      const reply = (await chrome.runtime.sendMessage({ type: 'get-settings' })) as { value: { settings: object } };
-      await chrome.runtime.sendMessage({
-        type: 'set-settings',
-        settings: { ...reply.value.settings, aria2Url: url, aria2Secret: secret, aria2MinBytes: 1 },
-      });
-    },
-    { url: aria2.url, secret: aria2.secret },
-  );
-  await page.close();
 }
 
 /** aria2 gives a file its whole size at once (and its control file only after): it is finished when aria2 says so. */
@@ -298,68 +549,156 @@ async function aria2Finished(aria2: Aria2Daemon, name: string): Promise<string> 
   }
 }
 
+/** The median, where a run that did not finish (or saved a wrong file) counts as never finishing. */
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const round = (x: number, digits = 2) => +x.toFixed(digits);
 
-async function downloads(): Promise<Record<string, unknown>> {
-  const expectedSha = await contentSha256(SEED, SIZE);
-  const results: Record<string, unknown> = {};
-  for (const browser of BROWSERS) {
-    const alone: Run[] = [];
-    const stitch: Run[] = [];
-    const baseline: Run[] = [];
-    const handed: Run[] = [];
-    const aria2 = args.aria2 && browser === 'chromium' ? await startAria2() : undefined;
-    // Alternating keeps every side under the same background load.
-    for (let run = 0; run < RUNS; run++) {
-      alone.push(await downloadOnce(browser, undefined, expectedSha));
-      stitch.push(await downloadOnce(browser, EXTENSION_DIR, expectedSha));
-      if (BASELINE) baseline.push(await downloadOnce(browser, BASELINE, expectedSha));
-      if (aria2) {
-        handed.push(await downloadOnce(browser, EXTENSION_DIR, expectedSha, aria2));
-        rmSync(join(aria2.dir, FILENAME), { force: true });
-        console.log(
-          `${browser} run ${run + 1}: handed to aria2 ${handed.at(-1)!.seconds.toFixed(2)} s (server's last byte ${handed.at(-1)!.lastByteSeconds.toFixed(2)})`,
-        );
+interface Summary {
+  /** null: the median run did not finish with the exact file. */
+  medianSeconds: number | null;
+  finished: number;
+  exact: number;
+  /** Each run's seconds, or why it gave up. */
+  runs: (number | string)[];
+  medianLastByteSeconds?: number;
+  medianStoredSeconds?: number;
+  medianLastByteToFileSeconds?: number;
+  medianLastByteToSaveStartSeconds?: number;
+  peakRssMiB: number;
+}
+
+function summary(runs: Run[]): Summary {
+  const done = runs.filter((r): r is Run & { seconds: number } => r.seconds !== undefined);
+  const middle = median(runs.map((r) => (r.exact && r.seconds !== undefined ? r.seconds : Infinity)));
+  const timeline = done.length > 0 && {
+    medianLastByteSeconds: round(median(done.map((r) => r.lastByteSeconds))),
+    medianStoredSeconds: round(median(done.map((r) => r.storedSeconds))),
+    medianLastByteToFileSeconds: round(median(done.map((r) => r.seconds - r.lastByteSeconds))),
+    medianLastByteToSaveStartSeconds: round(median(done.map((r) => Math.min(r.seconds, r.saveStartSeconds) - r.lastByteSeconds))),
+  };
+  return {
+    medianSeconds: Number.isFinite(middle) ? round(middle) : null,
+    finished: done.length,
+    exact: runs.filter((r) => r.exact).length,
+    runs: runs.map((r) => (r.seconds === undefined ? r.failure! : r.exact ? round(r.seconds) : `${round(r.seconds)} s, ${r.failure}`)),
+    ...timeline,
+    peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
+  };
+}
+
+/** One cell of the table: a case in a browser, one build of Stitch against the browser alone. */
+interface Row {
+  case: string;
+  title: string;
+  sizeMiB: number;
+  browser: string;
+  /** `this build`, `baseline build` or `handed to aria2`. */
+  stitchBuild: string;
+  alone: Summary;
+  stitch: Summary;
+  /** Stitch's median ÷ the browser alone's; null where either did not finish. */
+  ratio: number | null;
+  target: string;
+  met: boolean;
+}
+
+function row(c: Case, browser: string, stitchBuild: string, alone: Summary, stitch: Summary): Row {
+  const ratio = alone.medianSeconds !== null && stitch.medianSeconds !== null ? stitch.medianSeconds / alone.medianSeconds : null;
+  const allExact = stitch.exact === RUNS;
+  return {
+    case: c.name,
+    title: c.title,
+    sizeMiB: round(c.size / MiB),
+    browser,
+    stitchBuild,
+    alone,
+    stitch,
+    ratio: ratio === null ? null : round(ratio),
+    target: c.target,
+    // Where the browser alone never finishes, Stitch has only to finish, exact.
+    met: allExact && stitch.medianSeconds !== null && (alone.medianSeconds === null || ratio! <= c.ratioAtMost),
+  };
+}
+
+/** A side's cell: its median, or that it did not finish (and why, from its first run that gave up). */
+function cell(s: Summary): string {
+  const failed = RUNS - s.exact;
+  const why = s.runs.find((r): r is string => typeof r === 'string');
+  if (s.medianSeconds === null) return why?.startsWith('did not finish') ? why.replace(/ \(folder:.*\)$/, '') : `did not finish (${why})`;
+  return failed ? `${s.medianSeconds.toFixed(2)} (${failed} of ${RUNS} did not finish exact)` : s.medianSeconds.toFixed(2);
+}
+
+function table(rows: Row[]): string {
+  const header = ['case', 'browser', 'alone (s)', 'Stitch (s)', 'ratio', 'exact', 'target', 'met'];
+  const lines = rows.map((r) => [
+    r.case,
+    r.stitchBuild === 'this build' ? r.browser : `${r.browser}, ${r.stitchBuild}`,
+    cell(r.alone),
+    cell(r.stitch),
+    r.ratio !== null
+      ? `${r.ratio.toFixed(2)}x`
+      : r.alone.medianSeconds === null && r.stitch.medianSeconds !== null
+        ? 'browser never finishes'
+        : '-',
+    r.stitch.exact === RUNS ? 'yes' : `no (${r.stitch.exact} of ${RUNS})`,
+    r.target,
+    r.met ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const format = (cells: string[]) => cells.map((text, i) => text.padEnd(widths[i]!)).join(' | ');
+  return [format(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...lines.map(format)].join('\n');
+}
+
+/** One line per run: the browser alone and each Stitch side, with Stitch's timeline. */
+function runLine(r: Run): string {
+  const server = `server: ${r.requests} request${r.requests === 1 ? '' : 's'}, at most ${r.peakConnections} at once`;
+  if (r.seconds === undefined) return `${r.failure!} (${server})`;
+  const steps = [r.lastByteSeconds, r.storedSeconds, Math.min(r.seconds, r.saveStartSeconds)].map((x) => x.toFixed(2));
+  return `${r.seconds.toFixed(2)} s${r.exact ? '' : ` (${r.failure})`} (sent ${steps[0]}, stored ${steps[1]}, save ${steps[2]}; ${server})`;
+}
+
+async function downloads(): Promise<Row[]> {
+  const rows: Row[] = [];
+  const hashes = new Map<number, Promise<string>>();
+  const expected = (size: number) => hashes.get(size) ?? hashes.set(size, contentSha256(SEED, size)).get(size)!;
+  for (const c of CASES) {
+    const expectedSha = await expected(c.size);
+    for (const browser of BROWSERS) {
+      const alone: Run[] = [];
+      const stitch: Run[] = [];
+      const baseline: Run[] = [];
+      const handed: Run[] = [];
+      const aria2 = args.aria2 && browser === 'chromium' && c.letter === 'a' ? await startAria2() : undefined;
+      try {
+        // Alternating keeps every side under the same background load.
+        for (let run = 0; run < RUNS; run++) {
+          alone.push(await downloadOnce(browser, c, { extension: undefined }, expectedSha));
+          stitch.push(await downloadOnce(browser, c, { extension: EXTENSION_DIR }, expectedSha));
+          if (BASELINE) baseline.push(await downloadOnce(browser, c, { extension: BASELINE }, expectedSha));
+          if (aria2) {
+            handed.push(await downloadOnce(browser, c, { extension: EXTENSION_DIR, aria2 }, expectedSha));
+            rmSync(join(aria2.dir, FILENAME), { force: true });
+          }
+          // Stitch's timeline: server's last byte sent, last byte stored, save started, file complete.
+          console.log(
+            `(${c.name}) ${browser} run ${run + 1}: alone ${runLine(alone.at(-1)!)}; with Stitch ${runLine(stitch.at(-1)!)}` +
+              (BASELINE ? `; with the baseline build ${runLine(baseline.at(-1)!)}` : '') +
+              (aria2 ? `; handed to aria2 ${runLine(handed.at(-1)!)}` : ''),
+          );
+        }
+      } finally {
+        await aria2?.close();
       }
-      // Stitch's timeline: server's last byte sent, last byte stored, save started, file complete.
-      const last = (runs: Run[]) => {
-        const r = runs.at(-1)!;
-        const steps = [r.lastByteSeconds, r.storedSeconds, Math.min(r.seconds, r.saveStartSeconds)].map((x) => x.toFixed(2));
-        return `${r.seconds.toFixed(2)} s (sent ${steps[0]}, stored ${steps[1]}, save ${steps[2]})`;
-      };
-      console.log(
-        `${browser} run ${run + 1}: alone ${last(alone)}, with Stitch ${last(stitch)}${BASELINE ? `, with the baseline build ${last(baseline)}` : ''}`,
-      );
+      const a = summary(alone);
+      rows.push(row(c, browser, 'this build', a, summary(stitch)));
+      if (BASELINE) rows.push(row(c, browser, 'baseline build', a, summary(baseline)));
+      if (aria2) rows.push(row(c, browser, 'handed to aria2', a, summary(handed)));
     }
-    const summary = (runs: Run[]) => ({
-      medianSeconds: round(median(runs.map((r) => r.seconds))),
-      medianLastByteSeconds: round(median(runs.map((r) => r.lastByteSeconds))),
-      medianStoredSeconds: round(median(runs.map((r) => r.storedSeconds))),
-      medianSaveStartSeconds: round(median(runs.map((r) => Math.min(r.seconds, r.saveStartSeconds)))),
-      medianLastByteToFileSeconds: round(median(runs.map((r) => r.seconds - r.lastByteSeconds))),
-      medianLastByteToSaveStartSeconds: round(median(runs.map((r) => Math.min(r.seconds, r.saveStartSeconds) - r.lastByteSeconds))),
-      peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
-      runs: runs.map((r) => round(r.seconds)),
-    });
-    const a = summary(alone);
-    const s = summary(stitch);
-    const b = BASELINE ? summary(baseline) : undefined;
-    const h = aria2 ? summary(handed) : undefined;
-    await aria2?.close();
-    results[browser] = {
-      alone: a,
-      stitch: s,
-      ratio: round(s.medianSeconds / a.medianSeconds),
-      ...(b && { baseline: b, baselineRatio: round(b.medianSeconds / a.medianSeconds) }),
-      ...(h && { aria2: h, aria2Ratio: round(h.medianSeconds / a.medianSeconds) }),
-    };
-    console.log(`${browser}: ${JSON.stringify(results[browser])}`);
   }
-  return results;
+  return rows;
 }
 
 const IDB_VARIANTS: IdbVariant[] = [
@@ -522,10 +861,30 @@ async function probes(): Promise<Record<string, unknown>> {
   return results;
 }
 
+const started = new Date();
+let rows: Row[] | undefined;
+try {
+  rows = args['skip-downloads'] ? undefined : await downloads();
+} finally {
+  for (const dir of SETTINGS_ADDONS.values()) rmSync(dir, { recursive: true, force: true });
+}
+if (rows) {
+  console.log(`\nIssue 27's cases, ${RUNS} paired run${RUNS > 1 ? 's' : ''} each, medians in seconds, link click to the exact file:`);
+  for (const c of CASES) console.log(`  (${c.name}) ${c.title}${SCALE === 1 ? '' : `, scaled to ${(c.size / MiB).toFixed(2)} MiB`}`);
+  console.log(`\n${table(rows)}\n`);
+}
+const probeResults = args['skip-probes'] ? undefined : await probes();
+for (const dir of SETTINGS_ADDONS.values()) rmSync(dir, { recursive: true, force: true });
 const report = {
-  sizeMiB: SIZE / MiB,
+  at: started.toISOString(),
   runs: RUNS,
-  downloads: args['skip-downloads'] ? undefined : await downloads(),
-  probes: args['skip-probes'] ? undefined : await probes(),
+  sizeScale: SCALE,
+  idleSeconds: IDLE_MS / 1000,
+  cases: CASES.map((c) => ({ ...c, sizeMiB: round(c.size / MiB), timeoutSeconds: Math.round(timeoutMs(c) / 1000) })),
+  downloads: rows,
+  probes: probeResults,
 };
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(new URL('./results/browser.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
+console.log(`wrote bench/results/browser.json`);
 console.log(`STITCH BROWSER BENCH ${JSON.stringify(report)}`);
