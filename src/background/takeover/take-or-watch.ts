@@ -15,11 +15,14 @@ export interface StartFacts {
   alwaysTakeOver: boolean;
   /** This host was measured giving each connection a capped rate: several connections are faster. */
   hostCapsConnections: boolean;
+  /** An aria2 rule of the user's (its size or sites) sends this download to aria2: the user asked. */
+  aria2RuleMatches: boolean;
 }
 
 export type StartDecision = 'take' | 'watch';
 
 export function decideAtStart(facts: StartFacts): StartDecision {
-  const takeAtOnce = facts.mirrorsKnown || facts.digestAnnounced || facts.alwaysTakeOver || facts.hostCapsConnections;
+  const takeAtOnce =
+    facts.mirrorsKnown || facts.digestAnnounced || facts.alwaysTakeOver || facts.hostCapsConnections || facts.aria2RuleMatches;
   return takeAtOnce ? 'take' : 'watch';
 }

@@ -1,5 +1,6 @@
 import { t } from '../../words/i18n';
 import type { Settings } from '../../settings/schema';
+import { goesToAria2 } from '../aria2/aria2-rule';
 import type { BrowserApi, BrowserDownload } from '../browser-api';
 import type { CappedHosts } from './capped-hosts';
 import type { JobCredentials } from '../jobs/create-job';
@@ -58,6 +59,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
       digestAnnounced: probe.digestAnnounced === true,
       alwaysTakeOver: settings.alwaysTakeOver,
       hostCapsConnections,
+      aria2RuleMatches: goesToAria2({ url, referrer: item.referrer, size: probe.size }, settings),
     });
     // Measuring needs the size and ranges: the request asks for the file's second half.
     if (atOnce === 'take' || !deps.measure || probe.status !== 206 || probe.size === undefined) return atOnce;

@@ -8,14 +8,20 @@ import { takeOver, type TakeoverDeps } from '../../../src/background/takeover/ta
 import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
 import { FakeBrowser } from '../../support/fake-browser';
 
-const nothingKnown: StartFacts = { mirrorsKnown: false, digestAnnounced: false, alwaysTakeOver: false, hostCapsConnections: false };
+const nothingKnown: StartFacts = {
+  mirrorsKnown: false,
+  digestAnnounced: false,
+  alwaysTakeOver: false,
+  hostCapsConnections: false,
+  aria2RuleMatches: false,
+};
 
 describe('decide at the start', () => {
   test('a download Stitch cannot surely make faster or safer is watched', () => {
     expect(decideAtStart(nothingKnown)).toBe('watch');
   });
 
-  test.each<keyof StartFacts>(['mirrorsKnown', 'digestAnnounced', 'alwaysTakeOver', 'hostCapsConnections'])(
+  test.each<keyof StartFacts>(['mirrorsKnown', 'digestAnnounced', 'alwaysTakeOver', 'hostCapsConnections', 'aria2RuleMatches'])(
     'one reason is enough to take it at once: %s',
     (reason) => {
       expect(decideAtStart({ ...nothingKnown, [reason]: true })).toBe('take');
@@ -89,6 +95,22 @@ describe('takeOver decides at the start', () => {
       expect(added).toHaveLength(1);
       expect(browser.calls).toEqual([`cancel ${item.id}`, `erase ${item.id}`]);
     }
+  });
+
+  test("without Always take over, a download one of the user's aria2 rules sends to aria2 is taken at once, unmeasured", async () => {
+    let measures = 0;
+    const measure = async () => (measures++, 'watch' as const);
+    const aria2 = { aria2Url: 'http://127.0.0.1:6800/jsonrpc', aria2MinBytes: 50_000_000 };
+    const bySize = run({ alwaysTakeOver: false, ...aria2 }, probed, [], { measure });
+    expect(await bySize.outcome).toBe('taken');
+    expect(bySize.added).toHaveLength(1);
+    const bySite = run({ alwaysTakeOver: false, ...aria2, aria2MinBytes: null, aria2Sites: ['example.com'] }, probed, [], { measure });
+    expect(await bySite.outcome).toBe('taken');
+    expect(measures).toBe(0);
+    // Below the rule's size, and with no endpoint set, it is measured as any other.
+    expect(await run({ alwaysTakeOver: false, ...aria2, aria2MinBytes: 200_000_000 }, probed, [], { measure }).outcome).toBe('watched');
+    expect(await run({ alwaysTakeOver: false, aria2MinBytes: 50_000_000 }, probed, [], { measure }).outcome).toBe('watched');
+    expect(measures).toBe(2);
   });
 
   test('without Always take over, a download measured faster with Stitch is taken, and its host remembered: the next one is taken unmeasured', async () => {
