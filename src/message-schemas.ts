@@ -158,6 +158,14 @@ export const REQUESTS = {
   }),
   /** Gives a job back to the browser: the browser downloads the URL itself; the job and its bytes go. */
   'hand-to-browser': request('hand-to-browser', { id: ID }),
+  /**
+   * Takes over a download left with the browser, which Stitch watches, by the browser's downloads id
+   * (a `watched` row's `downloadId`): the way a rescue takes it. `taken: false`: the server would not
+   * serve Stitch the same file, and the browser keeps it, watched. Refused when it is watched no more.
+   */
+  'take-over-watched': request('take-over-watched', {
+    downloadId: v.pipe(v.number('missing downloadId'), v.integer('missing downloadId'), v.minValue(0, 'missing downloadId')),
+  }),
 } satisfies {
   [T in keyof Replies]: v.ObjectSchema<{ type: v.LiteralSchema<T, undefined> } & v.ObjectEntries, v.ErrorMessage<v.ObjectIssue>>;
 };

@@ -15,8 +15,10 @@
  * Live updates: `browser.runtime.connect({ name: UI_PORT })`. The background first posts a
  * `{ type: 'snapshot' }` with every job and the recent notices, then `job` (a job changed;
  * replace the row with the same id), `removed` (forget a row), `notice` (something happened
- * that belongs to no job, e.g. a download left to the browser). Progress is posted at most
- * about 4 times a second per job. Pages send nothing on the port; disconnecting unsubscribes.
+ * that belongs to no job, e.g. a download left to the browser), `aria2` (the downloads handed to
+ * aria2), `watched` (every download left with the browser that Stitch watches, right after the
+ * snapshot and again whenever one changes, at most once a second; replace the list). Progress is
+ * posted at most about 4 times a second per job. Pages send nothing on the port; disconnecting unsubscribes.
  *
  * "Copy URL" is done by the page itself (`navigator.clipboard.writeText(job.url)`).
  *
@@ -35,6 +37,11 @@
  *            job-move-up and job-move-down (a queued job), job-speed-limit (KB/s, empty: none).
  *            Page-wide: pause-all, resume-all, cancel-all, clear-finished, bypass-next (aria-pressed), add-url-toggle, add-url-input, add-url-submit,
  *            notice (one per page-wide notice), empty (shown when there are no jobs).
+ *            Downloads left with the browser: watched-list (hidden while none is watched); one
+ *            watched-row per download, with data-download-id="<the browser's downloads id>"; inside
+ *            a row: watched-name, watched-state (the state in words), watched-progress (a <progress>
+ *            whose value/max are received/size bytes; no value while the size is unknown),
+ *            watched-figures (host, size, rate), and the button watched-take-over.
  *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
  *            2^20 bytes, as every page counts), setting-excluded-types and setting-excluded-sites (textareas, one per
  *            line), setting-save-while-downloading (checkbox, Chrome only), setting-concurrent,
@@ -220,6 +227,24 @@ export interface Aria2Row {
 
 export type Aria2Action = v.InferOutput<typeof ARIA2_ACTION>;
 
+/** One download left with the browser, which Stitch watches (and rescues if it breaks or stalls), as the popup lists it. */
+export interface WatchedRow {
+  /** The browser's downloads id. */
+  downloadId: number;
+  /** The file's name: the browser's, without its folder (the URL's last part until the browser has one). */
+  name: string;
+  url: string;
+  /** Host (and port) for a short label. */
+  host: string;
+  received: number;
+  /** Total bytes; absent while unknown. */
+  size?: number;
+  /** Bytes/s over the last few seconds; 0 while nothing comes. */
+  bytesPerSecond: number;
+  /** `resuming`: it broke off and the browser is asked to resume it; `paused`: by the user. */
+  state: 'downloading' | 'resuming' | 'paused';
+}
+
 /**
  * The value of a successful reply to each request type. The requests' fields are declared once,
  * as schemas, in message-schemas.ts (the background parses every request with them).
@@ -250,6 +275,7 @@ export interface Replies {
   'queue-move': { job: JobView };
   'job-speed-limit': { job: JobView };
   'hand-to-browser': Record<string, never>;
+  'take-over-watched': { taken: boolean };
 }
 
 export type RequestType = keyof Replies;
@@ -271,7 +297,9 @@ export type PortMessage =
    * The downloads handed to aria2, why they could not be read when aria2 could not be reached, and
    * whether an endpoint is set (rows then offer Send to aria2).
    */
-  | { type: 'aria2'; configured: boolean; rows: Aria2Row[]; trouble?: Aria2Trouble };
+  | { type: 'aria2'; configured: boolean; rows: Aria2Row[]; trouble?: Aria2Trouble }
+  /** The downloads left with the browser that Stitch watches, in the order it began watching them. */
+  | { type: 'watched'; rows: WatchedRow[] };
 
 /** Messages a player page posts on the player port (`attach`, then `position`; see the header comment). */
 export type PlayerPageMessage = v.InferInput<typeof PLAYER_PAGE_MESSAGE>;

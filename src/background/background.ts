@@ -75,6 +75,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     mirrorsFor,
     notice: (message, url) => ui.notice(message, url),
     tookOver: (filename, jobId) => ui.tookOver(filename, jobId),
+    watchedChanged: (rows) => ui.broadcast({ type: 'watched', rows }),
   });
   const ui = installUi({
     api,
@@ -84,6 +85,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     bypass: takeover.bypass,
     localNetwork: network.localNetwork,
     aria2,
+    watcher: takeover.watcher,
   });
 
   // Any start of the worker (browser start, kill, alarm, message) puts the rule that stops

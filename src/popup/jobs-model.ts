@@ -1,19 +1,21 @@
-import type { Aria2Row, Aria2Trouble, JobView, PortMessage, UiNotice } from '../messages';
+import type { Aria2Row, Aria2Trouble, JobView, PortMessage, UiNotice, WatchedRow } from '../messages';
 import { failureText, noticeText } from '../words/failure-text';
 import { t } from '../words/i18n';
 import { FINISHED_STATES } from '../pages-shared/job-text';
 
 /**
  * What the popup knows: the jobs (in list order, see listOrder), the page-wide notices (oldest first), and
- * aria2: whether one is set up, the downloads handed to it, and why they could not be read when it did not answer.
+ * aria2: whether one is set up, the downloads handed to it, and why they could not be read when it did not answer;
+ * and the downloads left with the browser, which Stitch watches.
  */
 export interface PopupModel {
   jobs: JobView[];
   notices: UiNotice[];
   aria2: { configured: boolean; rows: Aria2Row[]; trouble?: Aria2Trouble };
+  watched: WatchedRow[];
 }
 
-export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [], aria2: { configured: false, rows: [] } };
+export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [], aria2: { configured: false, rows: [] }, watched: [] };
 
 /** The model after one message from the UI port (or a job from an action's reply). */
 export function applyPortMessage(model: PopupModel, message: PortMessage): PopupModel {
@@ -37,6 +39,8 @@ export function applyPortMessage(model: PopupModel, message: PortMessage): Popup
         ...model,
         aria2: { configured: message.configured, rows: message.rows, ...(message.trouble ? { trouble: message.trouble } : {}) },
       };
+    case 'watched':
+      return { ...model, watched: message.rows };
   }
 }
 

@@ -6,6 +6,7 @@ import {
   type PortMessage,
   type RequestOf,
   type RequestType,
+  type WatchedRow,
 } from '../messages';
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { announce, h, setText } from '../pages-shared/dom';
@@ -20,6 +21,7 @@ import { relinkMismatchText, stateLabel } from '../pages-shared/job-text';
 import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary, type PopupModel } from './jobs-model';
 import type { LiveStatus } from '../pages-shared/reconnecting-port';
 import { NoticeList } from './notice-list';
+import { WatchedList } from './watched-list';
 
 export interface PopupDeps {
   /** `browser.runtime.sendMessage`; undefined outside the extension. */
@@ -92,6 +94,7 @@ export class PopupPage {
     () => this.addToggle.focus(),
   );
   private readonly aria2 = new Aria2List((gid, action, button) => void this.aria2Act(gid, action, button));
+  private readonly watched = new WatchedList((row, button) => void this.takeOver(row, button));
   /** Out of the way until wanted: the toolbar's Add URL… shows it. */
   private readonly addForm: HTMLFormElement;
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
@@ -143,6 +146,7 @@ export class PopupPage {
       this.actionError,
       this.notices.element,
       this.jobs.element,
+      this.watched.element,
       this.aria2.element,
       this.live,
     );
@@ -198,6 +202,7 @@ export class PopupPage {
     const { jobs } = this.model;
     this.jobs.render(jobs, this.phase);
     this.notices.render(this.model.notices);
+    this.watched.render(this.model.watched);
     this.aria2.render(this.model.aria2.rows, this.model.aria2.trouble);
     // The filter helps with many downloads; with a few it is only in the way.
     this.filter.hidden = jobs.length < FILTER_FROM && this.filter.value === '';
@@ -347,10 +352,6 @@ export class PopupPage {
     }
   }
 
-  /**
-   * A request whose failure is shown (`failed` says what could not be done, of the download
-   * named `subject` if it is about one), not thrown.
-   */
   /** An action on a download in aria2; the rows follow from the port. */
   private async aria2Act(gid: string, action: Aria2Action, button: HTMLButtonElement): Promise<void> {
     if (button.getAttribute('aria-disabled') === 'true') return;
@@ -365,6 +366,27 @@ export class PopupPage {
     }
   }
 
+  /**
+   * Take over of a download left with the browser: its row leaves the list and Stitch's job comes
+   * (both follow from the port); the notice says it was taken.
+   */
+  private async takeOver(row: WatchedRow, button: HTMLButtonElement): Promise<void> {
+    if (button.getAttribute('aria-disabled') === 'true') return;
+    button.setAttribute('aria-disabled', 'true');
+    try {
+      const { taken } = await this.call({ type: 'take-over-watched', downloadId: row.downloadId });
+      this.showActionError(taken ? '' : t('failedTakeOver', row.name, t('takeOverLeft')));
+    } catch (error) {
+      this.showActionError(t('failedTakeOver', row.name, errorText(error)));
+    } finally {
+      button.removeAttribute('aria-disabled');
+    }
+  }
+
+  /**
+   * A request whose failure is shown (`failed` says what could not be done, of the download
+   * named `subject` if it is about one), not thrown.
+   */
   private async run<T extends RequestType>(failed: MessageKey, request: RequestOf<T>, subject?: string) {
     try {
       const reply = await this.call(request);

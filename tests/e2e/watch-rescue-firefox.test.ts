@@ -5,14 +5,14 @@ import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
 import { addonWithReachablePlayer, askBackground, launchFirefox, openAddonPage } from './support/firefox';
-import { fileSha256, waitForFile } from './support/files';
+import { fileSha256, until, waitForFile } from './support/files';
 import { linkPage, MiB, mirror, onCleanup } from './support/setup';
 
 /**
  * Firefox with Always take over off, after a click on a link to `file`: a plain download it leaves
  * with the browser, watched. `background` asks what the popup would; the player's own job is its one.
  */
-async function clickWatched(file: Mirror) {
+async function clickWatched(file: Mirror, { withPopup = false } = {}) {
   const page = await linkPage([{ id: 'f', href: file.url, text: 'file' }]);
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
@@ -21,6 +21,15 @@ async function clickWatched(file: Mirror) {
   // and WebDriver finds it again only once it plays something.
   const clip = await mirror({ size: MiB, seed: 64, contentType: 'video/webm' });
   const ui = await openAddonPage(browser, `player.html?url=${encodeURIComponent(clip.url)}`, onCleanup);
+  if (withPopup)
+    // The popup, in a frame of the add-on page (the same origin), as it would render in its own window.
+    await ui.evaluate(() => {
+      const frame = document.createElement('iframe');
+      frame.id = 'popup';
+      frame.src = 'popup.html';
+      frame.style.cssText = 'width:400px;height:600px';
+      document.body.append(frame);
+    });
   const background = askBackground(ui);
   const { settings } = (await background({ type: 'get-settings' })).value!;
   expect((await background({ type: 'set-settings', settings: { ...settings, alwaysTakeOver: false } })).ok).toBe(true);
@@ -31,7 +40,7 @@ async function clickWatched(file: Mirror) {
     const { jobs, notices } = (await background({ type: 'list-jobs' })).value!;
     return { jobs: jobs.map((j) => j.url).filter((url) => url !== clip.url), notices };
   };
-  return { downloads, stitchTook };
+  return { downloads, stitchTook, ui, background, clipUrl: clip.url };
 }
 
 /** Firefox's own requests for the rest of the file after a break: `bytes=N-` (not the start probe's measuring one, from the middle). */
@@ -69,4 +78,55 @@ test("Firefox: a watched download whose server stops sending is paused and resum
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
   expect(resumes(file, size)).toBe(1);
   expect(await stitchTook()).toEqual({ jobs: [], notices: [] });
+});
+
+test('Firefox: a watched download shows in the popup with growing progress; Take over makes Stitch finish it exact, and Firefox’s own is gone', async () => {
+  const size = 64 * MiB;
+  const seed = 68;
+  // One rate for all connections: measured, the download stays with the browser.
+  const file = await mirror({ size, seed, rate: 4 * MiB, filename: 'watched-popup-ff.bin' });
+  const { downloads, ui, background, clipUrl } = await clickWatched(file, { withPopup: true });
+  /** The watched row in the popup's frame, as the user sees it (undefined while there is none). */
+  const row = () =>
+    ui.evaluate(() => {
+      const popup = document.querySelector<HTMLIFrameElement>('#popup')?.contentDocument;
+      const item = popup?.querySelector<HTMLElement>('[data-testid="watched-row"]');
+      const bar = item?.querySelector<HTMLProgressElement>('[data-testid="watched-progress"]');
+      if (!item || !bar || popup?.querySelector<HTMLElement>('[data-testid="watched-list"]')?.hidden) return undefined;
+      const text = (id: string) => item.querySelector(`[data-testid="${id}"]`)?.textContent ?? '';
+      return {
+        downloadId: Number(item.dataset.downloadId),
+        name: text('watched-name'),
+        state: text('watched-state'),
+        received: bar.value,
+        max: bar.max,
+      };
+    });
+
+  const first = await until('the watched row', row, 20_000);
+  expect(first).toMatchObject({ name: 'watched-popup-ff.bin', state: 'Downloading in the browser', max: size });
+  await until('the bar to grow', async () => ((await row())?.received ?? 0) > first.received, 5_000);
+  expect((await row())!.received).toBeLessThan(size);
+
+  await ui.evaluate(() =>
+    document
+      .querySelector<HTMLIFrameElement>('#popup')
+      ?.contentDocument?.querySelector<HTMLButtonElement>('[data-testid="watched-take-over"]')
+      ?.click(),
+  );
+  await until('the row to go', async () => (await row()) === undefined, 5_000);
+  const saved = await waitForFile(downloads, 'watched-popup-ff.bin', size, 60_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
+  const { jobs, notices } = (await background({ type: 'list-jobs' })).value!;
+  expect(jobs.filter((j) => j.url !== clipUrl).map((j) => [j.url, j.takenOver])).toEqual([[file.url, true]]);
+  expect(notices.map(({ message, url }) => ({ message, url }))).toEqual([
+    { message: "Stitch took over the browser's download, as you asked.", url: file.url },
+  ]);
+  // Firefox's own download is gone from its list.
+  const left = await ui.evaluate(
+    (id) =>
+      (globalThis as unknown as { browser: { downloads: { search(q: object): Promise<unknown[]> } } }).browser.downloads.search({ id }),
+    first.downloadId,
+  );
+  expect(left).toEqual([]);
 });

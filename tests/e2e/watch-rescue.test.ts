@@ -2,7 +2,7 @@ import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
 import { fileSha256, until, waitForFile } from './support/files';
-import { request } from './support/chromium';
+import { extensionPage, request } from './support/chromium';
 import { browserWith, changeSettings, linkPage, MiB, mirror, profile } from './support/setup';
 
 /** Chromium with Always take over off, on a page of links to `hrefs` (ids f0, f1, …). */
@@ -17,7 +17,7 @@ async function alwaysTakeOverOff(...hrefs: string[]) {
   const list = async () => (await request(ui, { type: 'list-jobs' })).value!;
   const notices = async () => (await list()).notices.map(({ message, url }) => ({ message, url }));
   const jobs = async () => (await list()).jobs;
-  return { tab, downloads: p.downloads, notices, jobs };
+  return { browser, tab, downloads: p.downloads, notices, jobs };
 }
 
 /** After a click on a link to `file`: a plain download Stitch leaves with the browser (measured, then watched). */
@@ -122,4 +122,49 @@ test('the watch outlives the service worker: stopped, then woken by the broken d
   expect(await notices()).toEqual([
     { message: 'The browser tried to resume its download several times and got no further: Stitch took it over.', url: file.url },
   ]);
+});
+
+test('a watched download shows in the popup, in the browser, with growing progress; Take over makes Stitch finish it exact, and the browser’s own is gone', async () => {
+  const size = 64 * MiB;
+  const seed = 67;
+  // One rate for all connections: measured, the download stays with the browser.
+  const file = await mirror({ size, seed, rate: 4 * MiB, filename: 'watched-popup.bin' });
+  const { browser, tab, downloads, notices, jobs } = await alwaysTakeOverOff(file.url);
+  const popup = await extensionPage(browser, 'popup.html');
+  await expect.poll(() => popup.getByTestId('watched-list').isHidden(), { timeout: 5_000 }).toBe(true);
+  await tab.click('#f0');
+
+  const row = popup.getByTestId('watched-row');
+  await expect.poll(() => row.count(), { timeout: 20_000 }).toBe(1);
+  expect(await popup.getByTestId('watched-list').isVisible()).toBe(true);
+  await expect.poll(() => row.getByTestId('watched-name').textContent(), { timeout: 2_000 }).toBe('watched-popup.bin');
+  expect(await row.getByTestId('watched-state').textContent()).toBe('Downloading in the browser');
+  const bar = row.getByTestId('watched-progress');
+  const received = () => bar.evaluate((progress: HTMLProgressElement) => progress.value);
+  expect(await bar.evaluate((progress: HTMLProgressElement) => progress.max)).toBe(size);
+  const before = await received();
+  await until('the bar to grow', async () => (await received()) > before, 5_000);
+  await expect
+    .poll(() => row.getByTestId('watched-figures').textContent(), { timeout: 5_000 })
+    .toMatch(/^127\.0\.0\.1:\d+ · [\d.]+ MB of 64 MB \(\d+%\) · [\d.]+ [KM]B\/s$/);
+  const downloadId = Number(await row.getAttribute('data-download-id'));
+  expect(await received()).toBeLessThan(size);
+
+  await row.getByTestId('watched-take-over').click();
+  await expect.poll(() => row.count(), { timeout: 5_000 }).toBe(0);
+  expect(await popup.getByTestId('watched-list').isHidden()).toBe(true);
+  const saved = await waitForFile(downloads, 'watched-popup.bin', size, 60_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
+  await until('Stitch’s job saved', async () => (await jobs()).find((j) => j.url === file.url && j.state === 'saved'), 10_000);
+  expect((await jobs()).map((j) => j.takenOver)).toEqual([true]);
+  // The browser's own download is gone from its list; the one left is Stitch's save.
+  const search = (query: { id?: number }) =>
+    popup.evaluate(
+      (q) =>
+        (globalThis as unknown as { chrome: { downloads: { search(q: object): Promise<{ url: string }[]> } } }).chrome.downloads.search(q),
+      query,
+    );
+  expect(await search({ id: downloadId })).toEqual([]);
+  expect((await search({})).filter((d) => d.url === file.url)).toEqual([]);
+  expect(await notices()).toEqual([{ message: "Stitch took over the browser's download, as you asked.", url: file.url }]);
 });

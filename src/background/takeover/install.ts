@@ -1,3 +1,4 @@
+import type { WatchedRow } from '../../messages';
 import type { BrowserApi } from '../browser-api';
 import type { Aria2Link } from '../aria2/aria2-link';
 import type { JobManager } from '../jobs/job-manager';
@@ -19,6 +20,8 @@ export interface TakeoverInstallDeps {
   notice: (message: string, url?: string) => Promise<unknown>;
   /** Tells the toolbar a download was taken over. */
   tookOver: (filename: string, jobId: string) => void;
+  /** Tells the pages the downloads left with the browser, as watched now. */
+  watchedChanged: (rows: WatchedRow[]) => void;
 }
 
 export interface Takeover {
@@ -29,7 +32,17 @@ export interface Takeover {
 }
 
 /** Taking the browser's downloads over. Registers downloads.onCreated synchronously. */
-export function installTakeover({ api, settings, manager, network, aria2, mirrorsFor, notice, tookOver }: TakeoverInstallDeps): Takeover {
+export function installTakeover({
+  api,
+  settings,
+  manager,
+  network,
+  aria2,
+  mirrorsFor,
+  notice,
+  tookOver,
+  watchedChanged,
+}: TakeoverInstallDeps): Takeover {
   const bypass = new Bypass(api, settings);
   const cappedHosts = new CappedHosts(api.storage);
   const takeoverDeps = (m: JobManager): TakeoverDeps => ({
@@ -51,7 +64,11 @@ export function installTakeover({ api, settings, manager, network, aria2, mirror
     cappedHosts,
     measure: measuring(api.downloads),
   });
-  const watcher = new DownloadWatcher({ api, rescue: async (item, why) => rescue(item, why, takeoverDeps(await manager)) });
+  const watcher = new DownloadWatcher({
+    api,
+    rescue: async (item, why) => rescue(item, why, takeoverDeps(await manager)),
+    onChange: watchedChanged,
+  });
   api.downloads.onCreated.addListener((item) => {
     void manager.then((m) => takeOver(item, takeoverDeps(m))).catch((error: unknown) => console.error('Stitch: take-over failed', error));
   });

@@ -8,6 +8,7 @@ import type { LocalNetworkRules } from '../network/local-network-rules';
 import { isOwnPage } from '../sender';
 import type { SettingsStore } from '../settings-store';
 import type { Bypass } from '../takeover/bypass';
+import type { DownloadWatcher } from '../takeover/download-watcher';
 import { aria2FromClick, browserFromClick, createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
 import { handleRequest } from './message-handler';
 import { Toolbar } from './toolbar';
@@ -22,6 +23,8 @@ export interface UiDeps {
   bypass: Bypass;
   localNetwork: LocalNetworkRules;
   aria2: Aria2Link;
+  /** The downloads left with the browser: their rows, and Take over. */
+  watcher: Pick<DownloadWatcher, 'rows' | 'takeOver'>;
 }
 
 export interface Ui {
@@ -43,7 +46,7 @@ export interface Ui {
  * context menu. Registers its listeners synchronously (runtime.onMessage, runtime.onConnect,
  * runtime.onInstalled, menus.onClicked); only Stitch's own pages are answered.
  */
-export function installUi({ api, settings, manager, mirrorsFor, bypass, localNetwork, aria2 }: UiDeps): Ui {
+export function installUi({ api, settings, manager, mirrorsFor, bypass, localNetwork, aria2, watcher }: UiDeps): Ui {
   const ports = new UiPorts(
     async () => {
       const m = await manager;
@@ -51,6 +54,7 @@ export function installUi({ api, settings, manager, mirrorsFor, bypass, localNet
       return { type: 'snapshot', jobs: m.views(), notices: await notices.all() } satisfies PortMessage;
     },
     (viewers) => aria2.viewers(viewers),
+    () => [{ type: 'watched', rows: watcher.rows() }],
   );
   const notices = new UiNotices(api, (notice) => ports.broadcast({ type: 'notice', notice }));
   const toolbar = new Toolbar(api, () => settings.current);
@@ -60,7 +64,7 @@ export function installUi({ api, settings, manager, mirrorsFor, bypass, localNet
     // Messages for the offscreen document are not ours: leave them unanswered here.
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
     if (!isOwnPage(sender, api)) return undefined;
-    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass, localNetwork, aria2 });
+    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass, localNetwork, aria2, watcher });
   });
   api.runtime.onConnect.addListener((port) => {
     if (isOwnPage(port.sender, api)) ports.connect(port);

@@ -11,6 +11,7 @@ import { InvalidSettings, type SettingsStore } from '../settings-store';
 import type { UiNotices } from './ui-notices';
 import type { Bypass } from '../takeover/bypass';
 import { Aria2Unavailable, type Aria2Link } from '../aria2/aria2-link';
+import type { DownloadWatcher } from '../takeover/download-watcher';
 
 type RequestOfType<T extends RequestType> = Extract<ParsedRequest, { type: T }>;
 type PlayRequest = RequestOfType<'play'>;
@@ -27,6 +28,8 @@ export interface HandlerDeps {
   localNetwork?: Pick<LocalNetworkRules, 'during'>;
   bypass?: Bypass;
   aria2?: Aria2Link;
+  /** The downloads left with the browser: Take over in the popup. */
+  watcher?: Pick<DownloadWatcher, 'takeOver'>;
 }
 
 /**
@@ -62,6 +65,8 @@ function settingsRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Rep
       return (deps.testRule ?? testMirrorRule)(request.rule, request.sampleUrl, undefined, deps.localNetwork);
     case 'aria2-test':
       return aria2Of(deps).check(request.url, request.secret, request.plainConfirmed);
+    case 'take-over-watched':
+      return takeOverWatched(request.downloadId, deps);
     default:
       return undefined;
   }
@@ -184,4 +189,11 @@ function savedDownloadId(manager: JobManager, id: string): number {
   if (!view) throw new Error(t('errorNoSuchDownload'));
   if (view.savedDownloadId === undefined) throw new Error(t('errorNotSavedYet'));
   return view.savedDownloadId;
+}
+
+/** The user's Take over of a download left with the browser; refused in words when it is watched no more. */
+async function takeOverWatched(downloadId: number, deps: HandlerDeps): Promise<ReplyOf<'take-over-watched'>> {
+  const outcome = (await deps.watcher?.takeOver(downloadId)) ?? 'not-watched';
+  if (outcome === 'not-watched') throw new Error(t('errorNotWatched'));
+  return { taken: outcome === 'taken' };
 }

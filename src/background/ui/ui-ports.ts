@@ -5,10 +5,14 @@ import type { UiPort } from '../browser-api';
 export class UiPorts {
   private readonly ports = new Set<UiPort>();
 
-  /** `onViewers` hears how many pages are subscribed whenever one comes or goes. */
+  /**
+   * `onViewers` hears how many pages are subscribed whenever one comes or goes; `afterSnapshot`
+   * is what a page gets right after its snapshot (lists posted only when they change).
+   */
   constructor(
     private readonly snapshot: () => Promise<PortMessage>,
     private readonly onViewers: (count: number) => void = () => {},
+    private readonly afterSnapshot: () => PortMessage[] = () => [],
   ) {}
 
   connect(port: UiPort): void {
@@ -18,7 +22,9 @@ export class UiPorts {
       this.ports.delete(port);
       this.onViewers(this.ports.size);
     });
-    void this.snapshot().then((message) => this.post(port, message));
+    void this.snapshot().then((message) => {
+      for (const each of [message, ...this.afterSnapshot()]) this.post(port, each);
+    });
     this.onViewers(this.ports.size);
   }
 

@@ -1,6 +1,7 @@
 import { afterEach, expect, test, vi } from 'vitest';
 import { DownloadWatcher, WATCH_POLL_MS, WATCHED_KEY } from '../../../src/background/takeover/download-watcher';
 import { WATCH_STALL_TIMEOUT_MS } from '../../../src/background/takeover/watch-rescue';
+import type { WatchedRow } from '../../../src/messages';
 import { FakeBrowser } from '../../support/fake-browser';
 
 afterEach(() => void vi.useRealTimers());
@@ -70,4 +71,102 @@ test('a new worker watches again what the last one watched: an interrupted downl
   expect(await browser.storage.get(WATCHED_KEY)).toEqual([broken.id]);
   await vi.advanceTimersByTimeAsync(WATCH_POLL_MS);
   expect(browser.calls).toEqual([`resume ${broken.id}`]);
+});
+
+test('each watched download is a row: its name, host, bytes, size, rate over the last polls, and its state, told once per change', async () => {
+  vi.useFakeTimers();
+  const browser = new FakeBrowser();
+  const told: WatchedRow[][] = [];
+  const watch = new DownloadWatcher({ api: browser, rescue: async () => {}, onChange: (rows) => void told.push(rows) });
+  const item = browser.startBrowserDownload({
+    url: 'https://example.com/get?id=7',
+    finalUrl: 'https://cdn.example.com:8443/files/big.iso',
+    filename: '/home/me/Downloads/big (1).iso',
+    totalBytes: 10_000_000,
+    bytesReceived: 1_000_000,
+    canResume: true,
+  });
+  const live = browser.items.get(item.id)!;
+  watch.watch(item);
+  await vi.advanceTimersByTimeAsync(0);
+  const first = {
+    downloadId: item.id,
+    name: 'big (1).iso',
+    url: 'https://cdn.example.com:8443/files/big.iso',
+    host: 'cdn.example.com:8443',
+    received: 1_000_000,
+    size: 10_000_000,
+    bytesPerSecond: 0,
+    state: 'downloading',
+  };
+  expect(told).toEqual([[first]]);
+  expect(watch.rows()).toEqual([first]);
+
+  // 2 MB a second for two polls: the rate is over both.
+  live.bytesReceived = 3_000_000;
+  await vi.advanceTimersByTimeAsync(WATCH_POLL_MS);
+  live.bytesReceived = 5_000_000;
+  await vi.advanceTimersByTimeAsync(WATCH_POLL_MS);
+  expect(told.map((rows) => [rows[0]!.received, rows[0]!.bytesPerSecond])).toEqual([
+    [1_000_000, 0],
+    [3_000_000, 2_000_000],
+    [5_000_000, 2_000_000],
+  ]);
+
+  // Nothing changed: nothing told.
+  live.paused = true;
+  await vi.advanceTimersByTimeAsync(WATCH_POLL_MS);
+  expect(told.at(-1)![0]).toMatchObject({ state: 'paused', bytesPerSecond: 0 });
+  const count = told.length;
+  await vi.advanceTimersByTimeAsync(WATCH_POLL_MS);
+  expect(told).toHaveLength(count);
+
+  Object.assign(live, { paused: false, state: 'interrupted', error: 'NETWORK_FAILED' });
+  await vi.advanceTimersByTimeAsync(WATCH_POLL_MS);
+  expect(told.at(-1)![0]).toMatchObject({ state: 'resuming', bytesPerSecond: 0, received: 5_000_000 });
+
+  live.state = 'complete';
+  await vi.advanceTimersByTimeAsync(WATCH_POLL_MS);
+  expect(told.at(-1)).toEqual([]);
+  expect(watch.rows()).toEqual([]);
+});
+
+test('a download without a name yet is named by its address', () => {
+  const { watch, item } = watcher();
+  watch.watch(item);
+  expect(watch.rows()[0]).toMatchObject({ name: 'big.iso', host: 'example.com', received: 0, state: 'downloading' });
+  expect(watch.rows()[0]).not.toHaveProperty('size');
+});
+
+test('Take over: the watch ends at once, and the download goes the rescue’s way with a notice that the user asked', async () => {
+  const { browser, rescued, watch, item, tick } = watcher();
+  watch.watch(item);
+  expect(await watch.takeOver(item.id)).toBe('taken');
+  expect(rescued).toEqual([`${item.id}: Stitch took over the browser's download, as you asked.`]);
+  expect(watch.rows()).toEqual([]);
+  expect(await browser.storage.get(WATCHED_KEY)).toEqual([]);
+  await tick();
+  expect(vi.getTimerCount()).toBe(0);
+  // Not watched (any more): nothing to take.
+  expect(await watch.takeOver(item.id)).toBe('not-watched');
+  expect(rescued).toHaveLength(1);
+});
+
+test('Take over refused by the server (the rescue leaves it): the browser keeps it, watched again', async () => {
+  vi.useFakeTimers();
+  const browser = new FakeBrowser();
+  const watch = new DownloadWatcher({ api: browser, rescue: async () => 'left' });
+  const item = browser.startBrowserDownload({ url: 'https://example.com/big.iso', bytesReceived: 0 });
+  watch.watch(item);
+  expect(await watch.takeOver(item.id)).toBe('left');
+  expect(watch.rows().map((row) => row.downloadId)).toEqual([item.id]);
+  expect(await browser.storage.get(WATCHED_KEY)).toEqual([item.id]);
+});
+
+test('Take over of a download the browser finished meanwhile does nothing', async () => {
+  const { rescued, watch, item, live } = watcher();
+  watch.watch(item);
+  live.state = 'complete';
+  expect(await watch.takeOver(item.id)).toBe('not-watched');
+  expect(rescued).toEqual([]);
 });

@@ -66,6 +66,7 @@ function fakeDeps(calls: Calls): HandlerDeps {
       send: record('send', 'g1'),
       act: record('act-aria2', undefined),
     } as unknown as Aria2Link,
+    watcher: { takeOver: record('takeOver', 'taken') },
   };
 }
 
@@ -195,6 +196,15 @@ const CASES: Record<RequestType, Case> = {
       ['forget', 'j1'],
     ],
     malformed: [[{}, 'missing id']],
+  },
+  'take-over-watched': {
+    valid: { downloadId: 7 },
+    calls: [['takeOver', 7]],
+    malformed: [
+      [{}, 'missing downloadId'],
+      [{ downloadId: '7' }, 'missing downloadId'],
+      [{ downloadId: 1.5 }, 'missing downloadId'],
+    ],
   },
 };
 
