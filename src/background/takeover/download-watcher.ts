@@ -5,6 +5,12 @@ import { nextStep, startWatching, type DownloadSample, type RescueReason, type W
 
 /** How often watched downloads are looked at: a stall or break is acted on within this. */
 export const WATCH_POLL_MS = 1_000;
+/**
+ * Set while anything is watched: Chrome may stop the service worker between two polls all the same,
+ * and only an alarm wakes it (its start watches again, `restore`). Chrome's shortest period is 30 s.
+ */
+export const WATCH_ALARM = 'stitch-watch';
+const WATCH_ALARM_MINUTES = 0.5;
 /** The storage.local key of the watched downloads' ids: the watch outlives the service worker and the browser. */
 export const WATCHED_KEY = 'watchedDownloads';
 /** A watched download's rate is its bytes over the polls of about this long. */
@@ -18,7 +24,7 @@ const RESCUE_NOTICE: Record<RescueReason, MessageKey> = {
 };
 
 export interface WatcherDeps {
-  api: Pick<BrowserApi, 'downloads' | 'storage'>;
+  api: Pick<BrowserApi, 'downloads' | 'storage' | 'alarms'>;
   /** Takes the download over; `why` is told to the user. */
   rescue: (item: BrowserDownload, why: string) => Promise<unknown>;
   /** Hears the rows whenever they change: at most once per poll, and when a download is watched or taken over. */
@@ -123,7 +129,9 @@ export class DownloadWatcher {
     const at = this.now();
     this.watched.set(item.id, startWatching({ at, bytesReceived: item.bytesReceived ?? 0 }));
     this.shown.set(item.id, { row: rowOf(item, 0), samples: [{ at, bytes: item.bytesReceived ?? 0 }] });
-    this.timer ??= setInterval(() => void this.poll(), WATCH_POLL_MS);
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => void this.poll(), WATCH_POLL_MS);
+    void this.deps.api.alarms.create(WATCH_ALARM, WATCH_ALARM_MINUTES).catch(() => {});
   }
 
   private forget(id: number): void {
@@ -159,6 +167,7 @@ export class DownloadWatcher {
       if (this.watched.size === 0 && this.timer !== undefined) {
         clearInterval(this.timer);
         this.timer = undefined;
+        void this.deps.api.alarms.clear(WATCH_ALARM).catch(() => {});
       }
     }
   }

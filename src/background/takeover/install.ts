@@ -6,7 +6,7 @@ import type { NetworkRules } from '../network/install';
 import type { SettingsStore } from '../settings-store';
 import { Bypass } from './bypass';
 import { CappedHosts } from './capped-hosts';
-import { DownloadWatcher } from './download-watcher';
+import { DownloadWatcher, WATCH_ALARM } from './download-watcher';
 import { measuring } from './start-measure';
 import { rescue, takeOver, type TakeoverDeps } from './takeover';
 
@@ -71,6 +71,11 @@ export function installTakeover({
   });
   api.downloads.onCreated.addListener((item) => {
     void manager.then((m) => takeOver(item, takeoverDeps(m))).catch((error: unknown) => console.error('Stitch: take-over failed', error));
+  });
+  // A worker woken by the watch's alarm watches again what it watched before it was stopped.
+  api.alarms.onAlarm.addListener((alarm) => {
+    if (alarm.name === WATCH_ALARM)
+      void watcher.restore().catch((error: unknown) => console.error('Stitch: restoring the watch failed', error));
   });
   return { bypass, watcher };
 }

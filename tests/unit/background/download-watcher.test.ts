@@ -1,5 +1,5 @@
 import { afterEach, expect, test, vi } from 'vitest';
-import { DownloadWatcher, WATCH_POLL_MS, WATCHED_KEY } from '../../../src/background/takeover/download-watcher';
+import { DownloadWatcher, WATCH_ALARM, WATCH_POLL_MS, WATCHED_KEY } from '../../../src/background/takeover/download-watcher';
 import { WATCH_STALL_TIMEOUT_MS } from '../../../src/background/takeover/watch-rescue';
 import type { WatchedRow } from '../../../src/messages';
 import { FakeBrowser } from '../../support/fake-browser';
@@ -17,15 +17,17 @@ function watcher() {
   return { browser, rescued, watch, item, live, tick };
 }
 
-test('one timer polls while a download is watched, and none once it is complete', async () => {
-  const { watch, item, live, tick } = watcher();
+test('one timer polls while a download is watched, and none once it is complete; an alarm wakes a stopped worker meanwhile', async () => {
+  const { browser, watch, item, live, tick } = watcher();
   expect(vi.getTimerCount()).toBe(0);
   watch.watch(item);
   expect(vi.getTimerCount()).toBe(1);
+  expect([...browser.alarmsSet]).toEqual([WATCH_ALARM]);
   await tick();
   live.state = 'complete';
   await tick();
   expect(vi.getTimerCount()).toBe(0);
+  expect([...browser.alarmsSet]).toEqual([]);
 });
 
 test('an interrupted, resumable download is resumed; one the browser cannot resume is rescued with the reason', async () => {
