@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm start`: builds the extension and opens Chromium with Stitch loaded and a local demo page
-// (served on 127.0.0.1) whose links exercise it: a large file, one from a server that resets
-// every second, and two mirrors of one file. Headed when a display exists; otherwise it prints
-// what to do. Ctrl-C stops the servers and the browser.
+// (served on 127.0.0.1) whose links exercise it: a large file from a server that caps each
+// connection, one from a server that resets every second, and two mirrors of one file. Headed
+// when a display exists; otherwise it prints what to do. Ctrl-C stops the servers and the browser.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -25,7 +25,7 @@ const { createServer: createVite } = await import('vite');
 const vite = await createVite({ root, server: { middlewareMode: true }, appType: 'custom', logLevel: 'error' });
 const { startMirror } = await vite.ssrLoadModule('/tests/support/mirror-server.ts');
 const MiB = 1024 * 1024;
-const large = await startMirror({ size: 512 * MiB, seed: 1, filename: 'large-demo.bin', rate: 40 * MiB });
+const large = await startMirror({ size: 512 * MiB, seed: 1, filename: 'large-demo.bin', connectionRate: 10 * MiB });
 const flaky = await startMirror({
   size: 64 * MiB,
   seed: 2,
@@ -41,11 +41,14 @@ const page = createServer((_req, res) => {
   res.end(`<!doctype html><meta charset="utf-8"><title>Try Stitch</title>
 <style>body{font:16px system-ui;max-width:44rem;margin:2rem auto;line-height:1.5}code{background:#eee;padding:0 .3em}</style>
 <h1>Try Stitch</h1>
-<p>Click a link: the browser starts the download, Stitch takes it over (files of 20 MB and more) and
-saves it to your download folder. Open Stitch's toolbar popup to watch, pause and resume.</p>
+<p>Click a link: the browser starts the download. Stitch takes it over (files of 20 MB and more) when that
+makes it faster or safer, and saves it to your download folder; otherwise it leaves it with the browser and
+watches it. Open Stitch's toolbar popup to see both, pause and resume.</p>
 <ul>
-<li><a href="${large.url}">A large file</a> (512 MiB, 40 MiB/s)</li>
-<li><a href="${flaky.url}">A server that resets the connection every second</a> (64 MiB) — Stitch resumes each time</li>
+<li><a href="${large.url}">A large file</a> (512 MiB, 10 MiB/s per connection) — Stitch measures for a second or
+two, then takes it over with several connections</li>
+<li><a href="${flaky.url}">A server that resets the connection every second</a> (64 MiB) — the download stays with
+the browser, and Stitch resumes it each time, or takes it over when the browser gives up</li>
 <li><a href="${mirrorA.url}">A file with a second mirror</a> (128 MiB, 6 MiB/s per server). In Stitch's options add a
 mirror rule: pattern <code>127.0.0.1:${mirrorA.port}/</code>, mirror <code>${mirrorB.origin}/</code>, then click again.</li>
 </ul>`);

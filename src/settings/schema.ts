@@ -147,11 +147,12 @@ const FIELDS = v.object({
   /** Take over browser downloads at all. */
   takeover: v.optional(v.boolean(onOff), true),
   /**
-   * Take over every download that passes the rules above, not only those Stitch surely makes faster or
-   * safer (mirrors, a digest, a host that caps each connection); the rest stay with the browser, watched
-   * and rescued. On by default until Stitch measures, at the start, which downloads it makes faster (issue 27).
+   * Take over every download that passes the rules above, not only those Stitch makes faster or safer
+   * (mirrors, a digest, an aria2 rule, a host that caps each connection, or a start probe that measured
+   * a clear gain). Off by default (issue 27): a download the browser runs at full speed stays with the
+   * browser, watched and rescued if it breaks or stalls.
    */
-  alwaysTakeOver: v.optional(v.boolean(onOff), true),
+  alwaysTakeOver: v.optional(v.boolean(onOff), false),
   /** Downloads of at least this many bytes (or of unknown size) are taken over. */
   thresholdBytes: v.optional(wholeNumber(LIMITS.thresholdBytes, UNIT_BOUNDS.thresholdBytes), 20 * MIB),
   /** MIME types left to the browser: exact (`application/pdf`) or a family (`video/*`). */

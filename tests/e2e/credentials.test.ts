@@ -3,7 +3,7 @@ import { contentSha256 } from '../support/content';
 import type { Mirror, MirrorRequest } from '../support/mirror-server';
 import { extensionPage, request, type Launched } from './support/chromium';
 import { fileSha256, waitForFile } from './support/files';
-import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
+import { alwaysTakeOver, browserWith, linkPage, MiB, mirror, profile } from './support/setup';
 
 /**
  * Which of Stitch's requests carry a site's cookies, with two loopback sites: 127.0.0.1 and
@@ -97,6 +97,7 @@ async function clickThrough(pageHost: string, seed: number): Promise<Mirror> {
   page.hostname = pageHost; // the link page answers any path, on any name of the loopback
   const p = profile();
   const browser = await browserWith(p);
+  await alwaysTakeOver(browser);
   await signIn(browser, file.origin);
 
   const tab = await browser.context.newPage();

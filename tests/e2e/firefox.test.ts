@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
-import { addonWithReachablePlayer, launchFirefox, openAddonPage } from './support/firefox';
+import { addonWithReachablePlayer, changeSettingsFrom, launchFirefox, openAddonPage } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import { closedPort, linkPage, MiB, mirror, onCleanup } from './support/setup';
 
 /**
  * Firefox smoke test: Debian's firefox-esr driven by puppeteer-core over WebDriver BiDi, the
- * built add-on installed temporarily, a link click taken over from a server that resets every
- * second (Firefox alone could not finish it) and requires the page's Referer, and saved with the
- * exact bytes.
+ * built add-on installed temporarily with _Always take over_ on, a link click taken over from a
+ * server that resets every second (Firefox alone could not finish it) and requires the page's
+ * Referer, and saved with the exact bytes.
  */
 test('Firefox: the add-on takes over a download and saves the exact bytes', async () => {
   const size = 24 * MiB;
@@ -30,7 +30,13 @@ test('Firefox: the add-on takes over a download and saves the exact bytes', asyn
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
 
-  const browser = await launchFirefox(downloads, onCleanup);
+  const browser = await launchFirefox(downloads, onCleanup, { addonDir: addonWithReachablePlayer(onCleanup) });
+  // The subject is Stitch's own download: Always take over on (by default this one would be measured, and watched).
+  // WebDriver finds an add-on page only once it navigates within itself, as the player does with a clip.
+  const clip = await mirror({ size: MiB, seed: 64, contentType: 'video/webm' });
+  await changeSettingsFrom(await openAddonPage(browser, `player.html?url=${encodeURIComponent(clip.url)}`, onCleanup), {
+    alwaysTakeOver: true,
+  });
 
   const tab = await browser.newPage();
   await tab.goto(page.href);

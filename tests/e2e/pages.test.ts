@@ -8,7 +8,7 @@ import { contentSha256 } from '../support/content';
 import { horizontalOverflow, seriousViolations } from './support/axe';
 import { extensionPage, request } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
-import { browserWith, bypassNext, linkPage, MiB, mirror, profile } from './support/setup';
+import { alwaysTakeOver, browserWith, bypassNext, linkPage, MiB, mirror, profile } from './support/setup';
 
 const DOCS = resolve(import.meta.dirname, '../../docs');
 
@@ -19,6 +19,7 @@ test('the popup shows progress and completion, and pauses and resumes a download
   const page = await linkPage([{ id: 'f', href: server.url, text: 'file' }]);
   const p = profile();
   const browser = await browserWith(p);
+  await alwaysTakeOver(browser);
   const tab = await browser.context.newPage();
   await tab.goto(page);
   await tab.click('#f');
@@ -296,6 +297,7 @@ test('the bypass leaves the next download to the browser; a job taken over can b
   ]);
   const p = profile();
   const browser = await browserWith(p);
+  await alwaysTakeOver(browser);
   const popup = await extensionPage(browser, 'popup.html');
   const { bypass, tab } = await bypassNext(browser, popup, page);
   await tab.click('#left');

@@ -4,7 +4,7 @@ import type { JobView } from '../../src/messages';
 import { horizontalOverflow, seriousViolations } from './support/axe';
 import { extensionPage, request } from './support/chromium';
 import { until } from './support/files';
-import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
+import { alwaysTakeOver, browserWith, linkPage, MiB, mirror, profile } from './support/setup';
 
 const focusedTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
 const focusedRowId = (page: Page) => page.evaluate(() => document.activeElement?.closest('[data-job-id]')?.getAttribute('data-job-id'));
@@ -23,6 +23,7 @@ test('twelve link clicks on one path: queued rows named by the server, told apar
   const page = await linkPage(links);
   const p = profile();
   const browser = await browserWith(p);
+  await alwaysTakeOver(browser);
   const tab = await browser.context.newPage();
   await tab.goto(page);
   const popup = await extensionPage(browser, 'popup.html');

@@ -2,7 +2,7 @@ import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import { extensionPage, request } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
-import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
+import { alwaysTakeOver, browserWith, linkPage, MiB, mirror, profile } from './support/setup';
 
 /**
  * Hotlink protection: the server answers 403 to any request without the page's Referer. fetch
@@ -27,6 +27,7 @@ test('a download from a server that requires the page as Referer is taken over a
   page.hostname = 'localhost'; // the link page answers any path, on any name of the loopback
   const p = profile();
   const browser = await browserWith(p);
+  await alwaysTakeOver(browser);
 
   const tab = await browser.context.newPage();
   await tab.goto(page.href);

@@ -2,7 +2,7 @@ import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import { extensionPage, launchWithExtension, request } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
-import { browserWith, linkPage, MiB, mirror, onCleanup, profile } from './support/setup';
+import { alwaysTakeOver, browserWith, linkPage, MiB, mirror, onCleanup, profile } from './support/setup';
 
 /** Parses the first offset of a `bytes=N-` Range header. */
 const rangeStart = (range: string | undefined) => Number(/bytes=(\d+)-/.exec(range ?? '')?.[1] ?? NaN);
@@ -16,6 +16,7 @@ test('the worker killed mid-download is woken by its alarm and ends with the exa
   page.hostname = 'localhost';
   const p = profile();
   const browser = await browserWith(p);
+  await alwaysTakeOver(browser);
   const tab = await browser.context.newPage();
   await tab.goto(page.href);
   await tab.click('#f');

@@ -1,43 +1,31 @@
-import { afterEach, expect, test } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
-import { startMirror, type Mirror } from '../support/mirror-server';
-import { launchWithExtension, makeProfile, request, extensionPage, type Launched, type Profile } from './support/chromium';
+import { request, extensionPage } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
-import { startLinkPage } from './support/link-page';
-
-const MiB = 1024 * 1024;
-const cleanup: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const undo of cleanup.splice(0).reverse()) await undo();
-});
-
-async function setup(): Promise<{ profile: Profile; browser: Launched }> {
-  const profile = makeProfile();
-  cleanup.push(() => profile.remove());
-  const browser = await launchWithExtension(profile);
-  cleanup.push(() => browser.close());
-  return { profile, browser };
-}
+import { alwaysTakeOver, browserWith, linkPage, MiB, mirror, profile } from './support/setup';
 
 test('a link click is taken over from a server resetting every second and saved exactly', async () => {
   const size = 40 * MiB;
   const seed = 41;
-  const mirror: Mirror = await startMirror({ size, seed, filename: 'big file.bin', rate: 12 * MiB, faults: { resetAfterMs: 1000 } });
-  cleanup.push(() => mirror.close());
-  const page = await startLinkPage([{ id: 'big', href: mirror.url, text: 'big file' }]);
-  cleanup.push(() => page.close());
-  const { profile, browser } = await setup();
+  const server = await mirror({ size, seed, filename: 'big file.bin', rate: 12 * MiB, faults: { resetAfterMs: 1000 } });
+  // The link page first: cleanup closes the browser, and its open connections, before the page's server.
+  const page = await linkPage([{ id: 'big', href: server.url, text: 'big file' }]);
+  const p = profile();
+  const browser = await browserWith(p);
+  // The subject is Stitch's own download: by default this one would be measured, and left with the browser, watched.
+  await alwaysTakeOver(browser);
 
   const tab = await browser.context.newPage();
-  await tab.goto(page.url);
+  await tab.goto(page);
   await tab.click('#big');
 
-  const saved = await waitForFile(profile.downloads, 'big file.bin', size, 60_000);
+  const saved = await waitForFile(p.downloads, 'big file.bin', size, 60_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
   // The browser's own copy was cancelled and erased: the folder holds only Stitch's file.
-  const ranged = mirror.stats.requests.filter((r) => r.range && r.range !== 'bytes=0-0');
+  const ranged = server.stats.requests.filter((r) => r.range && r.range !== 'bytes=0-0');
   expect(ranged.length).toBeGreaterThanOrEqual(2); // resumed after resets
-  expect(mirror.stats.requests.some((r) => r.aborted)).toBe(true);
+  expect(server.stats.requests.some((r) => r.aborted)).toBe(true);
 
   const ui = await extensionPage(browser, 'offscreen/offscreen.html');
   const list = await until(
@@ -49,5 +37,30 @@ test('a link click is taken over from a server resetting every second and saved 
     10_000,
   );
   expect(list).toHaveLength(1);
-  expect(list[0]).toMatchObject({ filename: 'big file.bin', size, received: size, url: mirror.url });
+  expect(list[0]).toMatchObject({ filename: 'big file.bin', size, received: size, url: server.url });
+});
+
+test('with the default settings, a plain download from an uncapped server stays with the browser: exact in its folder, no job of Stitch', async () => {
+  const size = 64 * MiB;
+  const seed = 42;
+  const server = await mirror({ size, seed, filename: 'plain.bin' });
+  const page = await linkPage([{ id: 'plain', href: server.url, text: 'plain file' }]);
+  const p = profile();
+  const browser = await browserWith(p);
+
+  const tab = await browser.context.newPage();
+  await tab.goto(page);
+  await tab.click('#plain');
+
+  const saved = await waitForFile(p.downloads, 'plain.bin', size, 60_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
+  expect(readdirSync(p.downloads)).toEqual(['plain.bin']);
+  // Stitch looked (its first byte) and left it: the whole file came in the browser's one request.
+  const requests = server.stats.requests;
+  expect(requests.some((r) => r.range === 'bytes=0-0')).toBe(true);
+  expect(requests.filter((r) => r.range === undefined)).toHaveLength(1);
+  const ui = await extensionPage(browser, 'offscreen/offscreen.html');
+  const { jobs, notices } = (await request(ui, { type: 'list-jobs' })).value!;
+  expect(jobs).toEqual([]);
+  expect(notices).toEqual([]);
 });

@@ -3,15 +3,15 @@ import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
 import { fileSha256, until, waitForFile } from './support/files';
 import { extensionPage, request } from './support/chromium';
-import { browserWith, changeSettings, linkPage, MiB, mirror, profile } from './support/setup';
+import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
 
-/** Chromium with Always take over off, on a page of links to `hrefs` (ids f0, f1, …). */
-async function alwaysTakeOverOff(...hrefs: string[]) {
+/** Chromium with Stitch's default settings (Always take over off), on a page of links to `hrefs` (ids f0, f1, …). */
+async function withDefaults(...hrefs: string[]) {
   // The link page first: cleanup closes the browser, and its open connections, before the page's server.
   const page = await linkPage(hrefs.map((href, i) => ({ id: `f${i}`, href, text: `file ${i}` })));
   const p = profile();
   const browser = await browserWith(p);
-  const ui = await changeSettings(browser, { alwaysTakeOver: false });
+  const ui = await extensionPage(browser, 'offscreen/offscreen.html');
   const tab = await browser.context.newPage();
   await tab.goto(page);
   const list = async () => (await request(ui, { type: 'list-jobs' })).value!;
@@ -22,7 +22,7 @@ async function alwaysTakeOverOff(...hrefs: string[]) {
 
 /** After a click on a link to `file`: a plain download Stitch leaves with the browser (measured, then watched). */
 async function clickWatched(file: Mirror) {
-  const chromium = await alwaysTakeOverOff(file.url);
+  const chromium = await withDefaults(file.url);
   await chromium.tab.click('#f0');
   return chromium;
 }
@@ -34,7 +34,7 @@ test('a server that caps each connection: Stitch measures, takes the download ov
   const size = 24 * MiB;
   const seed = 63;
   const server = await mirror({ size, seed, connectionRate: 1 * MiB, filename: (query) => `capped-${query.get('n')}.bin` });
-  const { tab, downloads, notices, jobs } = await alwaysTakeOverOff(`${server.url}?n=1`, `${server.url}?n=2`);
+  const { tab, downloads, notices, jobs } = await withDefaults(`${server.url}?n=1`, `${server.url}?n=2`);
 
   await tab.click('#f0');
   await until('the first download taken over', async () => (await jobs()).length === 1, 20_000);
@@ -129,7 +129,7 @@ test('a watched download shows in the popup, in the browser, with growing progre
   const seed = 67;
   // One rate for all connections: measured, the download stays with the browser.
   const file = await mirror({ size, seed, rate: 4 * MiB, filename: 'watched-popup.bin' });
-  const { browser, tab, downloads, notices, jobs } = await alwaysTakeOverOff(file.url);
+  const { browser, tab, downloads, notices, jobs } = await withDefaults(file.url);
   const popup = await extensionPage(browser, 'popup.html');
   await expect.poll(() => popup.getByTestId('watched-list').isHidden(), { timeout: 5_000 }).toBe(true);
   await tab.click('#f0');

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import type { ReplyOf, RequestOf, RequestType } from '../../../src/messages';
+import type { Settings } from '../../../src/settings/schema';
 import { EXTENSION_DIR } from './chromium';
 import { until } from './files';
 import { ADDON_UUID, installAddon, startFirefox } from './firefox-launch';
@@ -85,4 +86,12 @@ export function askBackground(page: Page) {
         (globalThis as unknown as { browser: { runtime: { sendMessage(m: unknown): Promise<unknown> } } }).browser.runtime.sendMessage(m),
       message,
     ) as Promise<{ ok: boolean; value?: ReplyOf<T> }>;
+}
+
+/** Changes settings as the options page would, from an add-on page (see openAddonPage); throws if Stitch refuses them. */
+export async function changeSettingsFrom(page: Page, change: Partial<Settings>): Promise<void> {
+  const background = askBackground(page);
+  const { settings } = (await background({ type: 'get-settings' })).value!;
+  const saved = await background({ type: 'set-settings', settings: { ...settings, ...change } });
+  if (!saved.ok) throw new Error(`Stitch refused the settings ${JSON.stringify(change)}`);
 }

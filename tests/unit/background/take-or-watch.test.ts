@@ -75,8 +75,9 @@ describe('takeOver decides at the start', () => {
     return { browser, item, added, watched, outcome };
   }
 
-  test('without Always take over, a plain download stays with the browser, watched and untouched', async () => {
-    const { browser, item, added, watched, outcome } = run({ alwaysTakeOver: false }, probed);
+  test('by default (Always take over off), a plain download stays with the browser, watched and untouched', async () => {
+    expect(parseSettings(DEFAULT_SETTINGS).alwaysTakeOver).toBe(false);
+    const { browser, item, added, watched, outcome } = run({}, probed);
     expect(await outcome).toBe('watched');
     expect(watched).toEqual([item.id]);
     expect(added).toEqual([]);
@@ -153,10 +154,13 @@ describe('takeOver decides at the start', () => {
     expect(measures).toBe(1);
   });
 
-  test('Always take over (the default for now) takes a plain download, as before', async () => {
-    const { added, watched, outcome } = run({}, probed);
+  test('with Always take over on, a plain download is taken at once, unmeasured', async () => {
+    let measures = 0;
+    const measure = async () => (measures++, 'watch' as const);
+    const { added, watched, outcome } = run({ alwaysTakeOver: true }, probed, [], { measure });
     expect(await outcome).toBe('taken');
     expect(watched).toEqual([]);
     expect(added).toHaveLength(1);
+    expect(measures).toBe(0);
   });
 });

@@ -8,7 +8,7 @@ describe('settingsToForm / formToSettings', () => {
   it('shows the defaults in the page’s units', () => {
     expect(settingsToForm(defaults())).toEqual({
       takeover: true,
-      alwaysTakeOver: true,
+      alwaysTakeOver: false,
       thresholdMb: '20',
       excludedTypes: '',
       excludedSites: '',
@@ -59,7 +59,7 @@ describe('settingsToForm / formToSettings', () => {
     const settings: Settings = {
       ...defaults(),
       takeover: false,
-      alwaysTakeOver: false,
+      alwaysTakeOver: true,
       thresholdBytes: 512 * 1024,
       excludedTypes: ['application/pdf', 'video/*'],
       excludedSites: ['example.com'],
