@@ -54,6 +54,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     onView: (job) => {
       ui.jobChanged(job);
       playback.jobChanged(job);
+      if (job.state === 'running') takeover.pace.observe(job.rate);
     },
     onRemoved: (id) => {
       ui.jobRemoved(id);

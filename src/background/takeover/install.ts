@@ -8,6 +8,7 @@ import { Bypass } from './bypass';
 import { CappedHosts } from './capped-hosts';
 import { DownloadWatcher, WATCH_ALARM } from './download-watcher';
 import { measuring } from './start-measure';
+import { StitchPace } from './stitch-pace';
 import { rescue, takeOver, type TakeoverDeps } from './takeover';
 
 export interface TakeoverInstallDeps {
@@ -29,6 +30,8 @@ export interface Takeover {
   bypass: Bypass;
   /** Downloads left with the browser: resumed when they break, taken over when the browser cannot finish them. */
   watcher: DownloadWatcher;
+  /** Stitch's own pace, learned from its jobs' rates (the start probe compares the browser with it). */
+  pace: StitchPace;
 }
 
 /** Taking the browser's downloads over. Registers downloads.onCreated synchronously. */
@@ -45,6 +48,7 @@ export function installTakeover({
 }: TakeoverInstallDeps): Takeover {
   const bypass = new Bypass(api, settings);
   const cappedHosts = new CappedHosts(api.storage);
+  const pace = new StitchPace(api.storage);
   const takeoverDeps = (m: JobManager): TakeoverDeps => ({
     api,
     settings: () => settings.load(),
@@ -62,7 +66,7 @@ export function installTakeover({
     leaveNext: (url) => bypass.takeNext(url),
     watch: (item) => watcher.watch(item),
     cappedHosts,
-    measure: measuring(api.downloads),
+    measure: measuring(api.downloads, pace),
   });
   const watcher = new DownloadWatcher({
     api,
@@ -77,5 +81,5 @@ export function installTakeover({
     if (alarm.name === WATCH_ALARM)
       void watcher.restore().catch((error: unknown) => console.error('Stitch: restoring the watch failed', error));
   });
-  return { bypass, watcher };
+  return { bypass, watcher, pace };
 }

@@ -3,7 +3,8 @@ import type { BrowserApi, BrowserDownload } from '../browser-api';
 import type { JobCredentials } from '../jobs/create-job';
 import { downloadFetch } from '../jobs/host-connections';
 import { takeoverFetch } from './probe';
-import { BASELINE_MS, judgeProbe, MEASURE_MS, WARMUP_MS, type RateSample } from './start-probe';
+import type { StitchPace } from './stitch-pace';
+import { BASELINE_MS, baselineRate, beyondStitchPace, judgeProbe, MEASURE_MS, WARMUP_MS, type RateSample } from './start-probe';
 
 /** How often the browser's byte count is looked at while measuring. */
 export const SAMPLE_MS = 50;
@@ -14,6 +15,8 @@ export interface MeasureDeps {
   downloads: Pick<BrowserApi['downloads'], 'search'>;
   /** Asks as the job would (credentials, Referer, redirects checked), within the downloads' connections (host-connections.ts). */
   fetch: HttpFetch;
+  /** Stitch's own pace on this machine, in bytes/s (stitch-pace.ts). */
+  stitchPace: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -47,6 +50,10 @@ export async function measureAtStart(item: BrowserDownload, url: string, size: n
     if (!(await sample())) return 'watch';
     await sleep(SAMPLE_MS);
   }
+  const pace = deps.stitchPace / 1000;
+  // A browser already near Stitch's own pace is left alone, unprobed: no server's reward could change that.
+  const alone = baselineRate(trace);
+  if (alone !== undefined && beyondStitchPace(alone, pace)) return 'watch';
   const askedAt = now() - startedAt;
   // From its answer: it may wait for a connection (host-connections.ts) before it is even sent.
   let probeStartedAt: number | undefined;
@@ -72,7 +79,7 @@ export async function measureAtStart(item: BrowserDownload, url: string, size: n
   try {
     while (now() - startedAt - askedAt < GIVE_UP_MS && !failed) {
       if (!(await sample())) return 'watch';
-      const verdict = probeStartedAt === undefined ? 'measuring' : judgeProbe(trace, probeStartedAt);
+      const verdict = probeStartedAt === undefined ? 'measuring' : judgeProbe(trace, probeStartedAt, pace);
       if (verdict !== 'measuring') return verdict;
       await sleep(SAMPLE_MS);
     }
@@ -83,8 +90,12 @@ export async function measureAtStart(item: BrowserDownload, url: string, size: n
   }
 }
 
-/** measureAtStart with the browser's downloads and Stitch's requests as a download's (the take-over's `measure`). */
-export function measuring(downloads: MeasureDeps['downloads']) {
-  return (item: BrowserDownload, url: string, size: number, init: { referrer?: string; credentials: JobCredentials }) =>
-    measureAtStart(item, url, size, { downloads, fetch: takeoverFetch(url, { ...init, fetch: downloadFetch }) });
+/** measureAtStart with the browser's downloads, Stitch's requests as a download's and its pace (the take-over's `measure`). */
+export function measuring(downloads: MeasureDeps['downloads'], pace: StitchPace) {
+  return async (item: BrowserDownload, url: string, size: number, init: { referrer?: string; credentials: JobCredentials }) =>
+    measureAtStart(item, url, size, {
+      downloads,
+      fetch: takeoverFetch(url, { ...init, fetch: downloadFetch }),
+      stitchPace: await pace.get(),
+    });
 }

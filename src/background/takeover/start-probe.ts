@@ -3,7 +3,9 @@
  * Stitch opens one ranged request for a later part of the file. If the two together clearly beat
  * the browser alone while the browser keeps its own rate, the server caps each connection and
  * Stitch's several connections win: take over (and remember the host). If the total stays flat, the
- * line or the disk is the limit and a take-over would only add a second pass: watch.
+ * line or the disk is the limit and a take-over would only add a second pass: watch. Whatever the
+ * server rewards, Stitch gets no faster than its own pace (stitch-pace.ts: fetch to store, on this
+ * machine): a browser download already near it is watched, and is not even probed.
  * Pure: it judges a trace of byte counts; the requests and the clock are start-measure.ts's.
  */
 
@@ -27,15 +29,31 @@ export const CLEAR_GAIN = 1.5;
 /** "The browser's rate holds": it keeps at least this share of its rate alone. */
 export const BROWSER_HOLDS = 0.8;
 
-/** `trace` in time order; `probeStartedAt` on the same clock. */
-export function judgeProbe(trace: readonly RateSample[], probeStartedAt: number): ProbeVerdict {
+/**
+ * Whether the browser, at `browserRate`, is already beyond what Stitch could clearly beat at its own
+ * pace (both in bytes per ms): then no server's reward makes a take-over faster.
+ */
+export function beyondStitchPace(browserRate: number, stitchPace: number): boolean {
+  return stitchPace < browserRate * CLEAR_GAIN;
+}
+
+/** The browser's rate alone over a trace taken before the probe, in bytes per ms; undefined while it spans no time. */
+export function baselineRate(trace: readonly RateSample[]): number | undefined {
+  const first = trace[0];
+  const last = trace.at(-1);
+  return first && last && last.at > first.at ? (last.browserBytes - first.browserBytes) / (last.at - first.at) : undefined;
+}
+
+/** `trace` in time order; `probeStartedAt` on the same clock; `stitchPace` in bytes per ms. */
+export function judgeProbe(trace: readonly RateSample[], probeStartedAt: number, stitchPace: number): ProbeVerdict {
   const alone = rateBetween(trace, probeStartedAt - BASELINE_MS, probeStartedAt);
   const measureFrom = probeStartedAt + WARMUP_MS;
   const together = rateBetween(trace, measureFrom, measureFrom + MEASURE_MS);
   if (!alone || !together) return 'measuring';
   // A browser download getting nothing alone cannot be compared with: only the rescue can help it.
   if (alone.browser <= 0) return 'watch';
-  const gains = together.browser + together.probe >= alone.browser * CLEAR_GAIN;
+  // Stitch with as many connections gets at least their total, but never past its own pace.
+  const gains = Math.min(together.browser + together.probe, stitchPace) >= alone.browser * CLEAR_GAIN;
   const holds = together.browser >= alone.browser * BROWSER_HOLDS;
   return gains && holds ? 'take' : 'watch';
 }

@@ -1,6 +1,7 @@
 import { afterEach, expect, test } from 'vitest';
 import { CappedHosts, MAX_CAPPED_HOSTS } from '../../../src/background/takeover/capped-hosts';
 import { measureAtStart } from '../../../src/background/takeover/start-measure';
+import { DEFAULT_STITCH_PACE } from '../../../src/background/takeover/stitch-pace';
 import type { BrowserDownload } from '../../../src/background/browser-api';
 import { startMirror, type Mirror, type MirrorOptions } from '../../support/mirror-server';
 import { FakeBrowser } from '../../support/fake-browser';
@@ -30,7 +31,8 @@ async function browserDownloading(options: Omit<MirrorOptions, 'size'>) {
     }
   })().catch(() => {});
   const downloads = { search: async () => ({ ...item }) };
-  const measure = () => measureAtStart(item, server.url, size, { downloads, fetch: (url, init) => fetch(url, init) });
+  const measure = (stitchPace = DEFAULT_STITCH_PACE) =>
+    measureAtStart(item, server.url, size, { downloads, fetch: (url, init) => fetch(url, init), stitchPace });
   return { server, item, measure };
 }
 
@@ -50,6 +52,13 @@ test('a full line (the server shares one rate among all connections): the second
   const { server, measure } = await browserDownloading({ rate: 4 * MiB });
   expect(await measure()).toBe('watch');
   expect(measuring(server)).toHaveLength(1);
+});
+
+test("a browser download already near Stitch's own pace is watched unprobed, however the server caps each connection", async () => {
+  const { server, measure } = await browserDownloading({ connectionRate: 2 * MiB });
+  // Stitch no faster than 2.5 MB/s: the browser's 2 MiB/s alone is already beyond what it could clearly beat.
+  expect(await measure(2_500_000)).toBe('watch');
+  expect(measuring(server)).toHaveLength(0);
 });
 
 test('a server that ignores ranges is watched without a verdict; so is a download the browser finishes while measured', async () => {
