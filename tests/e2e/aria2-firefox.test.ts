@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { startAria2 } from '../support/aria2-daemon';
 import { contentSha256 } from '../support/content';
-import { addonWithReachablePlayer, askBackground, launchFirefox, openAddonPage } from './support/firefox';
+import { addonWithReachablePlayer, askBackground, launchFirefox, openAddonPage, showPopupIn } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import type { Mirror } from '../support/mirror-server';
 import { linkPage, MiB, mirror, onCleanup } from './support/setup';
@@ -24,13 +24,7 @@ async function firefoxWithAria2(secret: string, rule: { aria2MinBytes: number | 
   // shown in a frame of it (the same origin), as it would render in its own window.
   const clip = await mirror({ size: MiB, seed: 64, contentType: 'video/webm' });
   const ui = await openAddonPage(browser, `player.html?url=${encodeURIComponent(clip.url)}`, onCleanup);
-  await ui.evaluate(() => {
-    const frame = document.createElement('iframe');
-    frame.id = 'popup';
-    frame.src = 'popup.html';
-    frame.style.cssText = 'width:400px;height:600px';
-    document.body.append(frame);
-  });
+  await showPopupIn(ui);
   const background = askBackground(ui);
   const { settings } = (await background({ type: 'get-settings' })).value!;
   const saved = await background({ type: 'set-settings', settings: { ...settings, aria2Url: aria2.wsUrl, aria2Secret: secret, ...rule } });

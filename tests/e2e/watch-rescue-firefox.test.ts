@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
-import { addonWithReachablePlayer, askBackground, launchFirefox, openAddonPage } from './support/firefox';
+import { addonWithReachablePlayer, askBackground, launchFirefox, openAddonPage, showPopupIn } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import { linkPage, MiB, mirror, onCleanup } from './support/setup';
 
@@ -22,15 +22,7 @@ async function clickWatched(file: Mirror, { withPopup = false } = {}) {
   // and WebDriver finds it again only once it plays something.
   const clip = await mirror({ size: MiB, seed: 64, contentType: 'video/webm' });
   const ui = await openAddonPage(browser, `player.html?url=${encodeURIComponent(clip.url)}`, onCleanup);
-  if (withPopup)
-    // The popup, in a frame of the add-on page (the same origin), as it would render in its own window.
-    await ui.evaluate(() => {
-      const frame = document.createElement('iframe');
-      frame.id = 'popup';
-      frame.src = 'popup.html';
-      frame.style.cssText = 'width:400px;height:600px';
-      document.body.append(frame);
-    });
+  if (withPopup) await showPopupIn(ui);
   const background = askBackground(ui);
   const tab = await browser.newPage();
   await tab.goto(page);

@@ -78,6 +78,17 @@ export async function openAddonPage(browser: Browser, path: string, cleanup: Cle
   );
 }
 
+/** Shows the popup in a frame of an add-on page (the same origin), as it would render in its own window. */
+export async function showPopupIn(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const frame = document.createElement('iframe');
+    frame.id = 'popup';
+    frame.src = 'popup.html';
+    frame.style.cssText = 'width:400px;height:600px';
+    document.body.append(frame);
+  });
+}
+
 /** Sends requests to the background from an add-on page, as the popup sends them; the reply envelope. */
 export function askBackground(page: Page) {
   return <T extends RequestType>(message: RequestOf<T>) =>

@@ -36,3 +36,14 @@ export function speak(lang: string): void {
   };
   (globalThis as { chrome?: unknown }).chrome = { i18n: { getMessage, getUILanguage: () => lang } };
 }
+
+/** The pages' one seam: a `send` that records requests and answers from a table. */
+export function fakeSend(answers: Record<string, unknown> = {}) {
+  const sent: { type: string; [key: string]: unknown }[] = [];
+  const send = async (message: unknown) => {
+    const request = message as { type: string };
+    sent.push(request);
+    return answers[request.type] ?? { ok: true, value: {} };
+  };
+  return { send, sent };
+}

@@ -1,21 +1,10 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PopupPage } from '../../../src/popup/popup-page';
-import { jobView } from './fixtures';
+import { fakeSend, jobView } from './fixtures';
 
 const byTestId = (id: string) => document.querySelector<HTMLElement>(`[data-testid="${id}"]`);
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-/** The one seam: a `send` that records requests and answers from a table. */
-function fakeSend(answers: Record<string, unknown> = {}) {
-  const sent: { type: string; [key: string]: unknown }[] = [];
-  const send = async (message: unknown) => {
-    const request = message as { type: string };
-    sent.push(request);
-    return answers[request.type] ?? { ok: true, value: {} };
-  };
-  return { send, sent };
-}
 
 describe('PopupPage', () => {
   beforeEach(() => document.body.replaceChildren());

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { WatchedRow } from '../../../src/messages';
 import { PopupPage } from '../../../src/popup/popup-page';
+import { fakeSend } from './fixtures';
 
 const byTestId = (id: string, root: ParentNode = document) => root.querySelector<HTMLElement>(`[data-testid="${id}"]`);
 const rowsShown = () => [...document.querySelectorAll<HTMLElement>('[data-testid="watched-row"]')];
@@ -19,17 +20,6 @@ function watchedRow(extra: Partial<WatchedRow> = {}): WatchedRow {
     state: 'downloading',
     ...extra,
   };
-}
-
-/** A `send` that records requests and answers from a table. */
-function fakeSend(answers: Record<string, unknown> = {}) {
-  const sent: { type: string; [key: string]: unknown }[] = [];
-  const send = async (message: unknown) => {
-    const request = message as { type: string };
-    sent.push(request);
-    return answers[request.type] ?? { ok: true, value: {} };
-  };
-  return { send, sent };
 }
 
 describe('the downloads left with the browser, in the popup', () => {
