@@ -815,6 +815,15 @@ async function probes(): Promise<Record<string, unknown>> {
       const launched = await launchChromium(profile.dir, EXTENSION_DIR);
       try {
         const worker = await serviceWorker(launched.context);
+        // Stitch's session rules stop its own requests to local addresses (the probe's server is one): lifted for the probes.
+        await worker.evaluate(async () => {
+          type SessionRules = {
+            getSessionRules(): Promise<{ id: number }[]>;
+            updateSessionRules(change: { removeRuleIds: number[] }): Promise<void>;
+          };
+          const rules = (globalThis as unknown as { chrome: { declarativeNetRequest: SessionRules } }).chrome.declarativeNetRequest;
+          await rules.updateSessionRules({ removeRuleIds: (await rules.getSessionRules()).map((rule) => rule.id) });
+        });
         const id = new URL(worker.url()).host;
         const page: Page = await launched.context.newPage();
         await page.goto(`chrome-extension://${id}/popup.html`);
