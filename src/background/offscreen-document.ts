@@ -1,6 +1,5 @@
-import type { OffscreenReply, OffscreenRequest } from '../offscreen/protocol';
+import { OFFSCREEN_DOCUMENT_URL, type OffscreenReply, type OffscreenRequest } from '../offscreen/protocol';
 
-const OFFSCREEN_PATH = 'offscreen/offscreen.html';
 let creating: Promise<void> | undefined;
 
 /**
@@ -13,7 +12,7 @@ export async function ensureOffscreenDocument(): Promise<void> {
   if (existing && existing.length > 0) return;
   creating ??= chrome.offscreen
     .createDocument({
-      url: OFFSCREEN_PATH,
+      url: OFFSCREEN_DOCUMENT_URL,
       reasons: ['WORKERS', 'BLOBS'],
       justification: 'Write downloads to disk from a worker, and make blob URLs of them to save them',
     })

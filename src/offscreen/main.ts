@@ -1,7 +1,7 @@
 import { openJobReader } from '../storage/job-reader';
 import { storedBlobUrl } from '../storage/stored-blob-url';
 import * as v from 'valibot';
-import { OPFS_PORT_MESSAGE, type OffscreenReply } from './protocol';
+import { OFFSCREEN_DOCUMENT_URL, OPFS_PORT_MESSAGE, type OffscreenReply } from './protocol';
 import { FOR_OFFSCREEN, OFFSCREEN_REQUEST } from './protocol-schemas';
 
 /**
@@ -50,16 +50,20 @@ async function handle(request: v.InferOutput<typeof OFFSCREEN_REQUEST>): Promise
   }
 }
 
+/** Whether this is the document Chrome opened as the offscreen document, not the same page in a tab. */
+const isOffscreenDocument = location.search === new URL(OFFSCREEN_DOCUMENT_URL, location.href).search;
+
 /** Messages for the offscreen document are parsed with their schema: a malformed one is answered ok:false; others are not ours. */
-chrome.runtime.onMessage.addListener((message: unknown, _sender: unknown, sendResponse: (reply: unknown) => void) => {
-  if (!v.is(FOR_OFFSCREEN, message)) return false;
-  const parsed = v.safeParse(OFFSCREEN_REQUEST, message);
-  if (!parsed.success) {
-    sendResponse({ ok: false, error: parsed.issues[0].message } satisfies OffscreenReply);
-    return false;
-  }
-  handle(parsed.output).then(sendResponse, (error: unknown) =>
-    sendResponse({ ok: false, error: error instanceof Error ? error.message : String(error) }),
-  );
-  return true;
-});
+if (isOffscreenDocument)
+  chrome.runtime.onMessage.addListener((message: unknown, _sender: unknown, sendResponse: (reply: unknown) => void) => {
+    if (!v.is(FOR_OFFSCREEN, message)) return false;
+    const parsed = v.safeParse(OFFSCREEN_REQUEST, message);
+    if (!parsed.success) {
+      sendResponse({ ok: false, error: parsed.issues[0].message } satisfies OffscreenReply);
+      return false;
+    }
+    handle(parsed.output).then(sendResponse, (error: unknown) =>
+      sendResponse({ ok: false, error: error instanceof Error ? error.message : String(error) }),
+    );
+    return true;
+  });

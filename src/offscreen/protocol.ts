@@ -11,6 +11,13 @@ import type { OFFSCREEN_REQUEST } from './protocol-schemas';
 
 export type OffscreenRequest = v.InferInput<typeof OFFSCREEN_REQUEST>;
 
+/**
+ * The offscreen document's URL. Its query marks the one Chrome opened as the offscreen document: the
+ * same page opened in a tab (tests use it to talk to the background) must not answer the background's
+ * requests, or the storage port, a blob URL or a save's frame would die with that tab.
+ */
+export const OFFSCREEN_DOCUMENT_URL = 'offscreen/offscreen.html?document';
+
 /** The `type` of the service-worker message that carries the storage worker's port. */
 export const OPFS_PORT_MESSAGE = 'stitch-storage-port';
 

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BrowserApi, UiPort } from '../../../src/background/browser-api';
 import type { JobManager } from '../../../src/background/jobs/job-manager';
 import { PlaybackHub, type PlaybackJobs } from '../../../src/background/playback/playback';
+import { OFFSCREEN_DOCUMENT_URL } from '../../../src/offscreen/protocol';
 import type { SettingsStore } from '../../../src/background/settings-store';
 import type { Bypass } from '../../../src/background/takeover/bypass';
 import type { Aria2Link } from '../../../src/background/aria2/aria2-link';
@@ -307,11 +308,24 @@ describe('the player port parses what a page posts with its schema', () => {
 describe("the offscreen document parses the background's messages with their schema", () => {
   type Listener = (message: unknown, sender: unknown, sendResponse: (reply: unknown) => void) => boolean;
   let listener: Listener;
-  beforeAll(async () => {
-    vi.stubGlobal('chrome', { runtime: { onMessage: { addListener: (l: Listener) => (listener = l) } } });
+  /** Loads the offscreen page at `url` afresh; the listener it registered, if any. */
+  async function openAt(url: string): Promise<Listener | undefined> {
+    let registered: Listener | undefined;
+    vi.stubGlobal('chrome', { runtime: { onMessage: { addListener: (l: Listener) => (registered = l) } } });
+    vi.stubGlobal('location', new URL(url, 'chrome-extension://stitch/'));
+    vi.resetModules();
     await import('../../../src/offscreen/main');
+    return registered;
+  }
+  beforeAll(async () => {
+    listener = (await openAt(OFFSCREEN_DOCUMENT_URL))!;
   });
   afterEach(() => vi.restoreAllMocks());
+
+  it('answers only as the offscreen document: the same page in a tab (tests open one) leaves the requests alone', async () => {
+    expect(listener).toBeTypeOf('function');
+    expect(await openAt('offscreen/offscreen.html')).toBeUndefined();
+  });
 
   /** What the offscreen document answers, and whether it answered at all (false: not its message). */
   async function send(message: unknown): Promise<{ handled: boolean; reply?: unknown }> {
