@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
@@ -37,6 +37,26 @@ async function clickWatched(file: Mirror, { withPopup = false } = {}) {
 /** Firefox's own requests for the rest of the file after a break: `bytes=N-` (not the start probe's measuring one, from the middle). */
 const resumes = (file: Mirror, size: number) =>
   file.stats.requests.filter((r) => /^bytes=[1-9]\d*-$/.test(r.range ?? '') && r.range !== `bytes=${size / 2}-`).length;
+
+/** The start probe's measuring requests: the second half of the file, open-ended. */
+const measuringRequests = (file: Mirror, size: number) => file.stats.requests.filter((r) => r.range === `bytes=${size / 2}-`);
+
+test('Firefox: a server that caps each connection: Stitch measures, takes the download over early, and saves it exact', async () => {
+  const size = 24 * MiB;
+  const seed = 66;
+  const file = await mirror({ size, seed, connectionRate: 1 * MiB, filename: 'capped-ff.bin' });
+  const { downloads, stitchTook } = await clickWatched(file);
+
+  await until('the download taken over', async () => (await stitchTook()).jobs.includes(file.url), 20_000);
+  expect(measuringRequests(file, size)).toHaveLength(1);
+  const saved = await waitForFile(downloads, 'capped-ff.bin', size, 60_000);
+  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
+  // Firefox's own copy was cancelled and erased: the folder holds Stitch's file alone (beside the player's clip).
+  expect(readdirSync(downloads).filter((name) => name.startsWith('capped-ff'))).toEqual(['capped-ff.bin']);
+  // Stitch's requests came over several connections, each capped at 1 MiB/s: far faster than Firefox's one.
+  expect(file.stats.peakConnections).toBeGreaterThanOrEqual(3);
+  expect((await stitchTook()).notices).toEqual([]);
+});
 
 test('Firefox: a watched download broken by resets is resumed by Stitch (Firefox never retries by itself) and ends exact', async () => {
   const size = 24 * MiB;
