@@ -8,3 +8,6 @@ export const MAX_CONNECTIONS_PER_SERVER = 6;
 
 /** The largest block by default: bounds what one lost or late request costs. */
 export const DEFAULT_MAX_BLOCK_BYTES = 16 * 1024 * 1024;
+
+/** Seconds a connection may go without a byte before it counts as stalled and is asked again. */
+export const DEFAULT_STALL_SECONDS = 20;

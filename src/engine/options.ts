@@ -2,7 +2,7 @@ import { realClock, type Clock } from './clock';
 import type { HttpFetch } from './http/fetch-port';
 import { createHasher, type HasherFactory } from './integrity/hasher';
 import { trustedFetch } from './http/request-trust';
-import { DEFAULT_MAX_BLOCK_BYTES } from './limits';
+import { DEFAULT_MAX_BLOCK_BYTES, DEFAULT_STALL_SECONDS } from './limits';
 import type { RateLimiter } from './rate-limiter';
 import { DEFAULT_CONNECTION_COUNT } from './scheduler/connections/connection-count';
 
@@ -88,7 +88,7 @@ export const MAX_SOURCES = 32;
  * larger block records go to IndexedDB.
  */
 export const DEFAULT_OPTIONS: EngineOptions = {
-  stallTimeoutMs: 20_000,
+  stallTimeoutMs: DEFAULT_STALL_SECONDS * 1000,
   maxAttemptsWithoutProgress: 8,
   retryBaseMs: 500,
   retryMaxMs: 30_000,

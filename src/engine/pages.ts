@@ -5,4 +5,4 @@
  */
 export { formatBytes, scaleBytes } from './format-bytes';
 export { isHttpUrl, parseHttpUrl } from './http/http-url';
-export { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER } from './limits';
+export { DEFAULT_MAX_BLOCK_BYTES, DEFAULT_STALL_SECONDS, MAX_CONNECTIONS_PER_SERVER } from './limits';

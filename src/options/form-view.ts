@@ -14,7 +14,7 @@ const numberInput = (testId: string, attributes: Record<string, string | number>
 const listInput = (testId: string, placeholder: string) =>
   h('textarea', { rows: 3, spellcheck: 'false', 'data-testid': testId, placeholder });
 
-const { blockBytes, maxConcurrentJobs, connectionsPerServer } = LIMITS;
+const { blockBytes, maxConcurrentJobs, connectionsPerServer, stallSeconds } = LIMITS;
 
 /**
  * The settings form: builds the controls (with the data-testids the e2e tests use), reads and
@@ -54,6 +54,10 @@ export class OptionsForm {
       }),
       siteConnections: new Field(listInput('setting-connections-per-site', 'downloads.example.com 1'), t('fieldSiteConnections'), {
         hint: t('hintSiteConnections', formatCount(connectionsPerServer.min), formatCount(connectionsPerServer.max)),
+      }),
+      stall: new Field(numberInput('setting-stall-seconds', { ...stallSeconds, step: 1 }), t('fieldStall'), {
+        unit: 's',
+        hint: t('hintStall', formatCount(stallSeconds.min), formatCount(stallSeconds.max)),
       }),
       minBlockKb: new Field(
         numberInput('setting-min-block-kib', { min: blockBytes.min / KB, max: blockBytes.max / KB, step: 1 }),
@@ -146,6 +150,7 @@ export class OptionsForm {
         f.concurrent,
         f.connections,
         f.siteConnections,
+        f.stall,
         h('div', { class: 'pair' }, f.minBlockKb.element, f.maxBlockKb.element),
         h('p', { class: 'hint muted pair-hint' }, t('hintBlocks', formatSize(blockBytes.min), formatSize(blockBytes.max))),
         f.speedLimitKbps,
@@ -194,6 +199,7 @@ export class OptionsForm {
       concurrent: f.concurrent.control.value,
       connections: f.connections.control.value,
       siteConnections: f.siteConnections.control.value,
+      stall: f.stall.control.value,
       minBlockKb: f.minBlockKb.control.value,
       maxBlockKb: f.maxBlockKb.control.value,
       speedLimitKbps: f.speedLimitKbps.control.value,
@@ -219,6 +225,7 @@ export class OptionsForm {
     f.concurrent.control.value = values.concurrent;
     f.connections.control.value = values.connections;
     f.siteConnections.control.value = values.siteConnections;
+    f.stall.control.value = values.stall;
     f.minBlockKb.control.value = values.minBlockKb;
     f.maxBlockKb.control.value = values.maxBlockKb;
     f.speedLimitKbps.control.value = values.speedLimitKbps;
@@ -287,6 +294,7 @@ const SETTING_OF = {
   concurrent: 'maxConcurrentJobs',
   connections: 'connectionsPerServer',
   siteConnections: 'connectionsPerSite',
+  stall: 'stallSeconds',
   minBlockKb: 'minBlockBytes',
   maxBlockKb: 'maxBlockBytes',
   speedLimitKbps: 'speedLimitBytesPerSec',

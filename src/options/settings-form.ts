@@ -37,6 +37,7 @@ export interface FormValues {
   connections: string;
   /** One `host N` per line: the most connections to that site. */
   siteConnections: string;
+  stall: string;
   minBlockKb: string;
   maxBlockKb: string;
   /** Empty: no limit. */
@@ -65,6 +66,7 @@ export function settingsToForm(settings: Settings, sampleUrls: readonly string[]
     siteConnections: Object.entries(settings.connectionsPerSite)
       .map(([host, max]) => `${host} ${max}`)
       .join('\n'),
+    stall: String(settings.stallSeconds),
     minBlockKb: formatNumber(settings.minBlockBytes / KB),
     maxBlockKb: formatNumber(settings.maxBlockBytes / KB),
     speedLimitKbps: settings.speedLimitBytesPerSec === null ? '' : formatNumber(settings.speedLimitBytesPerSec / KB),
@@ -101,6 +103,7 @@ export function formToSettings(values: FormValues): { settings: Settings; errors
     excludedSites: lines(values.excludedSites),
     maxConcurrentJobs: wholeNumber(values.concurrent),
     connectionsPerServer: wholeNumber(values.connections),
+    stallSeconds: wholeNumber(values.stall),
     mirrorRules: values.rules.map(ruleFromValues),
     notifyFailed: values.notifyFailed,
     notifyCompleted: values.notifyCompleted,
@@ -197,6 +200,7 @@ const FIELD_ORDER = [
   'maxConcurrentJobs',
   'connectionsPerServer',
   'connectionsPerSite',
+  'stallSeconds',
   'minBlockBytes',
   'maxBlockBytes',
   'speedLimitBytesPerSec',
@@ -246,6 +250,7 @@ const LABELS: Record<string, MessageKey> = {
   maxConcurrentJobs: 'fieldConcurrent',
   connectionsPerServer: 'fieldConnections',
   connectionsPerSite: 'fieldSiteConnections',
+  stallSeconds: 'fieldStall',
   minBlockBytes: 'fieldMinBlock',
   maxBlockBytes: 'fieldMaxBlock',
   speedLimitBytesPerSec: 'fieldSpeedLimit',

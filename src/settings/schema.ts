@@ -7,7 +7,7 @@
  */
 
 import * as v from 'valibot';
-import { DEFAULT_MAX_BLOCK_BYTES, MAX_CONNECTIONS_PER_SERVER, parseHttpUrl } from '../engine/pages';
+import { DEFAULT_MAX_BLOCK_BYTES, DEFAULT_STALL_SECONDS, MAX_CONNECTIONS_PER_SERVER, parseHttpUrl } from '../engine/pages';
 import { KB, MB } from '../words/format';
 import { judgeEndpoint } from './aria2-endpoint';
 import { formatCount, t, type MessageKey } from '../words/i18n';
@@ -20,6 +20,7 @@ export const LIMITS = {
   maxConcurrentJobs: { min: 1, max: 10 },
   connectionsPerServer: { min: 1, max: MAX_CONNECTIONS_PER_SERVER },
   connectionsPerSite: { max: 100 },
+  stallSeconds: { min: 5, max: 600 },
   blockBytes: { min: 64 * 1024, max: 64 * MIB },
   speedLimitBytesPerSec: { min: 1024, max: 1e12 },
   mirrorRules: { max: 100 },
@@ -171,6 +172,12 @@ const FIELDS = v.object({
    * that open several connections. A host also covers its subdomains (the engine's maxConnectionsFor).
    */
   connectionsPerSite: v.optional(SITE_CONNECTIONS, () => ({})),
+  /**
+   * Seconds without a byte before a connection counts as stalled: Stitch's own request is dropped and
+   * asked again for the missing bytes, and a download left with the browser is paused and resumed.
+   * The engine's default (20 s); a line that often pauses for longer may want more.
+   */
+  stallSeconds: v.optional(wholeNumber(LIMITS.stallSeconds, wholeNumberWords(LIMITS.stallSeconds)), DEFAULT_STALL_SECONDS),
   /** Bounds of the block size the scheduler may choose. The smallest is 1 MiB, not the engine's 128 KiB: see DEFAULT_OPTIONS. */
   minBlockBytes: v.optional(wholeNumber(LIMITS.blockBytes, UNIT_BOUNDS.minBlockBytes), 1 * MIB),
   maxBlockBytes: v.optional(wholeNumber(LIMITS.blockBytes, UNIT_BOUNDS.maxBlockBytes), DEFAULT_MAX_BLOCK_BYTES),

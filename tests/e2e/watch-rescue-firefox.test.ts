@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
-import { addonWithReachablePlayer, askBackground, launchFirefox, openAddonPage, showPopupIn } from './support/firefox';
+import type { Settings } from '../../src/settings/schema';
+import { addonWithReachablePlayer, askBackground, changeSettingsFrom, launchFirefox, openAddonPage, showPopupIn } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import { linkPage, MiB, mirror, onCleanup } from './support/setup';
 
@@ -13,7 +14,7 @@ import { linkPage, MiB, mirror, onCleanup } from './support/setup';
  * plain download it leaves with the browser, watched. `background` asks what the popup would; the
  * player's own job is its one.
  */
-async function clickWatched(file: Mirror, { withPopup = false } = {}) {
+async function clickWatched(file: Mirror, { withPopup = false, settings = {} as Partial<Settings> } = {}) {
   const page = await linkPage([{ id: 'f', href: file.url, text: 'file' }]);
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
@@ -23,6 +24,7 @@ async function clickWatched(file: Mirror, { withPopup = false } = {}) {
   const clip = await mirror({ size: MiB, seed: 64, contentType: 'video/webm' });
   const ui = await openAddonPage(browser, `player.html?url=${encodeURIComponent(clip.url)}`, onCleanup);
   if (withPopup) await showPopupIn(ui);
+  await changeSettingsFrom(ui, settings);
   const background = askBackground(ui);
   const tab = await browser.newPage();
   await tab.goto(page);
@@ -83,9 +85,10 @@ test("Firefox: a watched download whose server stops sending is paused and resum
     rate: 8 * MiB,
     faults: { stallAfterBytes: 4 * MiB, faultRequests: 2 },
   });
-  const { downloads, stitchTook } = await clickWatched(file);
+  // The shortest stall timeout the options allow.
+  const { downloads, stitchTook } = await clickWatched(file, { settings: { stallSeconds: 5 } });
 
-  const saved = await waitForFile(downloads, 'stalled-ff.bin', size, 60_000);
+  const saved = await waitForFile(downloads, 'stalled-ff.bin', size, 40_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
   expect(resumes(file, size)).toBe(1);
   expect(await stitchTook()).toEqual({ jobs: [], notices: [] });

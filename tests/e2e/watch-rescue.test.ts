@@ -3,15 +3,16 @@ import { contentSha256 } from '../support/content';
 import type { Mirror } from '../support/mirror-server';
 import { fileSha256, until, waitForFile } from './support/files';
 import { extensionPage, request } from './support/chromium';
-import { browserWith, linkPage, MiB, mirror, profile } from './support/setup';
+import type { Settings } from '../../src/settings/schema';
+import { browserWith, changeSettings, linkPage, MiB, mirror, profile } from './support/setup';
 
-/** Chromium with Stitch's default settings (Always take over off), on a page of links to `hrefs` (ids f0, f1, …). */
-async function withDefaults(...hrefs: string[]) {
+/** Chromium with Stitch's default settings (Always take over off) but `change`, on a page of links to `hrefs` (ids f0, f1, …). */
+async function withDefaults(hrefs: string[], change: Partial<Settings> = {}) {
   // The link page first: cleanup closes the browser, and its open connections, before the page's server.
   const page = await linkPage(hrefs.map((href, i) => ({ id: `f${i}`, href, text: `file ${i}` })));
   const p = profile();
   const browser = await browserWith(p);
-  const ui = await extensionPage(browser, 'offscreen/offscreen.html');
+  const ui = await changeSettings(browser, change);
   const tab = await browser.context.newPage();
   await tab.goto(page);
   const list = async () => (await request(ui, { type: 'list-jobs' })).value!;
@@ -21,8 +22,8 @@ async function withDefaults(...hrefs: string[]) {
 }
 
 /** After a click on a link to `file`: a plain download Stitch leaves with the browser (measured, then watched). */
-async function clickWatched(file: Mirror) {
-  const chromium = await withDefaults(file.url);
+async function clickWatched(file: Mirror, change: Partial<Settings> = {}) {
+  const chromium = await withDefaults([file.url], change);
   await chromium.tab.click('#f0');
   return chromium;
 }
@@ -34,7 +35,7 @@ test('a server that caps each connection: Stitch measures, takes the download ov
   const size = 24 * MiB;
   const seed = 63;
   const server = await mirror({ size, seed, connectionRate: 1 * MiB, filename: (query) => `capped-${query.get('n')}.bin` });
-  const { tab, downloads, notices, jobs } = await withDefaults(`${server.url}?n=1`, `${server.url}?n=2`);
+  const { tab, downloads, notices, jobs } = await withDefaults([`${server.url}?n=1`, `${server.url}?n=2`]);
 
   await tab.click('#f0');
   await until('the first download taken over', async () => (await jobs()).length === 1, 20_000);
@@ -90,10 +91,11 @@ test('a watched download whose server stops sending is rescued, and ends exact',
   const seed = 62;
   // The browser's request stalls after 4 MiB (Stitch's 1-byte probe, the second request, is too short to stall).
   const file = await mirror({ size, seed, filename: 'stalled.bin', rate: 8 * MiB, faults: { stallAfterBytes: 4 * MiB, faultRequests: 2 } });
-  const { downloads, notices } = await clickWatched(file);
+  // The shortest stall timeout the options allow: the test waits two of them.
+  const { downloads, notices } = await clickWatched(file, { stallSeconds: 5 });
 
   // Chromium's pause holds the stalled connection, so its resume brings nothing: Stitch takes it over after two stall timeouts.
-  const saved = await waitForFile(downloads, 'stalled.bin', size, 90_000);
+  const saved = await waitForFile(downloads, 'stalled.bin', size, 40_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
   expect(await until('the notice', async () => (await notices()).at(0), 5_000)).toEqual({
     message: "The browser's download stopped getting data: Stitch took it over.",
@@ -129,7 +131,7 @@ test('a watched download shows in the popup, in the browser, with growing progre
   const seed = 67;
   // One rate for all connections: measured, the download stays with the browser.
   const file = await mirror({ size, seed, rate: 4 * MiB, filename: 'watched-popup.bin' });
-  const { browser, tab, downloads, notices, jobs } = await withDefaults(file.url);
+  const { browser, tab, downloads, notices, jobs } = await withDefaults([file.url]);
   const popup = await extensionPage(browser, 'popup.html');
   await expect.poll(() => popup.getByTestId('watched-list').isHidden(), { timeout: 5_000 }).toBe(true);
   await tab.click('#f0');

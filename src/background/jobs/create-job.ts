@@ -105,6 +105,7 @@ function engineOptions(source: RequestSource, settings: Settings, limiter: RateL
     maxConnectionsPerSite: settings.connectionsPerSite,
     connectionsPerServer: Math.min(2, settings.connectionsPerServer),
     minBlockBytes: settings.minBlockBytes,
+    stallTimeoutMs: settings.stallSeconds * 1000,
     maxBlockBytes: settings.maxBlockBytes,
     rateLimiter: limiter,
     userLocation: countryOfLocale(globalThis.navigator?.language),

@@ -29,6 +29,8 @@ export interface WatcherDeps {
   rescue: (item: BrowserDownload, why: string) => Promise<unknown>;
   /** Hears the rows whenever they change: at most once per poll, and when a download is watched or taken over. */
   onChange?: (rows: WatchedRow[]) => void;
+  /** The user's stall timeout (settings): a download without a byte this long is restarted. */
+  stallTimeoutMs: () => Promise<number>;
   now?: () => number;
 }
 
@@ -181,7 +183,7 @@ export class DownloadWatcher {
       return;
     }
     const at = this.now();
-    const step = nextStep(state, sampleOf(item, at));
+    const step = nextStep(state, sampleOf(item, at), await this.deps.stallTimeoutMs());
     this.watched.set(id, step.state);
     this.show(item, at);
     // A refused pause or resume (the browser changed its mind meanwhile) is tried again at a later poll.

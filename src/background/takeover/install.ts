@@ -72,6 +72,7 @@ export function installTakeover({
     api,
     rescue: async (item, why) => rescue(item, why, takeoverDeps(await manager)),
     onChange: watchedChanged,
+    stallTimeoutMs: async () => (await settings.load()).stallSeconds * 1000,
   });
   api.downloads.onCreated.addListener((item) => {
     void manager.then((m) => takeOver(item, takeoverDeps(m))).catch((error: unknown) => console.error('Stitch: take-over failed', error));

@@ -3,7 +3,6 @@
  * at each poll. The browser gives up too soon: Firefox never resumes an interrupted download by
  * itself, Chrome stops after 5 tries, and neither does anything about a connection that stalls.
  */
-import { DEFAULT_OPTIONS } from '../../engine';
 
 /** One look at a watched download (downloads.search). */
 export interface DownloadSample {
@@ -43,8 +42,6 @@ export type WatchAction =
   /** Complete, or cancelled by the user: nothing left to watch. */
   | { kind: 'forget' };
 
-/** The same stall timeout as Stitch's own requests. */
-export const WATCH_STALL_TIMEOUT_MS = DEFAULT_OPTIONS.stallTimeoutMs;
 /** Resume backoff: the first retry at once, then doubling up to the cap. */
 export const RESUME_FIRST_DELAY_MS = 1_000;
 export const RESUME_MAX_DELAY_MS = 30_000;
@@ -64,7 +61,8 @@ export function startWatching(first: Pick<DownloadSample, 'at' | 'bytesReceived'
 }
 
 /** The next step for one download, and what to remember of it. */
-export function nextStep(state: WatchState, sample: DownloadSample): { state: WatchState; action: WatchAction } {
+/** `stallTimeoutMs`: the user's stall timeout, the same as for Stitch's own requests. */
+export function nextStep(state: WatchState, sample: DownloadSample, stallTimeoutMs: number): { state: WatchState; action: WatchAction } {
   if (sample.state === 'complete' || sample.error === 'USER_CANCELED') return { state, action: { kind: 'forget' } };
   // Any new byte starts the counts afresh: the browser is getting on with it.
   const progressed = sample.bytesReceived > state.bytes;
@@ -73,7 +71,7 @@ export function nextStep(state: WatchState, sample: DownloadSample): { state: Wa
     : state;
   if (sample.state === 'interrupted') return afterInterruption(now, sample);
   if (sample.paused) return { state: { ...now, progressAt: sample.at }, action: { kind: 'wait' } };
-  if (sample.at - now.progressAt < WATCH_STALL_TIMEOUT_MS) return { state: now, action: { kind: 'wait' } };
+  if (sample.at - now.progressAt < stallTimeoutMs) return { state: now, action: { kind: 'wait' } };
   if (now.restarts >= MAX_RESTARTS_WITHOUT_PROGRESS) return { state: now, action: { kind: 'take-over', reason: 'stalled' } };
   return { state: { ...now, restarts: now.restarts + 1, progressAt: sample.at }, action: { kind: 'restart' } };
 }

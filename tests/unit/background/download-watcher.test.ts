@@ -1,16 +1,23 @@
 import { afterEach, expect, test, vi } from 'vitest';
 import { DownloadWatcher, WATCH_ALARM, WATCH_POLL_MS, WATCHED_KEY } from '../../../src/background/takeover/download-watcher';
-import { WATCH_STALL_TIMEOUT_MS } from '../../../src/background/takeover/watch-rescue';
 import type { WatchedRow } from '../../../src/messages';
 import { FakeBrowser } from '../../support/fake-browser';
 
 afterEach(() => void vi.useRealTimers());
 
-function watcher() {
+/** The default stall timeout (the settings' `stallSeconds`). */
+const STALL_MS = 20_000;
+const stallTimeoutMs = async () => STALL_MS;
+
+function watcher(stall = stallTimeoutMs) {
   vi.useFakeTimers();
   const browser = new FakeBrowser();
   const rescued: string[] = [];
-  const watch = new DownloadWatcher({ api: browser, rescue: async (item, why) => void rescued.push(`${item.id}: ${why}`) });
+  const watch = new DownloadWatcher({
+    api: browser,
+    rescue: async (item, why) => void rescued.push(`${item.id}: ${why}`),
+    stallTimeoutMs: stall,
+  });
   const item = browser.startBrowserDownload({ url: 'https://example.com/big.iso', bytesReceived: 0, canResume: false });
   const live = browser.items.get(item.id)!;
   const tick = () => vi.advanceTimersByTimeAsync(WATCH_POLL_MS);
@@ -45,7 +52,14 @@ test('an interrupted, resumable download is resumed; one the browser cannot resu
 test('a download without bytes for the stall timeout is paused and resumed', async () => {
   const { browser, watch, item, tick } = watcher();
   watch.watch(item);
-  for (let waited = 0; waited < WATCH_STALL_TIMEOUT_MS; waited += WATCH_POLL_MS) await tick();
+  for (let waited = 0; waited < STALL_MS; waited += WATCH_POLL_MS) await tick();
+  expect(browser.calls).toEqual([`pause ${item.id}`, `resume ${item.id}`]);
+});
+
+test("the stall timeout is the user's, read at each look", async () => {
+  const { browser, watch, item, tick } = watcher(async () => 5_000);
+  watch.watch(item);
+  for (let waited = 0; waited < 5_000; waited += WATCH_POLL_MS) await tick();
   expect(browser.calls).toEqual([`pause ${item.id}`, `resume ${item.id}`]);
 });
 
@@ -69,7 +83,7 @@ test('a new worker watches again what the last one watched: an interrupted downl
   const done = browser.startBrowserDownload({ url: 'https://example.com/done.iso', state: 'complete' });
   await browser.storage.set(WATCHED_KEY, [broken.id, done.id, 999]);
 
-  await new DownloadWatcher({ api: browser, rescue: async () => {} }).restore();
+  await new DownloadWatcher({ api: browser, rescue: async () => {}, stallTimeoutMs }).restore();
   expect(await browser.storage.get(WATCHED_KEY)).toEqual([broken.id]);
   await vi.advanceTimersByTimeAsync(WATCH_POLL_MS);
   expect(browser.calls).toEqual([`resume ${broken.id}`]);
@@ -79,7 +93,7 @@ test('each watched download is a row: its name, host, bytes, size, rate over the
   vi.useFakeTimers();
   const browser = new FakeBrowser();
   const told: WatchedRow[][] = [];
-  const watch = new DownloadWatcher({ api: browser, rescue: async () => {}, onChange: (rows) => void told.push(rows) });
+  const watch = new DownloadWatcher({ api: browser, rescue: async () => {}, onChange: (rows) => void told.push(rows), stallTimeoutMs });
   const item = browser.startBrowserDownload({
     url: 'https://example.com/get?id=7',
     finalUrl: 'https://cdn.example.com:8443/files/big.iso',
@@ -157,7 +171,7 @@ test('Take over: the watch ends at once, and the download goes the rescue’s wa
 test('Take over refused by the server (the rescue leaves it): the browser keeps it, watched again', async () => {
   vi.useFakeTimers();
   const browser = new FakeBrowser();
-  const watch = new DownloadWatcher({ api: browser, rescue: async () => 'left' });
+  const watch = new DownloadWatcher({ api: browser, rescue: async () => 'left', stallTimeoutMs });
   const item = browser.startBrowserDownload({ url: 'https://example.com/big.iso', bytesReceived: 0 });
   watch.watch(item);
   expect(await watch.takeOver(item.id)).toBe('left');

@@ -3,7 +3,6 @@ import {
   MAX_RESUMES_WITHOUT_PROGRESS,
   nextStep,
   startWatching,
-  WATCH_STALL_TIMEOUT_MS,
   type DownloadSample,
   type WatchAction,
 } from '../../../src/background/takeover/watch-rescue';
@@ -24,12 +23,15 @@ const broken = (at: number, bytesReceived: number, canResume = true): DownloadSa
   error: 'NETWORK_FAILED',
 });
 
+/** The default stall timeout (the settings' `stallSeconds`). */
+const STALL_MS = 20_000;
+
 /** The actions the policy takes over a recorded history of samples, one poll after another, until it lets go. */
-function actions(history: DownloadSample[]): WatchAction[] {
+function actions(history: DownloadSample[], stallTimeoutMs = STALL_MS): WatchAction[] {
   let state = startWatching(history[0]!);
   const taken: WatchAction[] = [];
   for (const sample of history) {
-    const step = nextStep(state, sample);
+    const step = nextStep(state, sample, stallTimeoutMs);
     state = step.state;
     taken.push(step.action);
     if (step.action.kind === 'take-over' || step.action.kind === 'forget') break;
@@ -37,7 +39,7 @@ function actions(history: DownloadSample[]): WatchAction[] {
   return taken;
 }
 
-const kinds = (history: DownloadSample[]) => actions(history).map((action) => action.kind);
+const kinds = (history: DownloadSample[], stallTimeoutMs?: number) => actions(history, stallTimeoutMs).map((action) => action.kind);
 
 describe('watch and rescue', () => {
   test('a download that keeps getting bytes is left alone, and forgotten once complete', () => {
@@ -81,7 +83,7 @@ describe('watch and rescue', () => {
   });
 
   test('no bytes for the stall timeout: pause and resume once, then take it over if it still gets none', () => {
-    const t = WATCH_STALL_TIMEOUT_MS;
+    const t = STALL_MS;
     expect(kinds([running(0, 100), running(t - 1, 100), running(t, 100), running(2 * t - 1, 100), running(2 * t, 100)])).toEqual([
       'wait',
       'wait',
@@ -98,8 +100,14 @@ describe('watch and rescue', () => {
     ]);
   });
 
+  test("the user's stall timeout is the one counted", () => {
+    const history = [running(0, 100), running(5_000, 100), running(10_000, 100)];
+    expect(kinds(history, 5_000)).toEqual(['wait', 'restart', 'take-over']);
+    expect(kinds(history)).toEqual(['wait', 'wait', 'wait']);
+  });
+
   test('a download the user paused is not a stall', () => {
     const paused = (at: number): DownloadSample => ({ ...running(at, 100), paused: true });
-    expect(kinds([running(0, 100), paused(WATCH_STALL_TIMEOUT_MS), paused(10 * WATCH_STALL_TIMEOUT_MS)])).toEqual(['wait', 'wait', 'wait']);
+    expect(kinds([running(0, 100), paused(STALL_MS), paused(10 * STALL_MS)])).toEqual(['wait', 'wait', 'wait']);
   });
 });

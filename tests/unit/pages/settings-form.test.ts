@@ -15,6 +15,7 @@ describe('settingsToForm / formToSettings', () => {
       concurrent: '3',
       connections: '4',
       siteConnections: '',
+      stall: '20',
       minBlockKb: '1024',
       maxBlockKb: '16384',
       speedLimitKbps: '',
@@ -66,6 +67,7 @@ describe('settingsToForm / formToSettings', () => {
       maxConcurrentJobs: 5,
       connectionsPerServer: 6,
       connectionsPerSite: { 'downloads.example.com': 1, 'example.org': 3 },
+      stallSeconds: 45,
       minBlockBytes: 64 * 1024,
       maxBlockBytes: 64 * 1024 * 1024,
       speedLimitBytesPerSec: 2.5 * 2 ** 20,
@@ -150,10 +152,11 @@ describe('formToSettings errors', () => {
   });
 
   it('leaves the other checks to validateSettings, in page order', () => {
-    expect(withForm({ connections: '9', concurrent: '', excludedSites: 'ok.example\nnot a host' })).toEqual([
+    expect(withForm({ connections: '9', concurrent: '', excludedSites: 'ok.example\nnot a host', stall: '2' })).toEqual([
       { field: 'excludedSites.1', message: '“not a host” is not a host name like example.com.' },
       { field: 'maxConcurrentJobs', message: 'Enter a whole number from 1 to 10.' },
       { field: 'connectionsPerServer', message: 'Enter a whole number from 1 to 6.' },
+      { field: 'stallSeconds', message: 'Enter a whole number from 5 to 600.' },
     ]);
     expect(withForm({ minBlockKb: '4096', maxBlockKb: '1024' })).toEqual([
       { field: 'minBlockBytes', message: 'The smallest block must not be larger than the largest.' },
