@@ -725,7 +725,7 @@ type Evaluator = { evaluate(fn: string | ((arg: never) => unknown), arg?: unknow
 const evaluate = <A, R>(target: Evaluator, fn: (arg: A) => Promise<R>, arg: A) =>
   (target.evaluate as (fn: (arg: A) => Promise<R>, arg: A) => Promise<R>)(fn, arg);
 
-const STAGES: PipelineStage[] = ['read', 'copy', 'blob', 'idb', 'idb, four stores'];
+const STAGES: PipelineStage[] = ['response blob', 'read', 'copy', 'blob', 'idb', 'idb, four stores'];
 
 /**
  * The download path's stages (fetchPipelineMBps) from a loopback server, in rounds; medians.

@@ -21,7 +21,7 @@ export const LIMITS = {
   connectionsPerServer: { min: 1, max: MAX_CONNECTIONS_PER_SERVER },
   connectionsPerSite: { max: 100 },
   stallSeconds: { min: 5, max: 600 },
-  blockBytes: { min: 64 * 1024, max: 64 * MIB },
+  blockBytes: { min: 64 * 1024, max: 256 * MIB },
   speedLimitBytesPerSec: { min: 1024, max: 1e12 },
   mirrorRules: { max: 100 },
   mirrorsPerRule: { max: 16 },

@@ -17,7 +17,7 @@ describe('settingsToForm / formToSettings', () => {
       siteConnections: '',
       stall: '20',
       minBlockKb: '1024',
-      maxBlockKb: '16384',
+      maxBlockKb: '65536',
       speedLimitKbps: '',
       rules: [],
       notifyFailed: true,
@@ -141,7 +141,7 @@ describe('formToSettings errors', () => {
       { field: 'thresholdBytes', message: 'Enter a number of MB from 0 to 953,674,316.' },
     ]);
     expect(withForm({ minBlockKb: '10' })).toEqual([
-      { field: 'minBlockBytes', message: 'Enter a number of KB from 64 to 65,536 for the smallest block.' },
+      { field: 'minBlockBytes', message: 'Enter a number of KB from 64 to 262,144 for the smallest block.' },
     ]);
     expect(withForm({ speedLimitKbps: '0.5' })).toEqual([
       {
