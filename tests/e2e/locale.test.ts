@@ -122,7 +122,7 @@ test('in a German browser the options page refuses garbage in German, and an imp
     .poll(() => options.getByTestId('settings-status').textContent(), { timeout: 10_000 })
     .toBe('Nichts importiert: alt.json enthält Probleme, die oben aufgeführt sind.');
   expect(await options.getByTestId('settings-errors').locator('li').allTextContents()).toEqual([
-    'Kleinster Block: Geben Sie für den kleinsten Block eine Zahl in KB von 64 bis 65.536 ein.',
+    'Kleinster Block: Geben Sie für den kleinsten Block eine Zahl in KB von 64 bis 262.144 ein.',
   ]);
 });
 
