@@ -14,7 +14,10 @@ import { linkPage, MiB, mirror, onCleanup } from './support/setup';
  * plain download it leaves with the browser, watched. `background` asks what the popup would; the
  * player's own job is its one.
  */
-async function clickWatched(file: Mirror, { withPopup = false, settings = {} as Partial<Settings> } = {}) {
+async function clickWatched(
+  file: Mirror,
+  { withPopup = false, settings = {} }: { withPopup?: boolean; settings?: Partial<Settings> } = {},
+) {
   const page = await linkPage([{ id: 'f', href: file.url, text: 'file' }]);
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
