@@ -60,8 +60,10 @@ export function startWatching(first: Pick<DownloadSample, 'at' | 'bytesReceived'
   return { bytes: first.bytesReceived, progressAt: first.at, resumes: 0, resumeAfter: first.at, restarts: 0 };
 }
 
-/** The next step for one download, and what to remember of it. */
-/** `stallTimeoutMs`: the user's stall timeout, the same as for Stitch's own requests. */
+/**
+ * The next step for one download, and what to remember of it. `stallTimeoutMs`: the user's stall
+ * timeout, the same as for Stitch's own requests.
+ */
 export function nextStep(state: WatchState, sample: DownloadSample, stallTimeoutMs: number): { state: WatchState; action: WatchAction } {
   if (sample.state === 'complete' || sample.error === 'USER_CANCELED') return { state, action: { kind: 'forget' } };
   // Any new byte starts the counts afresh: the browser is getting on with it.
