@@ -22,12 +22,11 @@ import { parseArgs } from 'node:util';
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
 import type { Browser as FirefoxBrowser } from 'puppeteer-core';
 import { Aria2Client, type Aria2Status } from '../src/background/aria2/rpc';
-import type { ReplyOf, RequestOf, RequestType } from '../src/messages';
 import type { Settings } from '../src/settings/schema';
 import { startAria2, type Aria2Daemon } from '../tests/support/aria2-daemon';
 import { contentSha256 } from '../tests/support/content';
 import { startMirror, type Mirror, type MirrorOptions } from '../tests/support/mirror-server';
-import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile, request } from '../tests/e2e/support/chromium';
+import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile } from '../tests/e2e/support/chromium';
 import { askBackground, openAddonPage } from '../tests/e2e/support/firefox';
 import { installAddon, startFirefox } from '../tests/e2e/support/firefox-launch';
 import { fileSha256 } from '../tests/e2e/support/files';
@@ -42,6 +41,7 @@ import {
   sha256MBps,
   type IdbVariant,
 } from './browser-probes';
+import { applyChromiumSettings, applySettings } from './stitch-settings';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -197,9 +197,6 @@ interface Run {
   peakConnections: number;
 }
 
-/** Asks Stitch's background what its pages ask it; the reply envelope. */
-type Ask = <T extends RequestType>(message: RequestOf<T>) => Promise<{ ok: boolean; value?: ReplyOf<T>; error?: string }>;
-
 /** What the bench needs of a launched browser, either kind. */
 interface Launched {
   clickLink(url: string): Promise<void>;
@@ -210,14 +207,6 @@ interface Launched {
   /** Every process of the browser, for its memory. */
   rss(): number;
   close(): Promise<void>;
-}
-
-/** Stitch's settings after `change`: the reply of set-settings. */
-async function applySettings(ask: Ask, change: (settings: Settings) => Partial<Settings>): Promise<{ ok: boolean; error?: string }> {
-  const reply = await ask({ type: 'get-settings' });
-  if (!reply.ok || !reply.value) return { ok: false, error: `get-settings: ${reply.error ?? 'failed'}` };
-  const { settings } = reply.value;
-  return ask({ type: 'set-settings', settings: { ...settings, ...change(settings) } });
 }
 
 /** `extension`: the unpacked extension's folder, or undefined for the browser alone. */
@@ -239,16 +228,7 @@ async function launchChromium(profileDir: string, extension: string | undefined)
       await page.goto(url);
       await page.click('#file');
     },
-    async changeSettings(change) {
-      const worker = await serviceWorker(context);
-      const options = await context.newPage();
-      try {
-        await options.goto(`chrome-extension://${new URL(worker.url()).host}/options.html`);
-        return await applySettings((message) => request(options, message), change);
-      } finally {
-        await options.close();
-      }
-    },
+    changeSettings: (change) => applyChromiumSettings(context, change),
     profileDir,
     rss: () => rssOf((args) => args.includes(profileDir)),
     close: () => context.close(),

@@ -13,7 +13,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { chromium, type CDPSession } from 'playwright-core';
 import { startMirror } from '../tests/support/mirror-server';
-import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile, request } from '../tests/e2e/support/chromium';
+import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile } from '../tests/e2e/support/chromium';
+import { applyChromiumSettings } from './stitch-settings';
 import { waitForFile } from '../tests/e2e/support/files';
 import { startLinkPage } from '../tests/e2e/support/link-page';
 
@@ -78,16 +79,6 @@ try {
   const page = context.pages()[0] ?? (await context.newPage());
   const pageSession = await context.newCDPSession(page);
   await pageSession.send('Browser.setDownloadBehavior', { behavior: 'default' } as never);
-  const takeEveryDownload = async () => {
-    const sw =
-      context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://')) ?? (await context.waitForEvent('serviceworker'));
-    const ui = await context.newPage();
-    await ui.goto(new URL('offscreen/offscreen.html', sw.url()).href);
-    const { settings } = (await request(ui, { type: 'get-settings' })).value!;
-    const reply = await request(ui, { type: 'set-settings', settings: { ...settings, alwaysTakeOver: true } });
-    if (!reply.ok) throw new Error(`Stitch refused Always take over: ${reply.error ?? 'no reason'}`);
-    await ui.close();
-  };
   const startProfiler = async () => {
     const sw =
       context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://')) ?? (await context.waitForEvent('serviceworker'));
@@ -100,7 +91,10 @@ try {
     await send('Profiler.start');
     return send;
   };
-  if (args.extension !== 'none') await takeEveryDownload();
+  if (args.extension !== 'none') {
+    const reply = await applyChromiumSettings(context, () => ({ alwaysTakeOver: true }));
+    if (!reply.ok) throw new Error(`Stitch refused Always take over: ${reply.error ?? 'no reason'}`);
+  }
   const worker = args['no-profile'] ? undefined : await startProfiler();
   const cpuBefore = cpuByProcess(profile.dir);
   const started = performance.now();
