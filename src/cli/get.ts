@@ -7,10 +7,13 @@ import {
   englishDrop,
   englishNotice,
   formatBytes,
+  planHlsStream,
   RateLimiter,
   rangesLength,
   sanitizeFilename,
+  trustedFetch,
   type JobSnapshot,
+  type StreamLayout,
 } from '../engine';
 import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
@@ -93,8 +96,9 @@ async function download(command: GetCommand, target: Target, folder: string): Pr
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   let job = await DownloadJob.open(store, id, defined);
-  if (job && job.state.url !== target.url) {
-    log(command, `stitch: ${id} was a download of ${job.state.url}; starting over for ${target.url}`);
+  const askedUrl = job && (job.state.stream?.playlist ?? job.state.url);
+  if (job && askedUrl !== target.url) {
+    log(command, `stitch: ${id} was a download of ${askedUrl}; starting over for ${target.url}`);
     await job.cancel();
     job = undefined;
   }
@@ -104,7 +108,9 @@ async function download(command: GetCommand, target: Target, folder: string): Pr
   }
   job ??= await DownloadJob.create(
     store,
-    { id, url: target.url, mirrors: target.mirrors, hints: target.hints, expected: target.expected },
+    target.stream
+      ? { id, ...(await streamSources(command, target.url)), expected: target.expected }
+      : { id, url: target.url, mirrors: target.mirrors, hints: target.hints, expected: target.expected },
     defined,
   );
 
@@ -163,6 +169,21 @@ async function finish(
 function unusedPath(path: string): string {
   const ext = extname(path);
   return numberedName(path.slice(0, path.length - ext.length), ext, (p) => lstatSync(p, { throwIfNoEntry: false }) === undefined);
+}
+
+/** An HLS stream laid out as one file: its variant, hosts and segments (the engine's stream-plan.ts). */
+async function streamSources(command: GetCommand, url: string): Promise<{ url: string; mirrors: string[]; stream: StreamLayout }> {
+  const fetch = trustedFetch(nodeFetch, { primaryUrl: url, credentials: 'omit', credentialOrigins: [] });
+  const { layout, variants, notes } = await planHlsStream(url, { fetch });
+  for (const note of notes) log(command, `stitch: ${note}`);
+  const [primary, ...others] = layout.sources;
+  const chosen = variants[0];
+  const quality = chosen
+    ? `${chosen.resolution ? `${chosen.resolution.width}×${chosen.resolution.height}, ` : ''}${Math.round((chosen.bandwidth ?? 0) / 1000)} kbit/s (the best of ${variants.length}), `
+    : '';
+  const hosts = layout.sources.length > 1 ? ` from ${layout.sources.length} hosts` : '';
+  log(command, `stitch: an HLS stream: ${quality}${formatDuration(layout.durationSeconds)} in ${layout.parts.length} parts${hosts}`);
+  return { url: primary!.url, mirrors: others.map((source) => source.url), stream: layout };
 }
 
 /** A Metalink's folders are Stitch's own or in the one -d chose: a link among them would lead elsewhere. */

@@ -5,6 +5,7 @@ import type { RemoteFile } from './remote-file';
 import type { SourceHint } from './sources/hrw';
 import { isStoredNotice, type StoredNotice } from './notice';
 import { MAX_SOURCES } from './options';
+import { parseStreamLayout, type StreamLayout } from './streams/stream-layout';
 
 /** What the file must hash to, known before the download (Metalink, or given by the user). */
 /**
@@ -33,6 +34,8 @@ export interface JobState {
   status: JobStatus;
   file?: RemoteFile;
   expected?: ExpectedIntegrity;
+  /** A stream's segments laid out as the file (streams/stream-layout.ts); its sources are the job's URLs. */
+  stream?: StreamLayout;
   /** Restarts from zero so far (file changed, or ranges broke on a small file). */
   restarts: number;
   /** Why the job failed or paused itself: in plain words, and as data for the pages' words. */
@@ -52,11 +55,14 @@ export function parseJobState(record: JobStateRecord | undefined): JobState | un
   if (typeof id !== 'string' || typeof url !== 'string') return undefined;
   if (!STATUSES.includes(status as JobStatus)) return undefined;
   if (file !== undefined && !isRemoteFile(file)) return undefined;
+  const stream = record.stream === undefined ? undefined : parseStreamLayout(record.stream);
+  if (record.stream !== undefined && !stream) return undefined;
   return {
     ...(record as unknown as JobState),
     // A state saved before the cap on URLs per file existed may list thousands.
     mirrors: Array.isArray(mirrors) ? mirrors.filter((m): m is string => typeof m === 'string').slice(0, MAX_SOURCES - 1) : [],
     hints: parseHints(record.hints),
+    stream,
     restarts: typeof restarts === 'number' ? restarts : 0,
     // An older version's notices are English strings: kept, and shown as they are.
     notices: Array.isArray(notices) ? notices.filter(isStoredNotice) : [],

@@ -18,6 +18,7 @@ import type { SchedulerHost } from './transfer-host';
 import type { SourceHint } from './sources/hrw';
 import type { MirrorReport } from './scheduler/loop/mirror-state';
 import { transferFromSource } from './transfer';
+import type { StreamLayout } from './streams/stream-layout';
 
 /** What the UI shows of a job at one moment. */
 export interface JobSnapshot {
@@ -84,14 +85,22 @@ export class DownloadJob extends Emitter<JobEvents> {
     private given: Partial<EngineOptions> | undefined,
   ) {
     super();
-    this.requestOptions = jobOptions(given, jobState.url);
+    this.requestOptions = jobOptions(given, jobState.url, jobState.stream);
     this.meter = new RateMeter(this.requestOptions.clock);
   }
 
   /** Creates and persists a new job for `url`. */
   static async create(
     store: DownloadStore,
-    init: { id: string; url: string; mirrors?: string[]; hints?: Record<string, SourceHint>; expected?: ExpectedIntegrity },
+    init: {
+      id: string;
+      url: string;
+      mirrors?: string[];
+      hints?: Record<string, SourceHint>;
+      expected?: ExpectedIntegrity;
+      /** A stream's layout: `url` and `mirrors` are its sources' playlists. */
+      stream?: StreamLayout;
+    },
     options?: Partial<EngineOptions>,
   ): Promise<DownloadJob> {
     const now = (options?.clock ?? realClock).now();
@@ -103,6 +112,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       mirrors,
       hints: init.hints,
       expected: init.expected,
+      stream: init.stream,
       status: 'queued',
       restarts: 0,
       notices: [],
@@ -178,6 +188,7 @@ export class DownloadJob extends Emitter<JobEvents> {
    */
   async relink(url: string, file: RemoteFile | undefined, request: Partial<RequestContext> = {}): Promise<void> {
     if (this.running) throw new Error('pause the download before changing its address');
+    if (this.jobState.stream) throw new Error("a stream's address cannot be changed: download it again from its page");
     if (!file) {
       this.receivedBytes = 0;
       this.hasher = undefined;

@@ -5,6 +5,8 @@ import { trustedFetch } from './http/request-trust';
 import { DEFAULT_MAX_BLOCK_BYTES, DEFAULT_STALL_SECONDS } from './limits';
 import type { RateLimiter } from './rate-limiter';
 import { DEFAULT_CONNECTION_COUNT } from './scheduler/connections/connection-count';
+import { streamFetch } from './streams/stream-fetch';
+import type { StreamLayout } from './streams/stream-layout';
 
 export type { Clock } from './clock';
 
@@ -117,9 +119,14 @@ export function withDefaults(options: Partial<EngineOptions> = {}): EngineOption
   return { ...DEFAULT_OPTIONS, ...options };
 }
 
-/** A job's options: each request and redirect it makes gets the policy of its own URL (request-trust.ts). */
-export function jobOptions(options: Partial<EngineOptions> | undefined, primaryUrl: string): EngineOptions {
+/**
+ * A job's options: each request and redirect it makes gets the policy of its own URL
+ * (request-trust.ts). A stream's job asks its sources' ranges of the segments (stream-fetch.ts),
+ * each segment's request under that same policy.
+ */
+export function jobOptions(options: Partial<EngineOptions> | undefined, primaryUrl: string, stream?: StreamLayout): EngineOptions {
   const all = withDefaults(options);
   const scope = { primaryUrl, credentials: all.credentials, credentialOrigins: all.credentialOrigins, referrer: all.referrer };
-  return { ...all, fetch: trustedFetch(all.fetch, scope) };
+  const trusted = trustedFetch(all.fetch, scope);
+  return { ...all, fetch: stream ? streamFetch(stream, trusted) : trusted };
 }

@@ -78,7 +78,7 @@ export function decodeBase64(s: string): Uint8Array | undefined {
 }
 
 /** Exactly `hex` digits, any case, surrounding whitespace allowed (Metalink text content). */
-export function hexToBytes(hex: string): Uint8Array | undefined {
+export function hexToBytes(hex: string): Uint8Array<ArrayBuffer> | undefined {
   const h = hex.trim();
   if (h.length % 2 !== 0 || !/^[0-9a-f]*$/i.test(h)) return undefined;
   const out = new Uint8Array(h.length / 2);

@@ -1,0 +1,98 @@
+import { Parser, type Manifest } from 'm3u8-parser';
+import { sequenceIv } from './aes-cbc';
+
+/** One quality of a stream; several URIs when hosts serve it redundantly (the same segments). */
+export interface HlsVariant {
+  uris: string[];
+  bandwidth?: number;
+  resolution?: { width: number; height: number };
+  codecs?: string;
+  /** The variant's sound comes from another playlist (an EXT-X-MEDIA audio group with a URI). */
+  separateAudio: boolean;
+}
+
+/** A resource to fetch whole, or the bytes [offset, offset + length) of it. */
+export interface HlsResource {
+  uri: string;
+  byterange?: { offset: number; length: number };
+}
+
+export interface HlsSegment extends HlsResource {
+  duration: number;
+  /** AES-128: the key's URI and the IV (the playlist's, else the media sequence number), in hex. */
+  key?: { uri: string; iv: string };
+  /** The fMP4 initialization section this segment needs (EXT-X-MAP). */
+  map?: HlsResource;
+}
+
+export type HlsPlaylist =
+  { kind: 'master'; variants: HlsVariant[] } | { kind: 'media'; segments: HlsSegment[]; live: boolean; durationSeconds: number };
+
+/** Why a stream cannot be downloaded, in words for the user. */
+export class StreamRefusal extends Error {
+  override readonly name = 'StreamRefusal';
+}
+
+/** Parses an HLS playlist (RFC 8216) fetched from `baseUrl`; URIs come out absolute. */
+export function parseHlsPlaylist(text: string, baseUrl: string): HlsPlaylist {
+  if (!text.trimStart().startsWith('#EXTM3U')) throw new StreamRefusal(`${baseUrl} is not an HLS playlist (no #EXTM3U)`);
+  const parser = new Parser();
+  parser.push(text);
+  parser.end();
+  const manifest = parser.manifest;
+  if (manifest.contentProtection && Object.keys(manifest.contentProtection).length > 0) {
+    throw new StreamRefusal(
+      'this stream is protected by DRM (FairPlay, PlayReady or Widevine): Stitch does not download protected streams',
+    );
+  }
+  const absolute = (uri: string) => new URL(uri, baseUrl).href;
+  if (manifest.playlists && manifest.playlists.length > 0) return { kind: 'master', variants: variantsOf(manifest, absolute) };
+  const sequence = manifest.mediaSequence ?? 0;
+  const segments = manifest.segments.map((segment, index): HlsSegment => {
+    const key = segment.key;
+    if (key && key.method !== 'AES-128') {
+      throw new StreamRefusal(`this stream is encrypted with ${key.method}, a DRM scheme: Stitch downloads clear streams and AES-128 only`);
+    }
+    return {
+      uri: absolute(segment.uri),
+      duration: segment.duration,
+      ...(segment.byterange ? { byterange: { offset: segment.byterange.offset, length: segment.byterange.length } } : {}),
+      ...(key ? { key: { uri: absolute(key.uri), iv: key.iv ? ivHex(key.iv) : sequenceIv(sequence + index) } } : {}),
+      ...(segment.map
+        ? { map: { uri: absolute(segment.map.uri), ...(segment.map.byterange ? { byterange: segment.map.byterange } : {}) } }
+        : {}),
+    };
+  });
+  const durationSeconds = segments.reduce((sum, segment) => sum + segment.duration, 0);
+  return { kind: 'media', segments, live: !manifest.endList && manifest.playlistType !== 'VOD', durationSeconds };
+}
+
+/** Variants with the same bandwidth, resolution and codecs are one variant served by several hosts. */
+function variantsOf(manifest: Manifest, absolute: (uri: string) => string): HlsVariant[] {
+  const audioGroups = manifest.mediaGroups?.AUDIO ?? {};
+  const variants = new Map<string, HlsVariant>();
+  for (const playlist of manifest.playlists ?? []) {
+    const { BANDWIDTH: bandwidth, RESOLUTION: resolution, CODECS: codecs, AUDIO: audio } = playlist.attributes;
+    const group = audio === undefined ? undefined : audioGroups[audio];
+    const separateAudio = group !== undefined && Object.values(group).some((rendition) => rendition.uri !== undefined);
+    const key = JSON.stringify([bandwidth, resolution?.width, resolution?.height, codecs, audio]);
+    const known = variants.get(key);
+    const uri = absolute(playlist.uri);
+    if (known) {
+      if (!known.uris.includes(uri)) known.uris.push(uri);
+      continue;
+    }
+    variants.set(key, { uris: [uri], bandwidth, resolution, codecs, separateAudio });
+  }
+  return [...variants.values()];
+}
+
+/** The variant a download takes unless the user chose: the highest bandwidth (then resolution). */
+export function bestVariant(variants: readonly HlsVariant[]): HlsVariant | undefined {
+  const pixels = (variant: HlsVariant) => (variant.resolution ? variant.resolution.width * variant.resolution.height : 0);
+  return [...variants].sort((a, b) => (b.bandwidth ?? 0) - (a.bandwidth ?? 0) || pixels(b) - pixels(a))[0];
+}
+
+function ivHex(iv: Uint32Array): string {
+  return [...iv].map((word) => word.toString(16).padStart(8, '0')).join('');
+}

@@ -1,0 +1,309 @@
+import type { HttpFetch, HttpResponse } from '../http/fetch-port';
+import { fetchBoundedText } from '../http/bounded-text';
+import { filenameFromUrl, parseContentRange, sanitizeFilename } from '../http/headers';
+import { realClock, type Clock } from '../clock';
+import { bytesToHex, hexToBytes } from '../integrity/digests';
+import { AesCbc } from './aes-cbc';
+import { bestVariant, parseHlsPlaylist, StreamRefusal, type HlsResource, type HlsSegment, type HlsVariant } from './hls-playlist';
+import { AES_BLOCK, type StreamLayout, type StreamPart } from './stream-layout';
+
+/** Playlists are small text; a hostile one must not grow memory or hold the plan. */
+const PLAYLIST_LIMITS = { maxBytes: 16 * 1024 * 1024, timeoutMs: 30_000 };
+/** Segments whose size is asked at once (one small request each, before the download). */
+const PROBE_CONCURRENCY = 6;
+/** A probe (or a key) that does not answer within this is an error, not a wait for ever. */
+const PROBE_TIMEOUT_MS = 30_000;
+/**
+ * A probe or a key is asked again after a failure that may pass (a network error, a 404 of a
+ * segment a CDN is still filling, a 5xx), this many times in all, waiting 0.5, 1, 2, 4 s between.
+ */
+const PROBE_ATTEMPTS = 5;
+const PROBE_RETRY_MS = 500;
+
+export interface StreamPlan {
+  layout: StreamLayout;
+  /** The variants offered, the chosen one first; empty for a media playlist. */
+  variants: HlsVariant[];
+  /** What the plan left out, in words for the user (a redundant host whose playlist differs…). */
+  notes: string[];
+}
+
+export interface PlanOptions {
+  /** Every request of the plan (the job's trusted fetch). */
+  fetch: HttpFetch;
+  /** Picks the variant of a master playlist; the highest bandwidth by default. */
+  choose?: (variants: readonly HlsVariant[]) => HlsVariant | undefined;
+  signal?: AbortSignal;
+  /** The waits between a probe's attempts. */
+  clock?: Clock;
+}
+
+/**
+ * Reads an HLS stream's playlists and lays its segments out as one file: the variant chosen,
+ * its redundant hosts as sources, each segment's size asked of the primary host (a one-byte range,
+ * or the last two AES blocks of an encrypted one, whose padding gives its plaintext's size), and
+ * the AES-128 keys fetched. Live streams and DRM are refused with a StreamRefusal.
+ */
+export async function planHlsStream(url: string, options: PlanOptions): Promise<StreamPlan> {
+  const { signal } = options;
+  const clock = options.clock ?? realClock;
+  // Every probe and key is asked again after a failure that may pass.
+  const fetch: HttpFetch = (url, init) => fetchAgain(() => options.fetch(url, init), clock, signal);
+  const notes: string[] = [];
+  const top = parseHlsPlaylist(await playlistText(url, fetch, signal), url);
+  let variants: HlsVariant[] = [];
+  let mediaUris = [url];
+  if (top.kind === 'master') {
+    const chosen = (options.choose ?? bestVariant)(top.variants);
+    if (!chosen) throw new StreamRefusal(`${url} lists no variant of the stream`);
+    if (chosen.separateAudio) {
+      throw new StreamRefusal("this stream's sound is in a playlist of its own: Stitch cannot join sound and picture of an HLS stream yet");
+    }
+    variants = [chosen, ...top.variants.filter((variant) => variant !== chosen)];
+    mediaUris = chosen.uris;
+  }
+
+  const media: { url: string; segments: HlsSegment[]; durationSeconds: number }[] = [];
+  for (const mediaUrl of mediaUris) {
+    try {
+      const playlist = top.kind === 'media' ? top : parseHlsPlaylist(await playlistText(mediaUrl, fetch, signal), mediaUrl);
+      if (playlist.kind !== 'media') throw new StreamRefusal(`${mediaUrl} is a master playlist inside a master playlist`);
+      if (playlist.live) {
+        throw new StreamRefusal('this is a live stream (its playlist has no end): Stitch cannot record live streams yet');
+      }
+      const primary = media[0];
+      if (primary && !sameSegments(primary.segments, playlist.segments)) {
+        notes.push(`${mediaUrl} lists other segments than ${primary.url}: not used as a mirror`);
+        continue;
+      }
+      media.push({ url: mediaUrl, segments: playlist.segments, durationSeconds: playlist.durationSeconds });
+    } catch (error) {
+      if (error instanceof StreamRefusal || signal?.aborted) throw error;
+      notes.push(`${mediaUrl} could not be read (${(error as Error).message}): not used`);
+    }
+  }
+  const primary = media[0];
+  if (!primary) throw new Error(notes.join('; ') || `${url} gave no media playlist`);
+  if (primary.segments.length === 0) throw new StreamRefusal(`${primary.url} lists no segment`);
+
+  const resources = resourcesOf(media.map((m) => m.segments));
+  const keyUris = [...new Set(resources.flatMap((r) => (r.key ? [r.key.uri] : [])))];
+  const keys = await Promise.all(keyUris.map((uri) => fetchKey(uri, fetch, signal)));
+  const parts = await mapLimited(resources, PROBE_CONCURRENCY, (resource, index) =>
+    probePart(resource, index, resources.length, keys, keyUris, fetch, signal),
+  );
+  const container = containerOf(primary.segments);
+  const stem = (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, '');
+  return {
+    layout: {
+      kind: 'hls',
+      playlist: url,
+      filename: sanitizeFilename(`${stem}.${container.extension}`),
+      contentType: container.contentType,
+      durationSeconds: primary.durationSeconds,
+      parts,
+      sources: media.map((m, source) => ({ url: m.url, uris: resources.map((r) => r.uris[source]!) })),
+      keys,
+    },
+    variants,
+    notes,
+  };
+}
+
+/** One part of the file: an initialization section or a segment, with each source's URI for it. */
+interface PartResource {
+  uris: string[];
+  byterange?: HlsResource['byterange'];
+  key?: HlsSegment['key'];
+}
+
+/** The parts, in order: each segment, preceded by its initialization section wherever that changes. */
+function resourcesOf(sources: HlsSegment[][]): PartResource[] {
+  const [primary] = sources;
+  const parts: PartResource[] = [];
+  let lastMap: string | undefined;
+  primary!.forEach((segment, index) => {
+    const map = segment.map;
+    const mapKey = map && JSON.stringify(map);
+    if (map && mapKey !== lastMap) {
+      parts.push({ uris: sources.map((segments) => segments[index]!.map!.uri), byterange: map.byterange });
+    }
+    lastMap = mapKey;
+    parts.push({ uris: sources.map((segments) => segments[index]!.uri), byterange: segment.byterange, key: segment.key });
+  });
+  return parts;
+}
+
+/** Redundant hosts serve the same segments: as many, as long, ranged and encrypted alike. */
+function sameSegments(a: readonly HlsSegment[], b: readonly HlsSegment[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((segment, i) => {
+      const other = b[i]!;
+      return (
+        Math.abs(segment.duration - other.duration) < 0.001 &&
+        JSON.stringify(segment.byterange) === JSON.stringify(other.byterange) &&
+        segment.key?.iv === other.key?.iv &&
+        !segment.map === !other.map
+      );
+    })
+  );
+}
+
+async function playlistText(url: string, fetch: HttpFetch, signal?: AbortSignal): Promise<string> {
+  return (await fetchBoundedText(url, `the playlist ${url}`, fetch, PLAYLIST_LIMITS, signal)).text;
+}
+
+/** An AES-128 key: exactly 16 bytes. */
+async function fetchKey(uri: string, fetch: HttpFetch, signal?: AbortSignal): Promise<string> {
+  const response = await fetch(uri, { signal: withTimeout(signal), cache: 'no-store' });
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});
+    throw new Error(`the stream's key ${uri} answered ${response.status}`);
+  }
+  const bytes = await readAtMost(response, 64);
+  if (bytes.length !== AES_BLOCK) throw new Error(`the stream's key ${uri} has ${bytes.length} bytes, not 16`);
+  return bytesToHex(bytes);
+}
+
+/** What the primary host says of one part: its size, and for an encrypted one its plaintext's. */
+async function probePart(
+  resource: PartResource,
+  index: number,
+  count: number,
+  keys: readonly string[],
+  keyUris: readonly string[],
+  fetch: HttpFetch,
+  signal?: AbortSignal,
+): Promise<StreamPart> {
+  const what = `segment ${index + 1} of ${count} (${resource.uris[0]})`;
+  const offset = resource.byterange?.offset ?? 0;
+  const key = resource.key && { index: keyUris.indexOf(resource.key.uri), iv: resource.key.iv };
+  if (!key && resource.byterange)
+    return { length: resource.byterange.length, sourceOffset: offset, sourceLength: resource.byterange.length };
+
+  // Unencrypted: one byte tells the size. Encrypted: the last two blocks tell the padding too.
+  const known = resource.byterange?.length;
+  const range = !key ? `bytes=${offset}-${offset}` : known === undefined ? `bytes=-${2 * AES_BLOCK}` : tailRange(offset, known);
+  const response = await fetch(resource.uris[0]!, { headers: { Range: range }, signal: withTimeout(signal), cache: 'no-store' });
+  let resourceSize: number | undefined;
+  let tail: Uint8Array;
+  if (response.status === 206) {
+    const contentRange = parseContentRange(response.headers.get('content-range'));
+    resourceSize = contentRange?.kind === 'bytes' ? contentRange.total : undefined;
+    tail = key ? await readAtMost(response, 2 * AES_BLOCK) : new Uint8Array(0);
+    if (!key) await response.body?.cancel().catch(() => {});
+  } else if (response.status === 200) {
+    // Ranges ignored: the whole segment comes; its length is counted and its end kept.
+    ({ size: resourceSize, tail } = await countBody(response));
+  } else {
+    await response.body?.cancel().catch(() => {});
+    throw new Error(`${what} answered ${response.status} ${response.statusText}`.trim());
+  }
+  if (resourceSize === undefined) throw new Error(`${what} did not say its size`);
+  const sourceLength = known ?? resourceSize - offset;
+  if (!key) return { length: sourceLength, sourceOffset: offset, sourceLength, resourceSize };
+
+  if (sourceLength % AES_BLOCK !== 0 || sourceLength === 0) throw new Error(`${what} is not whole AES blocks: it cannot be decrypted`);
+  const lastTwo = tail.slice(-2 * AES_BLOCK);
+  const last = lastTwo.slice(-AES_BLOCK);
+  const before = sourceLength === AES_BLOCK ? hexToBytes(key.iv)! : lastTwo.slice(0, AES_BLOCK);
+  const padding = await (await AesCbc.fromHex(keys[key.index]!)).paddingOf(last, before);
+  if (padding === undefined) throw new Error(`${what} does not decrypt with its key`);
+  return { length: sourceLength - padding, sourceOffset: offset, sourceLength, resourceSize, key };
+}
+
+function tailRange(offset: number, length: number): string {
+  const from = offset + Math.max(0, length - 2 * AES_BLOCK);
+  return `bytes=${from}-${offset + length - 1}`;
+}
+
+/** A whole body's length and its last 32 bytes, read without keeping it. */
+async function countBody(response: HttpResponse): Promise<{ size: number; tail: Uint8Array }> {
+  let size = 0;
+  let tail = new Uint8Array(0);
+  const reader = response.body?.getReader();
+  for (;;) {
+    const chunk = await reader?.read();
+    if (!chunk || chunk.done) break;
+    size += chunk.value.length;
+    const joined = new Uint8Array(tail.length + chunk.value.length);
+    joined.set(tail);
+    joined.set(chunk.value, tail.length);
+    tail = joined.slice(-2 * AES_BLOCK);
+  }
+  return { size, tail };
+}
+
+async function readAtMost(response: HttpResponse, max: number): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = new Uint8Array(max + 1);
+  let length = 0;
+  const reader = response.body?.getReader();
+  try {
+    while (reader && length <= max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes.set(value.subarray(0, max + 1 - length), length);
+      length += Math.min(value.length, max + 1 - length);
+    }
+  } finally {
+    await reader?.cancel().catch(() => {});
+  }
+  return bytes.slice(0, Math.min(length, max + 1));
+}
+
+/** `ask`'s answer, asked again after a failure that may pass; the last answer or error after the last attempt. */
+async function fetchAgain(ask: () => Promise<HttpResponse>, clock: Clock, signal?: AbortSignal): Promise<HttpResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const last = attempt >= PROBE_ATTEMPTS;
+    try {
+      const response = await ask();
+      if (last || !(response.status === 404 || response.status === 408 || response.status === 429 || response.status >= 500)) {
+        return response;
+      }
+      await response.body?.cancel().catch(() => {});
+    } catch (error) {
+      if (last || signal?.aborted) throw error;
+    }
+    await new Promise<void>((resolve) => clock.after(PROBE_RETRY_MS * 2 ** (attempt - 1), resolve));
+  }
+}
+
+function withTimeout(signal: AbortSignal | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+}
+
+/** `work` over every item, at most `limit` at once, results in order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+const CONTAINERS = {
+  ts: { extension: 'ts', contentType: 'video/mp2t' },
+  mp4: { extension: 'mp4', contentType: 'video/mp4' },
+  aac: { extension: 'aac', contentType: 'audio/aac' },
+  mp3: { extension: 'mp3', contentType: 'audio/mpeg' },
+};
+
+/**
+ * The file's container: fMP4 (an initialization section) joins into an MP4; MPEG-TS segments are
+ * joined as they are into a .ts (exact, and plays in every desktop player; a remux to MP4 would
+ * change the bytes and needs a muxer in the extension); packed audio keeps its format.
+ */
+function containerOf(segments: readonly HlsSegment[]): (typeof CONTAINERS)[keyof typeof CONTAINERS] {
+  if (segments.some((segment) => segment.map)) return CONTAINERS.mp4;
+  const extension = /\.([a-z0-9]+)$/i.exec(new URL(segments[0]!.uri).pathname)?.[1]?.toLowerCase();
+  if (extension === 'aac' || extension === 'mp3') return CONTAINERS[extension];
+  if (extension === 'mp4' || extension === 'm4s') return CONTAINERS.mp4;
+  return CONTAINERS.ts;
+}

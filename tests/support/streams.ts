@@ -1,0 +1,169 @@
+/**
+ * HLS streams for the stream tests and the benchmark, made with ffmpeg's HLS muxer on first use
+ * and kept in .tmp/streams/ (a folder's name holds a hash of its ffmpeg arguments). ffmpeg's own
+ * settings, as a site that packages with ffmpeg has them: its 2 s segment target (hls_time), its
+ * playlists, its key handling (one IV written once, for every segment). The one
+ * choice made for the packager is a keyframe every 2 s (`-g 50`), as packagers and live encoders
+ * set it so that segments can start on a keyframe; without it x264's 250-frame keyint makes 10 s
+ * segments.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash, createDecipheriv } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export type StreamFormat = 'ts' | 'fmp4' | 'aes' | 'single-file';
+
+export interface StreamRecipe {
+  name: string;
+  format: StreamFormat;
+  durationSeconds: number;
+  /** One variant per entry: [width, height, video kbit/s]. */
+  variants: [number, number, number][];
+}
+
+/** Three variants over MPEG-TS, with a master playlist (`master.m3u8`, variants in `v0/`, `v1/`, `v2/`). */
+export const TS_VARIANTS: StreamRecipe = {
+  name: 'ts-3',
+  format: 'ts',
+  durationSeconds: 30,
+  variants: [
+    [320, 180, 150],
+    [480, 270, 300],
+    [640, 360, 600],
+  ],
+};
+/** Fragmented MP4 segments after an initialization section (EXT-X-MAP). */
+export const FMP4: StreamRecipe = { name: 'fmp4', format: 'fmp4', durationSeconds: 30, variants: [[480, 270, 400]] };
+/** MPEG-TS segments encrypted with AES-128 (a key file beside them). */
+export const AES: StreamRecipe = { name: 'aes', format: 'aes', durationSeconds: 30, variants: [[480, 270, 400]] };
+/** One .ts file whose segments are byte ranges of it (EXT-X-BYTERANGE). */
+export const SINGLE_FILE: StreamRecipe = { name: 'single-file', format: 'single-file', durationSeconds: 30, variants: [[480, 270, 400]] };
+
+export interface MadeStream extends StreamRecipe {
+  /** The folder served: `master.m3u8` (always) and the variants' folders `v0/`… */
+  dir: string;
+}
+
+const DIR = resolve(import.meta.dirname, '../../.tmp/streams');
+const FPS = 25;
+/** The key of the AES recipe (fixed: a test decrypts with it). */
+export const STREAM_KEY = Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex');
+
+function ffmpegArgs(recipe: StreamRecipe): string[] {
+  const { durationSeconds: d, variants, format } = recipe;
+  const [width, height] = variants[variants.length - 1]!;
+  const inputs = [
+    ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${d},noise=alls=10:allf=t`],
+    ...['-f', 'lavfi', '-i', `aevalsrc=0.3*sin(880*2*PI*t)+0.1*(random(0)*2-1):s=48000:d=${d}`],
+  ];
+  const split = variants.map((_, i) => `[s${i}]`).join('');
+  const scaled = variants.map(([w, h], i) => `[s${i}]scale=${w}:${h}[v${i}]`).join(';');
+  const maps = variants.flatMap((_, i) => ['-map', `[v${i}]`, '-map', '1:a']);
+  const rates = variants.flatMap(([, , kbps], i) => [`-b:v:${i}`, `${kbps}k`]);
+  const streamMap = variants.map((_, i) => `v:${i},a:${i}`).join(' ');
+  const muxer: Record<StreamFormat, string[]> = {
+    ts: [],
+    fmp4: ['-hls_segment_type', 'fmp4'],
+    aes: ['-hls_key_info_file', 'key.info'],
+    'single-file': ['-hls_flags', 'single_file'],
+  };
+  const segmentName = format === 'fmp4' ? 'v%v/seg%d.m4s' : format === 'single-file' ? 'v%v/all.ts' : 'v%v/seg%d.ts';
+  return [
+    ...['-hide_banner', '-loglevel', 'error', '-y'],
+    ...inputs,
+    ...['-filter_complex', `[0:v]split=${variants.length}${split};${scaled}`],
+    ...maps,
+    ...['-c:v', 'libx264', '-preset', 'veryfast', '-g', String(2 * FPS), ...rates, '-c:a', 'aac'],
+    ...['-fflags', '+bitexact', '-map_metadata', '-1'],
+    ...['-f', 'hls', '-hls_playlist_type', 'vod', ...muxer[format]],
+    ...['-var_stream_map', streamMap, '-master_pl_name', 'master.m3u8', '-hls_segment_filename', segmentName, 'v%v/index.m3u8'],
+  ];
+}
+
+/** The stream of `recipe`, made now unless an earlier run left it. */
+export function stream(recipe: StreamRecipe): MadeStream {
+  const args = ffmpegArgs(recipe);
+  const hash = createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 10);
+  const dir = join(DIR, `${recipe.name}-${hash}`);
+  if (!existsSync(dir)) {
+    const partial = `${dir}.part`;
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(partial, { recursive: true });
+    recipe.variants.forEach((_, i) => mkdirSync(join(partial, `v${i}`)));
+    if (recipe.format === 'aes') {
+      writeFileSync(join(partial, 'stream.key'), STREAM_KEY);
+      // The key's URI as the playlists carry it (relative to each variant's playlist), and where ffmpeg reads it.
+      writeFileSync(join(partial, 'key.info'), `../stream.key\n${join(partial, 'stream.key')}\n`);
+    }
+    const made = spawnSync('ffmpeg', args, { cwd: partial, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (made.error || made.status !== 0) {
+      throw new Error(
+        `ffmpeg could not make ${dir} (${made.error?.message ?? `exit ${made.status}`}); run: bash scripts/install-system-deps.sh`,
+      );
+    }
+    rmSync(join(partial, 'key.info'), { force: true });
+    renameSync(partial, dir);
+  }
+  return { ...recipe, dir };
+}
+
+/**
+ * What a download of variant `variant` must save: its parts joined (the initialization section
+ * first), decrypted when encrypted. Read from ffmpeg's own files, not through the code under test.
+ */
+export function expectedBytes(made: MadeStream, variant: number): Buffer {
+  const folder = join(made.dir, `v${variant}`);
+  const playlist = readFileSync(join(folder, 'index.m3u8'), 'utf8');
+  const parts: Buffer[] = [];
+  const map = /#EXT-X-MAP:URI="([^"]+)"/.exec(playlist);
+  if (map) parts.push(readFileSync(join(folder, map[1]!)));
+  let sequence = Number(/#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(playlist)?.[1] ?? 0);
+  let byterange: { length: number; offset: number } | undefined;
+  let nextOffset = 0;
+  for (const line of playlist.split('\n')) {
+    const range = /^#EXT-X-BYTERANGE:(\d+)(?:@(\d+))?/.exec(line);
+    if (range) {
+      const length = Number(range[1]);
+      const offset = range[2] === undefined ? nextOffset : Number(range[2]);
+      byterange = { length, offset };
+      nextOffset = offset + length;
+    }
+    if (line === '' || line.startsWith('#')) continue;
+    let bytes = readFileSync(join(folder, line.trim()));
+    if (byterange) bytes = bytes.subarray(byterange.offset, byterange.offset + byterange.length);
+    byterange = undefined;
+    if (made.format === 'aes') {
+      // The playlist's IV when it gives one (ffmpeg does, once, for every segment), else the sequence number.
+      const given = /#EXT-X-KEY:.*IV=0x([0-9a-f]{32})/i.exec(playlist)?.[1];
+      const iv = given ? Buffer.from(given, 'hex') : Buffer.alloc(16);
+      if (!given) iv.writeUInt32BE(sequence, 12);
+      const decipher = createDecipheriv('aes-128-cbc', STREAM_KEY, iv);
+      bytes = Buffer.concat([decipher.update(bytes), decipher.final()]);
+    }
+    sequence++;
+    parts.push(bytes);
+  }
+  return Buffer.concat(parts);
+}
+
+/** The files of a made stream's variant folder (to check what a server was asked for). */
+export function segmentNames(made: MadeStream, variant: number): string[] {
+  return readdirSync(join(made.dir, `v${variant}`)).filter((name) => !name.endsWith('.m3u8'));
+}
+
+/**
+ * A master playlist listing `made`'s variants on each of `origins` (redundant hosts: the same
+ * variant under several URIs, as RFC 8216 §6.3.2 describes them), in the order of the origins.
+ */
+export function redundantMaster(made: MadeStream, origins: readonly string[]): string {
+  const master = readFileSync(join(made.dir, 'master.m3u8'), 'utf8').split('\n');
+  const lines = ['#EXTM3U', '#EXT-X-VERSION:3'];
+  for (let i = 0; i < master.length; i++) {
+    const line = master[i]!;
+    if (!line.startsWith('#EXT-X-STREAM-INF')) continue;
+    const uri = master[i + 1]!.trim();
+    for (const origin of origins) lines.push(line, `${origin}/${uri}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

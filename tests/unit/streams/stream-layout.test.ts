@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { parseStreamLayout, partOffsets, piecesOf, type StreamLayout } from '../../../src/engine/streams/stream-layout';
+
+const layout: StreamLayout = {
+  kind: 'hls',
+  playlist: 'https://cdn.example/master.m3u8',
+  filename: 'master.ts',
+  contentType: 'video/mp2t',
+  durationSeconds: 6,
+  parts: [
+    { length: 100, sourceOffset: 0, sourceLength: 100 },
+    { length: 50, sourceOffset: 0, sourceLength: 64, key: { index: 0, iv: '00000000000000000000000000000001' } },
+    { length: 30, sourceOffset: 200, sourceLength: 30 },
+  ],
+  sources: [{ url: 'https://cdn.example/v.m3u8', uris: ['a.ts', 'b.ts', 'c.ts'] }],
+  keys: ['000102030405060708090a0b0c0d0e0f'],
+};
+
+describe('the stream layout', () => {
+  it('places parts end to end by their plaintext length', () => {
+    expect(partOffsets(layout)).toEqual([0, 100, 150, 180]);
+  });
+
+  it('maps a range of the file onto the pieces of the parts it covers', () => {
+    const offsets = partOffsets(layout);
+    expect(piecesOf(offsets, 0, 180)).toEqual([
+      { index: 0, start: 0, end: 100 },
+      { index: 1, start: 0, end: 50 },
+      { index: 2, start: 0, end: 30 },
+    ]);
+    expect(piecesOf(offsets, 120, 160)).toEqual([
+      { index: 1, start: 20, end: 50 },
+      { index: 2, start: 0, end: 10 },
+    ]);
+    expect(piecesOf(offsets, 100, 101)).toEqual([{ index: 1, start: 0, end: 1 }]);
+    expect(piecesOf(offsets, 99, 100)).toEqual([{ index: 0, start: 99, end: 100 }]);
+    expect(piecesOf(offsets, 179, 180)).toEqual([{ index: 2, start: 29, end: 30 }]);
+  });
+
+  it('accepts a stored layout it wrote, and refuses a damaged one', () => {
+    const stored: unknown = JSON.parse(JSON.stringify(layout));
+    expect(parseStreamLayout(stored)).toEqual(layout);
+    expect(parseStreamLayout({ ...layout, sources: [{ url: 'x', uris: ['a.ts'] }] })).toBeUndefined();
+    expect(parseStreamLayout({ ...layout, keys: ['short'] })).toBeUndefined();
+    expect(parseStreamLayout({ ...layout, parts: [{ length: -1, sourceOffset: 0, sourceLength: 0 }] })).toBeUndefined();
+    expect(parseStreamLayout({ ...layout, kind: 'dash' })).toBeUndefined();
+  });
+});
