@@ -42,6 +42,10 @@
  *            a row: watched-name, watched-state (the state in words), watched-progress (a <progress>
  *            whose value/max are received/size bytes; no value while the size is unknown),
  *            watched-figures (host, size, rate), and the button watched-take-over.
+ *            Video streams the open tabs loaded: stream-list (hidden while none); one stream-row per
+ *            stream, with data-url="<the playlist's URL>"; inside a row: stream-title, stream-figures
+ *            (picture size, duration, estimated size, host), stream-refused (only when refused), and
+ *            the button stream-download.
  *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
  *            2^20 bytes, as every page counts), setting-excluded-types and setting-excluded-sites (textareas, one per
  *            line), setting-save-while-downloading (checkbox, Chrome only), setting-concurrent,
@@ -74,6 +78,7 @@ import type * as v from 'valibot';
 import type { FailureFacts } from './engine/errors';
 import type { ConnectionsWhy } from './engine/scheduler/connections/connection-count';
 import type { DropReason, StoredNotice } from './engine/notice';
+import type { RefusalReason as StreamRefusalReason } from './engine/streams/hls-playlist';
 import type { RelinkMismatch } from './engine/relink';
 import type { ARIA2_ACTION, JOB_ACTION, PLAYER_PAGE_MESSAGE, REQUESTS } from './message-schemas';
 import type { Settings, SettingsError } from './settings/schema';
@@ -245,6 +250,28 @@ export interface WatchedRow {
   state: 'downloading' | 'resuming' | 'paused';
 }
 
+/** A video stream (an HLS playlist) a tab loaded, as the popup lists it. */
+export interface StreamRow {
+  /** The playlist's URL: the row's id, and what `download-stream` takes. */
+  url: string;
+  /** The tab's title (the saved file's name), else the playlist's name. */
+  title: string;
+  /** The page's host (and port). */
+  host: string;
+  /** The chosen variant's picture size, when the playlist says it. */
+  width?: number;
+  height?: number;
+  /** Bits per second of the variant a download takes. */
+  bandwidth?: number;
+  durationSeconds?: number;
+  /** About how many bytes a download saves (its bandwidth over its duration). */
+  estimatedBytes?: number;
+  /** The stream cannot be downloaded, and why (as data, for the pages' words). */
+  refused?: StreamRefusalReason;
+  /** Its playlists could not be read (yet): the row offers Download all the same. */
+  unread?: boolean;
+}
+
 /**
  * The value of a successful reply to each request type. The requests' fields are declared once,
  * as schemas, in message-schemas.ts (the background parses every request with them).
@@ -276,6 +303,7 @@ export interface Replies {
   'job-speed-limit': { job: JobView };
   'hand-to-browser': Record<string, never>;
   'take-over-watched': { taken: boolean };
+  'download-stream': { job: JobView };
 }
 
 export type RequestType = keyof Replies;
@@ -299,7 +327,9 @@ export type PortMessage =
    */
   | { type: 'aria2'; configured: boolean; rows: Aria2Row[]; trouble?: Aria2Trouble }
   /** The downloads left with the browser that Stitch watches, in the order it began watching them. */
-  | { type: 'watched'; rows: WatchedRow[] };
+  | { type: 'watched'; rows: WatchedRow[] }
+  /** The video streams the open tabs loaded, the newest first. */
+  | { type: 'streams'; rows: StreamRow[] };
 
 /** Messages a player page posts on the player port (`attach`, then `position`; see the header comment). */
 export type PlayerPageMessage = v.InferInput<typeof PLAYER_PAGE_MESSAGE>;

@@ -11,6 +11,7 @@ import { installPlayback } from './playback/install';
 import type { StreamScope } from './playback/stream-route';
 import type { BlobUrlMaker } from './saving/blob-url';
 import { installSaving } from './saving/install';
+import { installStreams } from './streams/install';
 import { SettingsStore } from './settings-store';
 import { installTakeover } from './takeover/install';
 import { installUi } from './ui/install';
@@ -78,6 +79,12 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     tookOver: (filename, jobId) => ui.tookOver(filename, jobId),
     watchedChanged: (rows) => ui.broadcast({ type: 'watched', rows }),
   });
+  const streams = installStreams({
+    api,
+    manager: jobs.manager,
+    localNetwork: network.localNetwork,
+    onChange: (rows) => ui.broadcast({ type: 'streams', rows }),
+  });
   const ui = installUi({
     api,
     settings,
@@ -87,6 +94,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     localNetwork: network.localNetwork,
     aria2,
     watcher: takeover.watcher,
+    streams,
   });
 
   // Any start of the worker (browser start, kill, alarm, message) puts the rule that stops

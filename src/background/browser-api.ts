@@ -71,6 +71,14 @@ export interface SeenRequest {
   url: string;
   method: string;
   type?: string;
+  /** The tab it was made in; -1 for none (a worker's own request). */
+  tabId?: number;
+}
+
+/** A response a tab received whose headers name an HLS playlist (by its path or its Content-Type). */
+export interface SeenPlaylist {
+  url: string;
+  tabId: number;
 }
 
 /**
@@ -167,12 +175,17 @@ export interface BrowserApi {
   /** Opens an extension page (the player) in a new tab. */
   tabs?: {
     create(url: string): Promise<void>;
+    /** A tab's title and address; undefined once it is closed. */
+    get?(tabId: number): Promise<{ title?: string; url?: string } | undefined>;
+    onRemoved?: ApiEvent<(tabId: number) => void>;
   };
   /** Observation of requests (to know which downloads came from a POST); absent if not granted. */
   webRequest?: {
     onBeforeRequest: ApiEvent<(details: SeenRequest) => void>;
     /** Redirects of Stitch's own background requests (see redirect-log.ts). */
     onRedirect?: ApiEvent<(hop: SeenRedirect) => void>;
+    /** HLS playlists the tabs load (a page's player asks for them): the streams the popup offers. */
+    onPlaylist?: ApiEvent<(seen: SeenPlaylist) => void>;
   };
   /**
    * declarativeNetRequest session rules (kept across worker restarts, not browser restarts):

@@ -1,5 +1,6 @@
 import browser from 'webextension-polyfill';
-import type { ApiEvent, BrowserApi, SeenRedirect } from './browser-api';
+import { looksLikeHlsPlaylist } from '../engine';
+import type { ApiEvent, BrowserApi, SeenPlaylist, SeenRedirect } from './browser-api';
 
 /** The BrowserApi of the running extension, over webextension-polyfill. */
 export function realBrowserApi(): BrowserApi {
@@ -57,6 +58,11 @@ export function realBrowserApi(): BrowserApi {
     },
     tabs: {
       create: async (url) => void (await browser.tabs.create({ url: browser.runtime.getURL(url) })),
+      get: async (tabId) => {
+        const tab = await browser.tabs.get(tabId).catch(() => undefined);
+        return tab && { title: tab.title, url: tab.url };
+      },
+      onRemoved: browser.tabs.onRemoved,
     },
     webRequest: browser.webRequest && {
       onBeforeRequest: {
@@ -69,6 +75,7 @@ export function realBrowserApi(): BrowserApi {
         removeListener: (listener) => browser.webRequest.onBeforeRequest.removeListener(listener),
       },
       onRedirect: ownRedirects(browser.runtime.getURL('')),
+      onPlaylist: playlists(),
     },
     sessionRules: browser.declarativeNetRequest && {
       get: () => browser.declarativeNetRequest.getSessionRules(),
@@ -121,6 +128,40 @@ function ownRedirects(extensionOrigin: string): ApiEvent<(hop: SeenRedirect) => 
       if (!observe) return;
       added.delete(listener);
       browser.webRequest.onBeforeRedirect.removeListener(observe);
+      browser.webRequest.onHeadersReceived.removeListener(observe);
+    },
+  };
+}
+
+/** What onHeadersReceived tells of a response (the fields read). */
+interface ResponseDetails {
+  url: string;
+  tabId: number;
+  statusCode: number;
+  responseHeaders?: { name: string; value?: string }[];
+}
+
+/**
+ * The HLS playlists the tabs load, by their headers (observation only: no 'blocking'). A page's
+ * player asks for them with fetch or XHR; a <video> given one directly asks as media.
+ */
+function playlists(): ApiEvent<(seen: SeenPlaylist) => void> {
+  const filter = { urls: ['http://*/*', 'https://*/*'], types: ['xmlhttprequest' as const, 'media' as const, 'other' as const] };
+  const added = new Map<(seen: SeenPlaylist) => void, (d: ResponseDetails) => void>();
+  return {
+    addListener(listener) {
+      const observe = (d: ResponseDetails) => {
+        if (d.tabId < 0 || (d.statusCode !== 200 && d.statusCode !== 206)) return;
+        const type = d.responseHeaders?.find((h) => h.name.toLowerCase() === 'content-type')?.value;
+        if (looksLikeHlsPlaylist(d.url, type)) listener({ url: d.url, tabId: d.tabId });
+      };
+      added.set(listener, observe);
+      browser.webRequest.onHeadersReceived.addListener(observe, filter, ['responseHeaders']);
+    },
+    removeListener(listener) {
+      const observe = added.get(listener);
+      if (!observe) return;
+      added.delete(listener);
       browser.webRequest.onHeadersReceived.removeListener(observe);
     },
   };

@@ -33,6 +33,6 @@ export type { Hasher, HasherFactory } from './integrity/hasher';
 export { advertisedSources, fetchMetalink, fromMetalinkFile, METALINK_LIMITS } from './sources/advertised';
 export { readResponseFacts } from './http/response-facts';
 export { isSafeMetalinkName, parseMetalink, type MetalinkFile } from './sources/metalink';
-export { planHlsStream, type StreamPlan } from './streams/stream-plan';
-export { StreamRefusal, type HlsVariant } from './streams/hls-playlist';
+export { planHlsStream, readHlsStream, type StreamPlan } from './streams/stream-plan';
+export { looksLikeHlsPlaylist, StreamRefusal, type HlsVariant, type RefusalReason } from './streams/hls-playlist';
 export type { StreamLayout } from './streams/stream-layout';

@@ -1,4 +1,4 @@
-import type { Aria2Row, Aria2Trouble, JobView, PortMessage, UiNotice, WatchedRow } from '../messages';
+import type { Aria2Row, Aria2Trouble, JobView, PortMessage, StreamRow, UiNotice, WatchedRow } from '../messages';
 import { failureText, noticeText } from '../words/failure-text';
 import { t } from '../words/i18n';
 import { FINISHED_STATES } from '../pages-shared/job-text';
@@ -6,16 +6,17 @@ import { FINISHED_STATES } from '../pages-shared/job-text';
 /**
  * What the popup knows: the jobs (in list order, see listOrder), the page-wide notices (oldest first), and
  * aria2: whether one is set up, the downloads handed to it, and why they could not be read when it did not answer;
- * and the downloads left with the browser, which Stitch watches.
+ * the downloads left with the browser, which Stitch watches; and the video streams the tabs loaded.
  */
 export interface PopupModel {
   jobs: JobView[];
   notices: UiNotice[];
   aria2: { configured: boolean; rows: Aria2Row[]; trouble?: Aria2Trouble };
   watched: WatchedRow[];
+  streams: StreamRow[];
 }
 
-export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [], aria2: { configured: false, rows: [] }, watched: [] };
+export const EMPTY_MODEL: PopupModel = { jobs: [], notices: [], aria2: { configured: false, rows: [] }, watched: [], streams: [] };
 
 /** The model after one message from the UI port (or a job from an action's reply). */
 export function applyPortMessage(model: PopupModel, message: PortMessage): PopupModel {
@@ -41,6 +42,8 @@ export function applyPortMessage(model: PopupModel, message: PortMessage): Popup
       };
     case 'watched':
       return { ...model, watched: message.rows };
+    case 'streams':
+      return { ...model, streams: message.rows };
   }
 }
 

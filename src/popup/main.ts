@@ -17,7 +17,7 @@ async function start(): Promise<void> {
   if (!connection) return;
   // The UI port: the background posts a snapshot, then every change.
   const port = openReconnectingPort<PortMessage, never>(connection.connect, {
-    accepts: { snapshot: true, job: true, removed: true, notice: true, aria2: true, watched: true },
+    accepts: { snapshot: true, job: true, removed: true, notice: true, aria2: true, watched: true, streams: true },
     liveOn: 'snapshot',
     onMessage: (message) => page.apply(message),
     onStatus: (status) => page.setStatus(status),

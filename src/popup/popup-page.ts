@@ -6,6 +6,7 @@ import {
   type PortMessage,
   type RequestOf,
   type RequestType,
+  type StreamRow,
   type WatchedRow,
 } from '../messages';
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
@@ -22,6 +23,7 @@ import { announcement, applyPortMessage, EMPTY_MODEL, pageActions, summary, type
 import type { LiveStatus } from '../pages-shared/reconnecting-port';
 import { NoticeList } from './notice-list';
 import { WatchedList } from './watched-list';
+import { StreamList } from './stream-list';
 
 export interface PopupDeps {
   /** `browser.runtime.sendMessage`; undefined outside the extension. */
@@ -95,6 +97,7 @@ export class PopupPage {
   );
   private readonly aria2 = new Aria2List((gid, action, button) => void this.aria2Act(gid, action, button));
   private readonly watched = new WatchedList((row, button) => void this.takeOver(row, button));
+  private readonly streams = new StreamList((row, button) => void this.downloadStream(row, button));
   /** Out of the way until wanted: the toolbar's Add URL… shows it. */
   private readonly addForm: HTMLFormElement;
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
@@ -147,6 +150,7 @@ export class PopupPage {
       this.notices.element,
       this.jobs.element,
       this.watched.element,
+      this.streams.element,
       this.aria2.element,
       this.live,
     );
@@ -203,6 +207,7 @@ export class PopupPage {
     this.jobs.render(jobs, this.phase);
     this.notices.render(this.model.notices);
     this.watched.render(this.model.watched);
+    this.streams.render(this.model.streams);
     this.aria2.render(this.model.aria2.rows, this.model.aria2.trouble);
     // The filter helps with many downloads; with a few it is only in the way.
     this.filter.hidden = jobs.length < FILTER_FROM && this.filter.value === '';
@@ -378,6 +383,20 @@ export class PopupPage {
       this.showActionError(taken ? '' : t('failedTakeOver', row.name, t('takeOverLeft')));
     } catch (error) {
       this.showActionError(t('failedTakeOver', row.name, errorText(error)));
+    } finally {
+      button.removeAttribute('aria-disabled');
+    }
+  }
+
+  /** Download of a found video stream: its job comes on the port; reading its segments' sizes takes a moment. */
+  private async downloadStream(row: StreamRow, button: HTMLButtonElement): Promise<void> {
+    if (button.getAttribute('aria-disabled') === 'true') return;
+    button.setAttribute('aria-disabled', 'true');
+    try {
+      await this.call({ type: 'download-stream', url: row.url });
+      this.showActionError('');
+    } catch (error) {
+      this.showActionError(t('failedDownloadStream', row.title, errorText(error)));
     } finally {
       button.removeAttribute('aria-disabled');
     }

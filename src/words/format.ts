@@ -49,6 +49,11 @@ export function formatEta(seconds: number | undefined): string {
   return unit(Math.round(s / 86_400), 'day');
 }
 
+/** A playing time: `30 sec`, `10 min`, `1 hr 5 min` (rounded, where an ETA rounds up); empty when unknown. */
+export function formatDuration(seconds: number | undefined): string {
+  return formatEta(seconds === undefined ? undefined : Math.round(seconds));
+}
+
 /** Whole percent (`12%`, `12 %` in German), never showing 100 before the last byte. */
 export function formatPercent(received: number, size: number | undefined): string {
   if (size === undefined || size <= 0) return '';

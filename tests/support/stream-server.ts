@@ -40,11 +40,16 @@ export interface StreamRequest {
   range: string | undefined;
   status: number;
   bytesSent: number;
+  /** When the response ended (performance.now()), complete or cut; undefined while it is open. */
+  endedAt: number | undefined;
 }
 
 export interface StreamServer {
   readonly origin: string;
   readonly requests: StreamRequest[];
+  /** TCP connections accepted, and the most open at once. */
+  readonly connections: number;
+  readonly peakConnections: number;
   /** The server goes silent: no more body bytes for anyone, open or new. */
   stallAll(): void;
   close(): Promise<void>;
@@ -56,6 +61,7 @@ const TYPES: Record<string, string> = {
   '.m4s': 'video/iso.segment',
   '.mp4': 'video/mp4',
   '.key': 'application/octet-stream',
+  '.html': 'text/html; charset=utf-8',
 };
 
 export async function startStreamServer(options: StreamServerOptions): Promise<StreamServer> {
@@ -64,6 +70,8 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
   const serverBucket = new TokenBucket(options.rate);
   const connectionBuckets = new WeakMap<Socket, TokenBucket>();
   const sockets = new Set<Socket>();
+  let connections = 0;
+  let peakConnections = 0;
   let stalled = false;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -77,11 +85,14 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
-    const record: StreamRequest = { path, range: req.headers.range, status: 0, bytesSent: 0 };
+    const record: StreamRequest = { path, range: req.headers.range, status: 0, bytesSent: 0, endedAt: undefined };
     requests.push(record);
     let closed = false;
     res.on('error', () => {});
-    res.on('close', () => (closed = true));
+    res.on('close', () => {
+      closed = true;
+      record.endedAt = performance.now();
+    });
     if (options.latencyMs) await sleep(options.latencyMs);
     const count = (served.get(path) ?? 0) + 1;
     served.set(path, count);
@@ -154,6 +165,8 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
   const server = createServer((req, res) => void handle(req, res));
   server.on('connection', (socket) => {
     sockets.add(socket);
+    connections++;
+    peakConnections = Math.max(peakConnections, sockets.size);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -161,6 +174,12 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
+    get connections() {
+      return connections;
+    },
+    get peakConnections() {
+      return peakConnections;
+    },
     stallAll: () => (stalled = true),
     close: async () => {
       for (const socket of sockets) socket.destroy();

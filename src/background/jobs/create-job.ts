@@ -7,6 +7,7 @@ import {
   type DownloadStore,
   type EngineOptions,
   type RequestContext,
+  type StreamLayout,
 } from '../../engine';
 import { cookieOriginsFor } from '../../settings/mirror-rules';
 import type { MirrorRule, Settings } from '../../settings/schema';
@@ -65,8 +66,9 @@ export function createJob(
   source: JobSource,
   settings: Settings,
   limiter: RateLimiter = speedLimit,
+  stream?: StreamLayout,
 ): Promise<DownloadJob> {
-  return DownloadJob.create(store, { id, url: source.url, mirrors: [...source.mirrors] }, engineOptions(source, settings, limiter));
+  return DownloadJob.create(store, { id, url: source.url, mirrors: [...source.mirrors], stream }, engineOptions(source, settings, limiter));
 }
 
 /** Reopens a stored job; its URLs (mirrors included) are in the engine's stored state. */

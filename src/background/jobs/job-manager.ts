@@ -6,6 +6,7 @@ import {
   type DownloadStore,
   type Playback,
   type RemoteFile,
+  type StreamLayout,
 } from '../../engine';
 import { UNDO_MS, type JobAction, type JobView, type ReplyOf } from '../../messages';
 import { mediaTypeOf } from '../../media-type';
@@ -69,6 +70,8 @@ export interface NewDownload {
    * them from its own first answer).
    */
   announced?: { mirrors: string[]; digests: { algorithm: string; hex: string }[] };
+  /** A video stream laid out as one file: `url` and `mirrors` are its hosts' playlists. */
+  stream?: StreamLayout;
 }
 
 const FINISHED_VIEW_STATES = new Set(['saved', 'failed', 'cancelled']);
@@ -147,7 +150,7 @@ export class JobManager {
     };
     await this.deps.meta.save(meta);
     const limiter = jobSpeedLimit(undefined);
-    const job = await createJob(this.deps.store, id, source, settings, limiter);
+    const job = await createJob(this.deps.store, id, source, settings, limiter, download.stream);
     const entry = this.track(job, meta, 0, limiter);
     this.enqueue(entry);
     this.pump();

@@ -9,6 +9,7 @@ import { isOwnPage } from '../sender';
 import type { SettingsStore } from '../settings-store';
 import type { Bypass } from '../takeover/bypass';
 import type { DownloadWatcher } from '../takeover/download-watcher';
+import type { Streams } from '../streams/install';
 import { aria2FromClick, browserFromClick, createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
 import { handleRequest } from './message-handler';
 import { Toolbar } from './toolbar';
@@ -25,6 +26,8 @@ export interface UiDeps {
   aria2: Aria2Link;
   /** The downloads left with the browser: their rows, and Take over. */
   watcher: Pick<DownloadWatcher, 'rows' | 'takeOver'>;
+  /** The video streams the tabs loaded: their rows, and Download. */
+  streams: Pick<Streams, 'rows' | 'download'>;
 }
 
 export interface Ui {
@@ -46,7 +49,7 @@ export interface Ui {
  * context menu. Registers its listeners synchronously (runtime.onMessage, runtime.onConnect,
  * runtime.onInstalled, menus.onClicked); only Stitch's own pages are answered.
  */
-export function installUi({ api, settings, manager, mirrorsFor, bypass, localNetwork, aria2, watcher }: UiDeps): Ui {
+export function installUi({ api, settings, manager, mirrorsFor, bypass, localNetwork, aria2, watcher, streams }: UiDeps): Ui {
   const ports = new UiPorts(
     async () => {
       const m = await manager;
@@ -54,7 +57,10 @@ export function installUi({ api, settings, manager, mirrorsFor, bypass, localNet
       return { type: 'snapshot', jobs: m.views(), notices: await notices.all() } satisfies PortMessage;
     },
     (viewers) => aria2.viewers(viewers),
-    () => [{ type: 'watched', rows: watcher.rows() }],
+    () => [
+      { type: 'watched', rows: watcher.rows() },
+      { type: 'streams', rows: streams.rows() },
+    ],
   );
   const notices = new UiNotices(api, (notice) => ports.broadcast({ type: 'notice', notice }));
   const toolbar = new Toolbar(api, () => settings.current);
@@ -64,7 +70,7 @@ export function installUi({ api, settings, manager, mirrorsFor, bypass, localNet
     // Messages for the offscreen document are not ours: leave them unanswered here.
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
     if (!isOwnPage(sender, api)) return undefined;
-    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass, localNetwork, aria2, watcher });
+    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass, localNetwork, aria2, watcher, streams });
   });
   api.runtime.onConnect.addListener((port) => {
     if (isOwnPage(port.sender, api)) ports.connect(port);

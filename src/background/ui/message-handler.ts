@@ -12,6 +12,7 @@ import type { UiNotices } from './ui-notices';
 import type { Bypass } from '../takeover/bypass';
 import { Aria2Unavailable, type Aria2Link } from '../aria2/aria2-link';
 import type { DownloadWatcher } from '../takeover/download-watcher';
+import type { Streams } from '../streams/install';
 
 type RequestOfType<T extends RequestType> = Extract<ParsedRequest, { type: T }>;
 type PlayRequest = RequestOfType<'play'>;
@@ -30,6 +31,8 @@ export interface HandlerDeps {
   aria2?: Aria2Link;
   /** The downloads left with the browser: Take over in the popup. */
   watcher?: Pick<DownloadWatcher, 'takeOver'>;
+  /** The video streams the tabs loaded: Download in the popup. */
+  streams?: Pick<Streams, 'download'>;
 }
 
 /**
@@ -116,6 +119,9 @@ async function jobRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Re
       return handToBrowser(request.id, manager, deps);
     case 'aria2-send':
       return sendToAria2(request.id, manager, aria2Of(deps));
+    case 'download-stream':
+      if (!deps.streams) throw new Error(`unknown request ${request.type}`);
+      return { job: await deps.streams.download(request.url) };
     case 'aria2-action': {
       const url = await aria2Of(deps).act(request.gid, request.action);
       if (url) await manager.add(newDownload({ url }, deps.mirrorsFor));

@@ -28,20 +28,43 @@ export interface HlsSegment extends HlsResource {
 export type HlsPlaylist =
   { kind: 'master'; variants: HlsVariant[] } | { kind: 'media'; segments: HlsSegment[]; live: boolean; durationSeconds: number };
 
-/** Why a stream cannot be downloaded, in words for the user. */
+/** Why a stream is refused, as data the pages put in words. */
+export type RefusalReason = 'not-a-playlist' | 'drm' | 'live' | 'separate-audio' | 'empty';
+
+/** Why a stream cannot be downloaded: `reason` for the pages, the message in English for the CLI and logs. */
 export class StreamRefusal extends Error {
   override readonly name = 'StreamRefusal';
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const PLAYLIST_TYPES = new Set(['application/vnd.apple.mpegurl', 'application/x-mpegurl', 'audio/mpegurl', 'audio/x-mpegurl']);
+
+/** Whether a response is an HLS playlist: by its Content-Type, else by its path's `.m3u8`. */
+export function looksLikeHlsPlaylist(url: string, contentType: string | undefined): boolean {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (type && PLAYLIST_TYPES.has(type)) return true;
+  try {
+    return /\.m3u8$/i.test(new URL(url).pathname);
+  } catch {
+    return false;
+  }
 }
 
 /** Parses an HLS playlist (RFC 8216) fetched from `baseUrl`; URIs come out absolute. */
 export function parseHlsPlaylist(text: string, baseUrl: string): HlsPlaylist {
-  if (!text.trimStart().startsWith('#EXTM3U')) throw new StreamRefusal(`${baseUrl} is not an HLS playlist (no #EXTM3U)`);
+  if (!text.trimStart().startsWith('#EXTM3U')) throw new StreamRefusal('not-a-playlist', `${baseUrl} is not an HLS playlist (no #EXTM3U)`);
   const parser = new Parser();
   parser.push(text);
   parser.end();
   const manifest = parser.manifest;
   if (manifest.contentProtection && Object.keys(manifest.contentProtection).length > 0) {
     throw new StreamRefusal(
+      'drm',
       'this stream is protected by DRM (FairPlay, PlayReady or Widevine): Stitch does not download protected streams',
     );
   }
@@ -51,7 +74,10 @@ export function parseHlsPlaylist(text: string, baseUrl: string): HlsPlaylist {
   const segments = manifest.segments.map((segment, index): HlsSegment => {
     const key = segment.key;
     if (key && key.method !== 'AES-128') {
-      throw new StreamRefusal(`this stream is encrypted with ${key.method}, a DRM scheme: Stitch downloads clear streams and AES-128 only`);
+      throw new StreamRefusal(
+        'drm',
+        `this stream is encrypted with ${key.method}, a DRM scheme: Stitch downloads clear streams and AES-128 only`,
+      );
     }
     return {
       uri: absolute(segment.uri),

@@ -49,10 +49,12 @@ export function streamFetch(layout: StreamLayout, inner: HttpFetch): HttpFetch {
     const pieces = piecesOf(offsets, start, end);
     const first = await segment.open(pieces[0]!).catch((error: unknown) => {
       outer?.removeEventListener('abort', onAbort);
+      controller.abort(DONE);
       throw error;
     });
     if ('failed' in first) {
       outer?.removeEventListener('abort', onAbort);
+      controller.abort(DONE);
       return answer(url, first.failed.status, first.failed.statusText, {}, emptyBody());
     }
     const chunks = segment.bytes(pieces, first);
@@ -84,10 +86,18 @@ export function streamFetch(layout: StreamLayout, inner: HttpFetch): HttpFetch {
   };
 }
 
+/** Why a request's signal aborts once its bytes were all read. */
+const DONE = 'done';
+
 /** A segment's request, answered: what to skip of its body and what to keep. */
 interface OpenedPiece {
   piece: PartPiece;
   response: HttpResponse;
+  /**
+   * Ends the segment's request: a fetch port may count a request as open until its signal aborts
+   * (the extension's shares six connections per host so, host-connections.ts).
+   */
+  close: () => void;
   /** Body bytes before the wanted ones (a 200 to a range request sends the whole resource). */
   skip: number;
   /** Body bytes wanted after `skip`. */
@@ -133,26 +143,35 @@ class SegmentReader {
     from += part.sourceOffset;
     to += part.sourceOffset;
     const headers = { ...withoutRange(this.init.headers), Range: `bytes=${from}-${to - 1}` };
-    const response = await this.inner(this.source.uris[piece.index]!, { ...this.init, headers, signal: this.signal });
+    const own = new AbortController();
+    const close = () => own.abort(DONE);
+    const signal = AbortSignal.any([this.signal, own.signal]);
+    const response = await this.inner(this.source.uris[piece.index]!, { ...this.init, headers, signal }).catch((error: unknown) => {
+      close();
+      throw error;
+    });
     if (response.status === 206) {
       const range = parseContentRange(response.headers.get('content-range'));
       const wrongTotal = range?.kind === 'bytes' && part.resourceSize !== undefined && range.total !== part.resourceSize;
       if (range?.kind !== 'bytes' || range.start !== from || range.end !== to || wrongTotal) {
         await response.body?.cancel().catch(() => {});
+        close();
         const sent = range?.kind === 'bytes' ? `bytes ${range.start}–${range.end - 1} of ${range.total ?? '?'}` : 'no valid range';
         throw new Error(`${this.describe(piece.index)} sent ${sent} when asked for bytes ${from}–${to - 1} of ${part.resourceSize ?? '?'}`);
       }
-      return { piece, response, skip: 0, take: to - from, decrypt };
+      return { piece, response, close, skip: 0, take: to - from, decrypt };
     }
     if (response.status === 200) {
       const length = parseContentLength(response.headers.get('content-length'));
       if (part.resourceSize !== undefined && length !== undefined && length !== part.resourceSize) {
         await response.body?.cancel().catch(() => {});
+        close();
         throw new Error(`${this.describe(piece.index)} has ${length} bytes, not the ${part.resourceSize} it had`);
       }
-      return { piece, response, skip: from, take: to - from, decrypt };
+      return { piece, response, close, skip: from, take: to - from, decrypt };
     }
     await response.body?.cancel().catch(() => {});
+    close();
     // A CDN's 404 is often a segment not there yet: worth the engine's retries, not a dead source.
     const status = response.status === 404 ? 503 : response.status;
     return { failed: { status, statusText: `${response.statusText || response.status} for ${this.describe(piece.index)}` } };
@@ -223,6 +242,7 @@ class SegmentReader {
       }
     } finally {
       if (reader) await reader.cancel().catch(() => {});
+      opened.close();
     }
   }
 }

@@ -38,38 +38,47 @@ export interface PlanOptions {
   clock?: Clock;
 }
 
+/** A stream's playlists, read: the chosen variant's hosts and segments, before any segment is asked. */
+export interface HlsStreamPlaylists {
+  /** The variants offered, the chosen one first; empty for a media playlist. */
+  variants: HlsVariant[];
+  /** The chosen variant on each of its hosts that lists the same segments (the primary first). */
+  media: { url: string; segments: HlsSegment[]; durationSeconds: number }[];
+  notes: string[];
+}
+
 /**
- * Reads an HLS stream's playlists and lays its segments out as one file: the variant chosen,
- * its redundant hosts as sources, each segment's size asked of the primary host (a one-byte range,
- * or the last two AES blocks of an encrypted one, whose padding gives its plaintext's size), and
- * the AES-128 keys fetched. Live streams and DRM are refused with a StreamRefusal.
+ * Reads an HLS stream's playlists: the variant chosen (the highest by default), and its
+ * redundant hosts' media playlists, kept as mirrors when they list the same segments. Live
+ * streams, DRM and sound in a playlist of its own are refused with a StreamRefusal.
  */
-export async function planHlsStream(url: string, options: PlanOptions): Promise<StreamPlan> {
+export async function readHlsStream(url: string, options: PlanOptions): Promise<HlsStreamPlaylists> {
   const { signal } = options;
-  const clock = options.clock ?? realClock;
-  // Every probe and key is asked again after a failure that may pass.
-  const fetch: HttpFetch = (url, init) => fetchAgain(() => options.fetch(url, init), clock, signal);
+  const requests = new PlanRequests(options);
   const notes: string[] = [];
-  const top = parseHlsPlaylist(await playlistText(url, fetch, signal), url);
+  const top = parseHlsPlaylist(await requests.playlist(url), url);
   let variants: HlsVariant[] = [];
   let mediaUris = [url];
   if (top.kind === 'master') {
     const chosen = (options.choose ?? bestVariant)(top.variants);
-    if (!chosen) throw new StreamRefusal(`${url} lists no variant of the stream`);
+    if (!chosen) throw new StreamRefusal('empty', `${url} lists no variant of the stream`);
     if (chosen.separateAudio) {
-      throw new StreamRefusal("this stream's sound is in a playlist of its own: Stitch cannot join sound and picture of an HLS stream yet");
+      throw new StreamRefusal(
+        'separate-audio',
+        "this stream's sound is in a playlist of its own: Stitch cannot join sound and picture of an HLS stream yet",
+      );
     }
     variants = [chosen, ...top.variants.filter((variant) => variant !== chosen)];
     mediaUris = chosen.uris;
   }
 
-  const media: { url: string; segments: HlsSegment[]; durationSeconds: number }[] = [];
+  const media: HlsStreamPlaylists['media'] = [];
   for (const mediaUrl of mediaUris) {
     try {
-      const playlist = top.kind === 'media' ? top : parseHlsPlaylist(await playlistText(mediaUrl, fetch, signal), mediaUrl);
-      if (playlist.kind !== 'media') throw new StreamRefusal(`${mediaUrl} is a master playlist inside a master playlist`);
+      const playlist = top.kind === 'media' ? top : parseHlsPlaylist(await requests.playlist(mediaUrl), mediaUrl);
+      if (playlist.kind !== 'media') throw new StreamRefusal('not-a-playlist', `${mediaUrl} is a master playlist inside a master playlist`);
       if (playlist.live) {
-        throw new StreamRefusal('this is a live stream (its playlist has no end): Stitch cannot record live streams yet');
+        throw new StreamRefusal('live', 'this is a live stream (its playlist has no end): Stitch cannot record live streams yet');
       }
       const primary = media[0];
       if (primary && !sameSegments(primary.segments, playlist.segments)) {
@@ -84,16 +93,28 @@ export async function planHlsStream(url: string, options: PlanOptions): Promise<
   }
   const primary = media[0];
   if (!primary) throw new Error(notes.join('; ') || `${url} gave no media playlist`);
-  if (primary.segments.length === 0) throw new StreamRefusal(`${primary.url} lists no segment`);
+  if (primary.segments.length === 0) throw new StreamRefusal('empty', `${primary.url} lists no segment`);
+  return { variants, media, notes };
+}
 
+/**
+ * Lays an HLS stream out as one file (readHlsStream's variant and hosts): each segment's size asked
+ * of the primary host (a one-byte range, or the last two AES blocks of an encrypted one, whose
+ * padding gives its plaintext's size), and the AES-128 keys fetched. `name` (a page's title) names
+ * the file, else the playlist's name does.
+ */
+export async function planHlsStream(url: string, options: PlanOptions & { name?: string }): Promise<StreamPlan> {
+  const requests = new PlanRequests(options);
+  const { variants, media, notes } = await readHlsStream(url, options);
+  const primary = media[0]!;
   const resources = resourcesOf(media.map((m) => m.segments));
   const keyUris = [...new Set(resources.flatMap((r) => (r.key ? [r.key.uri] : [])))];
-  const keys = await Promise.all(keyUris.map((uri) => fetchKey(uri, fetch, signal)));
+  const keys = await Promise.all(keyUris.map((uri) => fetchKey(uri, requests)));
   const parts = await mapLimited(resources, PROBE_CONCURRENCY, (resource, index) =>
-    probePart(resource, index, resources.length, keys, keyUris, fetch, signal),
+    probePart(resource, index, resources.length, keys, keyUris, requests),
   );
   const container = containerOf(primary.segments);
-  const stem = (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, '');
+  const stem = options.name ?? (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, '');
   return {
     layout: {
       kind: 'hls',
@@ -150,18 +171,12 @@ function sameSegments(a: readonly HlsSegment[], b: readonly HlsSegment[]): boole
   );
 }
 
-async function playlistText(url: string, fetch: HttpFetch, signal?: AbortSignal): Promise<string> {
-  return (await fetchBoundedText(url, `the playlist ${url}`, fetch, PLAYLIST_LIMITS, signal)).text;
-}
-
 /** An AES-128 key: exactly 16 bytes. */
-async function fetchKey(uri: string, fetch: HttpFetch, signal?: AbortSignal): Promise<string> {
-  const response = await fetch(uri, { signal: withTimeout(signal), cache: 'no-store' });
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => {});
-    throw new Error(`the stream's key ${uri} answered ${response.status}`);
-  }
-  const bytes = await readAtMost(response, 64);
+async function fetchKey(uri: string, requests: PlanRequests): Promise<string> {
+  const bytes = await requests.read(uri, {}, async (response) => {
+    if (!response.ok) throw new Error(`the stream's key ${uri} answered ${response.status}`);
+    return readAtMost(response, 64);
+  });
   if (bytes.length !== AES_BLOCK) throw new Error(`the stream's key ${uri} has ${bytes.length} bytes, not 16`);
   return bytesToHex(bytes);
 }
@@ -173,8 +188,7 @@ async function probePart(
   count: number,
   keys: readonly string[],
   keyUris: readonly string[],
-  fetch: HttpFetch,
-  signal?: AbortSignal,
+  requests: PlanRequests,
 ): Promise<StreamPart> {
   const what = `segment ${index + 1} of ${count} (${resource.uris[0]})`;
   const offset = resource.byterange?.offset ?? 0;
@@ -185,21 +199,16 @@ async function probePart(
   // Unencrypted: one byte tells the size. Encrypted: the last two blocks tell the padding too.
   const known = resource.byterange?.length;
   const range = !key ? `bytes=${offset}-${offset}` : known === undefined ? `bytes=-${2 * AES_BLOCK}` : tailRange(offset, known);
-  const response = await fetch(resource.uris[0]!, { headers: { Range: range }, signal: withTimeout(signal), cache: 'no-store' });
-  let resourceSize: number | undefined;
-  let tail: Uint8Array;
-  if (response.status === 206) {
-    const contentRange = parseContentRange(response.headers.get('content-range'));
-    resourceSize = contentRange?.kind === 'bytes' ? contentRange.total : undefined;
-    tail = key ? await readAtMost(response, 2 * AES_BLOCK) : new Uint8Array(0);
-    if (!key) await response.body?.cancel().catch(() => {});
-  } else if (response.status === 200) {
+  const { resourceSize, tail } = await requests.read(resource.uris[0]!, { Range: range }, async (response) => {
+    if (response.status === 206) {
+      const contentRange = parseContentRange(response.headers.get('content-range'));
+      const total = contentRange?.kind === 'bytes' ? contentRange.total : undefined;
+      return { resourceSize: total, tail: key ? await readAtMost(response, 2 * AES_BLOCK) : new Uint8Array(0) };
+    }
     // Ranges ignored: the whole segment comes; its length is counted and its end kept.
-    ({ size: resourceSize, tail } = await countBody(response));
-  } else {
-    await response.body?.cancel().catch(() => {});
+    if (response.status === 200) return countBody(response);
     throw new Error(`${what} answered ${response.status} ${response.statusText}`.trim());
-  }
+  });
   if (resourceSize === undefined) throw new Error(`${what} did not say its size`);
   const sourceLength = known ?? resourceSize - offset;
   if (!key) return { length: sourceLength, sourceOffset: offset, sourceLength, resourceSize };
@@ -219,7 +228,7 @@ function tailRange(offset: number, length: number): string {
 }
 
 /** A whole body's length and its last 32 bytes, read without keeping it. */
-async function countBody(response: HttpResponse): Promise<{ size: number; tail: Uint8Array }> {
+async function countBody(response: HttpResponse): Promise<{ resourceSize: number; tail: Uint8Array }> {
   let size = 0;
   let tail = new Uint8Array(0);
   const reader = response.body?.getReader();
@@ -232,7 +241,7 @@ async function countBody(response: HttpResponse): Promise<{ size: number; tail: 
     joined.set(chunk.value, tail.length);
     tail = joined.slice(-2 * AES_BLOCK);
   }
-  return { size, tail };
+  return { resourceSize: size, tail };
 }
 
 async function readAtMost(response: HttpResponse, max: number): Promise<Uint8Array<ArrayBuffer>> {
@@ -252,26 +261,67 @@ async function readAtMost(response: HttpResponse, max: number): Promise<Uint8Arr
   return bytes.slice(0, Math.min(length, max + 1));
 }
 
-/** `ask`'s answer, asked again after a failure that may pass; the last answer or error after the last attempt. */
-async function fetchAgain(ask: () => Promise<HttpResponse>, clock: Clock, signal?: AbortSignal): Promise<HttpResponse> {
-  for (let attempt = 1; ; attempt++) {
-    const last = attempt >= PROBE_ATTEMPTS;
-    try {
-      const response = await ask();
-      if (last || !(response.status === 404 || response.status === 408 || response.status === 429 || response.status >= 500)) {
-        return response;
-      }
-      await response.body?.cancel().catch(() => {});
-    } catch (error) {
-      if (last || signal?.aborted) throw error;
-    }
-    await new Promise<void>((resolve) => clock.after(PROBE_RETRY_MS * 2 ** (attempt - 1), resolve));
-  }
-}
+/** A failure worth another attempt: the request failed, or answered a status that may pass. */
+class MayPass extends Error {}
 
-function withTimeout(signal: AbortSignal | undefined): AbortSignal {
-  const timeout = AbortSignal.timeout(PROBE_TIMEOUT_MS);
-  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+const MAY_PASS = (status: number) => status === 404 || status === 408 || status === 425 || status === 429 || status >= 500;
+
+/**
+ * The plan's requests. Each has a signal of its own, aborted once its answer was read: a fetch
+ * port may count a request as open until its signal aborts (the extension's shares six
+ * connections per host that way, host-connections.ts), so a probe must free its connection when
+ * done, not at its timeout. Probes and keys are asked again after a failure that may pass (a
+ * network error, a CDN's 404 for a segment it is still filling, a 5xx), waiting 0.5, 1, 2, 4 s.
+ */
+class PlanRequests {
+  private readonly clock: Clock;
+
+  constructor(private readonly options: PlanOptions) {
+    this.clock = options.clock ?? realClock;
+  }
+
+  /** A playlist's text: one attempt (a playlist that is not there is the user's to know at once). */
+  playlist(url: string): Promise<string> {
+    return this.scoped(
+      async (signal) => (await fetchBoundedText(url, `the playlist ${url}`, this.options.fetch, PLAYLIST_LIMITS, signal)).text,
+    );
+  }
+
+  /** What `read` makes of the answer to a GET of `url`; `read` runs while the request's connection is held. */
+  async read<T>(url: string, headers: Record<string, string>, read: (response: HttpResponse) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const last = attempt >= PROBE_ATTEMPTS;
+      try {
+        return await this.scoped(async (signal) => {
+          let response: HttpResponse;
+          try {
+            response = await this.options.fetch(url, { headers, signal, cache: 'no-store' });
+          } catch (error) {
+            throw new MayPass('no answer', { cause: error });
+          }
+          if (!last && MAY_PASS(response.status)) {
+            await response.body?.cancel().catch(() => {});
+            throw new MayPass(`answered ${response.status}`);
+          }
+          return read(response);
+        });
+      } catch (error) {
+        if (!(error instanceof MayPass)) throw error;
+        if (last || this.options.signal?.aborted) throw error.cause instanceof Error ? error.cause : error;
+      }
+      await new Promise<void>((resolve) => this.clock.after(PROBE_RETRY_MS * 2 ** (attempt - 1), resolve));
+    }
+  }
+
+  private async scoped<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const done = new AbortController();
+    const signals = [done.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS), ...(this.options.signal ? [this.options.signal] : [])];
+    try {
+      return await work(AbortSignal.any(signals));
+    } finally {
+      done.abort(new Error('the request is done'));
+    }
+  }
 }
 
 /** `work` over every item, at most `limit` at once, results in order. */

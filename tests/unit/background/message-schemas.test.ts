@@ -9,7 +9,7 @@ import type { Aria2Link } from '../../../src/background/aria2/aria2-link';
 import { handleRequest, type HandlerDeps } from '../../../src/background/ui/message-handler';
 import type { UiNotices } from '../../../src/background/ui/ui-notices';
 import type { Playback } from '../../../src/engine';
-import { PLAYER_PORT, type RequestType } from '../../../src/messages';
+import { PLAYER_PORT, type JobView, type RequestType } from '../../../src/messages';
 import { DEFAULT_SETTINGS } from '../../../src/settings/schema';
 import { jobView } from '../pages/fixtures';
 
@@ -68,6 +68,7 @@ function fakeDeps(calls: Calls): HandlerDeps {
       act: record('act-aria2', undefined),
     } as unknown as Aria2Link,
     watcher: { takeOver: record('takeOver', 'taken') },
+    streams: { download: record('downloadStream', {} as JobView) },
   };
 }
 
@@ -205,6 +206,14 @@ const CASES: Record<RequestType, Case> = {
       [{}, 'missing downloadId'],
       [{ downloadId: '7' }, 'missing downloadId'],
       [{ downloadId: 1.5 }, 'missing downloadId'],
+    ],
+  },
+  'download-stream': {
+    valid: { url: ' https://video.example/show/master.m3u8 ' },
+    calls: [['downloadStream', 'https://video.example/show/master.m3u8']],
+    malformed: [
+      [{}, NOT_A_URL],
+      [{ url: 'ftp://video.example/a.m3u8' }, NOT_HTTP],
     ],
   },
 };

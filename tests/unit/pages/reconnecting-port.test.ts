@@ -38,7 +38,7 @@ function fakeConnect(ports: FakePort[]): () => FakePort {
 /** The popup's UI port, as popup/main.ts opens it. */
 function openUiPort(connect: () => FakePort, onMessage: (m: PortMessage) => void, onStatus: (s: LiveStatus) => void) {
   return openReconnectingPort<PortMessage, never>(connect, {
-    accepts: { snapshot: true, job: true, removed: true, notice: true, aria2: true, watched: true },
+    accepts: { snapshot: true, job: true, removed: true, notice: true, aria2: true, watched: true, streams: true },
     liveOn: 'snapshot',
     onMessage,
     onStatus,

@@ -1,0 +1,98 @@
+import { planHlsStream, readHlsStream, StreamRefusal, trustedFetch, type HttpFetch } from '../../engine';
+import type { JobView, StreamRow } from '../../messages';
+import { t } from '../../words/i18n';
+import { REFUSAL_WORDS } from '../../words/stream-words';
+import type { BrowserApi } from '../browser-api';
+import { downloadFetch } from '../jobs/host-connections';
+import type { JobManager } from '../jobs/job-manager';
+import type { LocalNetworkRules } from '../network/local-network-rules';
+import { StreamFinder, type FoundStream, type StreamDescription } from './stream-finder';
+
+/** Where the found streams are kept while the worker sleeps (cleared when the browser starts). */
+const FOUND_STREAMS_KEY = 'foundStreams';
+
+export interface StreamsDeps {
+  api: BrowserApi;
+  manager: Promise<JobManager>;
+  /** Lets Stitch's requests reach a stream on a local address (they are stopped there otherwise). */
+  localNetwork: Pick<LocalNetworkRules, 'during'>;
+  onChange: (rows: StreamRow[]) => void;
+}
+
+export interface Streams {
+  /** The found streams, the newest first (those kept by a stopped worker once it read them: onChange follows). */
+  rows(): StreamRow[];
+  /** Downloads a found stream (or any HLS playlist's) as one file; a refusal throws in the user's words. */
+  download(url: string): Promise<JobView>;
+}
+
+/**
+ * The video streams of the open tabs: their playlists are noticed as the tabs load them
+ * (webRequest, no content script), read once to describe them, and downloaded on request as one
+ * file through the engine (streams/stream-plan.ts). Registers its listeners synchronously.
+ */
+export function installStreams({ api, manager, localNetwork, onChange }: StreamsDeps): Streams {
+  const finder = new StreamFinder({
+    describe: (found) => localNetwork.during(found.url, [], () => describe(found)),
+    tab: async (tabId) => (await api.tabs?.get?.(tabId)) ?? undefined,
+    load: () => api.storage.get(FOUND_STREAMS_KEY),
+    save: (found) => api.storage.set(FOUND_STREAMS_KEY, found),
+    onChange,
+    now: () => Date.now(),
+  });
+  api.webRequest?.onPlaylist?.addListener(({ url, tabId }) => void finder.seen(url, tabId));
+  api.webRequest?.onBeforeRequest.addListener((request) => {
+    if (request.type === 'main_frame' && request.tabId !== undefined && request.tabId >= 0) void finder.navigated(request.tabId);
+  });
+  api.tabs?.onRemoved?.addListener((tabId) => void finder.navigated(tabId));
+  api.runtime.onStartup.addListener(() => void finder.clear());
+  void finder.restore().then(() => onChange(finder.rows()));
+
+  return {
+    rows: () => finder.rows(),
+    download: async (url) => {
+      await finder.restore();
+      const found = finder.get(url);
+      try {
+        const { layout } = await localNetwork.during(url, [], () =>
+          planHlsStream(url, { fetch: pageFetch(url, found), name: found?.title?.trim() || undefined }),
+        );
+        const [primary, ...others] = layout.sources;
+        return await (
+          await manager
+        ).add({
+          url: primary!.url,
+          mirrors: others.map((source) => source.url),
+          referrer: found?.pageUrl,
+          filename: layout.filename,
+          stream: layout,
+        });
+      } catch (error) {
+        if (error instanceof StreamRefusal) throw new Error(t(REFUSAL_WORDS[error.reason]), { cause: error });
+        throw error;
+      }
+    },
+  };
+}
+
+/** The stream's requests as its page's: its cookies for the playlist's origin, the page as referrer. */
+function pageFetch(url: string, found: FoundStream | undefined): HttpFetch {
+  return trustedFetch(downloadFetch, { primaryUrl: url, credentials: 'include', credentialOrigins: [], referrer: found?.pageUrl });
+}
+
+async function describe(found: FoundStream): Promise<StreamDescription> {
+  try {
+    const { variants, media } = await readHlsStream(found.url, { fetch: pageFetch(found.url, found) });
+    const chosen = variants[0];
+    return {
+      width: chosen?.resolution?.width,
+      height: chosen?.resolution?.height,
+      bandwidth: chosen?.bandwidth,
+      durationSeconds: media[0]?.durationSeconds,
+      covers: [...variants.flatMap((variant) => variant.uris), ...media.map((m) => m.url)],
+    };
+  } catch (error) {
+    if (error instanceof StreamRefusal) return { refused: error.reason, covers: [] };
+    throw error;
+  }
+}

@@ -1,0 +1,139 @@
+import { filenameFromUrl, parseHttpUrl, type RefusalReason } from '../../engine';
+import type { StreamRow } from '../../messages';
+
+/** What reading a stream's playlists told: the variant a download takes, or why it cannot. */
+export interface StreamDescription {
+  width?: number;
+  height?: number;
+  bandwidth?: number;
+  durationSeconds?: number;
+  refused?: RefusalReason;
+  /** The media playlists a master playlist names: a tab's player loads them too, and they are not other streams. */
+  covers: string[];
+}
+
+/** A playlist a tab loaded, with the page it was on. */
+export interface FoundStream {
+  url: string;
+  tabId: number;
+  /** The tab's title and address when the playlist was seen. */
+  title?: string;
+  pageUrl?: string;
+  seenAt: number;
+  description?: StreamDescription;
+  /** Reading its playlists failed. */
+  unread?: boolean;
+}
+
+export interface StreamFinderDeps {
+  describe(found: FoundStream): Promise<StreamDescription>;
+  tab(tabId: number): Promise<{ title?: string; url?: string } | undefined>;
+  /** Keeps the list across the worker's restarts (an idle worker stops long before a user opens the popup). */
+  load(): Promise<unknown>;
+  save(found: FoundStream[]): Promise<void>;
+  onChange(rows: StreamRow[]): void;
+  now(): number;
+}
+
+/** A page with a player loads a few playlists; a hostile one must not grow the list without end. */
+const MAX_PER_TAB = 10;
+const MAX_FOUND = 50;
+
+/**
+ * The HLS streams the open tabs loaded (their players asked for the playlists), for the popup:
+ * each read once to say its picture size, duration and estimated size, or why Stitch cannot
+ * download it. A master playlist's own media playlists are not listed apart. A tab's list is
+ * forgotten when it loads another page or closes.
+ */
+export class StreamFinder {
+  private found: FoundStream[] = [];
+  private loading: Promise<void> | undefined;
+
+  constructor(private readonly deps: StreamFinderDeps) {}
+
+  /** Reads the list the worker kept before it stopped; safe to call often. */
+  restore(): Promise<void> {
+    this.loading ??= this.deps.load().then((stored) => {
+      const kept = Array.isArray(stored) ? stored.filter(isFoundStream) : [];
+      // Seen while loading comes after what was kept.
+      this.found = [...kept.filter((k) => !this.found.some((f) => f.url === k.url && f.tabId === k.tabId)), ...this.found];
+    });
+    return this.loading;
+  }
+
+  async seen(url: string, tabId: number): Promise<void> {
+    await this.restore();
+    if (this.found.some((f) => f.tabId === tabId && (f.url === url || f.description?.covers.includes(url)))) return;
+    const tab = await this.deps.tab(tabId);
+    const found: FoundStream = { url, tabId, title: tab?.title, pageUrl: tab?.url, seenAt: this.deps.now() };
+    this.found.push(found);
+    const ofTab = this.found.filter((f) => f.tabId === tabId);
+    if (ofTab.length > MAX_PER_TAB) this.forget((f) => f === ofTab[0]);
+    if (this.found.length > MAX_FOUND) this.forget((f) => f === this.found[0]);
+    this.changed();
+    try {
+      found.description = await this.deps.describe(found);
+      const covered = new Set(found.description.covers);
+      this.forget((f) => f.tabId === tabId && covered.has(f.url));
+    } catch {
+      found.unread = true;
+    }
+    this.changed();
+  }
+
+  /** The tab loads another page: its streams are gone with the old one. */
+  async navigated(tabId: number): Promise<void> {
+    await this.restore();
+    if (this.forget((f) => f.tabId === tabId)) this.changed();
+  }
+
+  /** The browser started: no tab of before is open. */
+  async clear(): Promise<void> {
+    await this.restore();
+    if (this.forget(() => true)) this.changed();
+  }
+
+  get(url: string): FoundStream | undefined {
+    return this.found.findLast((f) => f.url === url);
+  }
+
+  rows(): StreamRow[] {
+    return this.found.toReversed().map(rowOf);
+  }
+
+  private forget(which: (found: FoundStream) => boolean): boolean {
+    const before = this.found.length;
+    this.found = this.found.filter((f) => !which(f));
+    return this.found.length !== before;
+  }
+
+  private changed(): void {
+    void this.deps.save(this.found).catch(() => {});
+    this.deps.onChange(this.rows());
+  }
+}
+
+function rowOf(found: FoundStream): StreamRow {
+  const { description } = found;
+  const estimatedBytes =
+    description?.bandwidth !== undefined && description.durationSeconds !== undefined
+      ? Math.round((description.bandwidth / 8) * description.durationSeconds)
+      : undefined;
+  const page = found.pageUrl ? parseHttpUrl(found.pageUrl) : undefined;
+  return {
+    url: found.url,
+    title: found.title?.trim() || (filenameFromUrl(found.url) ?? found.url),
+    host: (page ?? parseHttpUrl(found.url))?.host ?? '',
+    ...(description?.width !== undefined ? { width: description.width, height: description.height } : {}),
+    ...(description?.bandwidth !== undefined ? { bandwidth: description.bandwidth } : {}),
+    ...(description?.durationSeconds !== undefined ? { durationSeconds: description.durationSeconds } : {}),
+    ...(estimatedBytes !== undefined ? { estimatedBytes } : {}),
+    ...(description?.refused ? { refused: description.refused } : {}),
+    ...(found.unread ? { unread: true } : {}),
+  };
+}
+
+function isFoundStream(value: unknown): value is FoundStream {
+  const found = value as Partial<FoundStream> | null;
+  return typeof found?.url === 'string' && typeof found.tabId === 'number' && typeof found.seenAt === 'number';
+}

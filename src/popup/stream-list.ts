@@ -1,0 +1,83 @@
+import type { StreamRow } from '../messages';
+import { h, setText } from '../pages-shared/dom';
+import { formatDuration, formatSize } from '../words/format';
+import { t } from '../words/i18n';
+import { REFUSAL_WORDS } from '../words/stream-words';
+
+/**
+ * The video streams the open tabs loaded, under their own heading: the page's title, the picture
+ * size, duration, estimated size and host, why one cannot be downloaded, and Download. Hidden while
+ * none was found.
+ */
+export class StreamList {
+  readonly element = h('section', { class: 'stream-list', 'aria-labelledby': 'stream-title', 'data-testid': 'stream-list' });
+  private readonly list = h('ul', { class: 'jobs' });
+  /** Rows stay the same elements while they update, so a button keeps its focus and a click its target. */
+  private readonly rows = new Map<string, RowElements>();
+
+  constructor(private readonly download: (row: StreamRow, button: HTMLButtonElement) => void) {
+    this.element.hidden = true;
+    this.element.append(h('h2', { id: 'stream-title', class: 'list-title' }, t('streamListTitle')), this.list);
+  }
+
+  render(rows: readonly StreamRow[]): void {
+    this.element.hidden = rows.length === 0;
+    const shown = new Set(rows.map((row) => row.url));
+    for (const [url, row] of this.rows) {
+      if (shown.has(url)) continue;
+      row.item.remove();
+      this.rows.delete(url);
+    }
+    rows.forEach((row, i) => {
+      const elements = this.rows.get(row.url) ?? this.create(row);
+      this.update(elements, row);
+      if (this.list.children[i] !== elements.item) this.list.insertBefore(elements.item, this.list.children[i] ?? null);
+    });
+  }
+
+  private create(row: StreamRow): RowElements {
+    const elements: RowElements = {
+      item: h('li', { class: 'job stream-row', 'data-testid': 'stream-row', 'data-url': row.url }),
+      title: h('span', { class: 'name filename', 'data-testid': 'stream-title' }),
+      figures: h('div', { class: 'line muted', 'data-testid': 'stream-figures' }),
+      refused: h('div', { class: 'line error', 'data-testid': 'stream-refused' }),
+      download: h('button', { type: 'button', 'data-testid': 'stream-download' }, t('actionDownloadStream')),
+      row,
+    };
+    elements.download.addEventListener('click', () => this.download(elements.row, elements.download));
+    elements.item.append(
+      h('div', { class: 'line job-head' }, elements.title),
+      elements.figures,
+      elements.refused,
+      h('div', { class: 'actions', role: 'group' }, elements.download),
+    );
+    this.rows.set(row.url, elements);
+    return elements;
+  }
+
+  private update(elements: RowElements, row: StreamRow): void {
+    elements.row = row;
+    setText(elements.title, row.title);
+    elements.title.title = row.url;
+    const picture = row.width !== undefined && row.height !== undefined ? `${row.width}×${row.height}` : '';
+    const duration = formatDuration(row.durationSeconds);
+    const size = row.estimatedBytes !== undefined ? t('streamEstimate', formatSize(row.estimatedBytes)) : '';
+    const unread = row.unread ? t('streamUnread') : '';
+    setText(elements.figures, [picture, duration, size, row.host, unread].filter(Boolean).join(' · '));
+    elements.refused.hidden = row.refused === undefined;
+    setText(elements.refused, row.refused ? t(REFUSAL_WORDS[row.refused]) : '');
+    elements.download.hidden = row.refused !== undefined;
+    const label = `${t('actionDownloadStream')} ${row.title}`;
+    if (elements.download.getAttribute('aria-label') !== label) elements.download.setAttribute('aria-label', label);
+  }
+}
+
+interface RowElements {
+  item: HTMLLIElement;
+  title: HTMLSpanElement;
+  figures: HTMLDivElement;
+  refused: HTMLDivElement;
+  download: HTMLButtonElement;
+  /** The row as last shown: a click downloads what the user saw. */
+  row: StreamRow;
+}

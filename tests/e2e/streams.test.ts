@@ -1,0 +1,114 @@
+/**
+ * Issue 30: a video stream a page plays is found without reading the page (webRequest sees its
+ * player load the playlists), listed in the popup with its picture size and duration, and saved
+ * as one file: exact against ffmpeg's own segments, and read by ffprobe to its full duration.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, expect, test } from 'vitest';
+import { startStreamServer, type StreamServer } from '../support/stream-server';
+import { expectedBytes, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
+import { extensionPage } from './support/chromium';
+import { fileSha256, waitForFile } from './support/files';
+import { addonWithReachablePlayer, launchFirefox, openAddonPage, showPopupIn } from './support/firefox';
+import { browserWith, onCleanup, profile } from './support/setup';
+
+let made: MadeStream;
+let expected: Buffer;
+beforeAll(() => {
+  made = stream(TS_VARIANTS);
+  expected = expectedBytes(made, 2);
+}, 180_000);
+
+/** A page whose player loads the stream's playlists (as hls.js does, with fetch), titled as the saved file will be. */
+const WATCH_PAGE = `<!doctype html><title>Episode 1</title><p>Playing</p>
+<script>
+  fetch('master.m3u8').then((r) => r.text()).then(() => fetch('v2/index.m3u8')).then((r) => r.text())
+    .then(() => document.body.append(Object.assign(document.createElement('p'), { id: 'loaded', textContent: 'loaded' })));
+</script>`;
+
+async function streamSite(): Promise<StreamServer> {
+  const server = await startStreamServer({ root: made.dir, files: { '/watch.html': WATCH_PAGE } });
+  onCleanup(() => server.close());
+  return server;
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+function probedDuration(path: string): number {
+  const probe = spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path], { encoding: 'utf8' });
+  return Number(probe.stdout.trim());
+}
+
+test('Chromium: the popup lists the stream a page loads, and Download saves it as one exact .ts', async () => {
+  const server = await streamSite();
+  const p = profile();
+  const browser = await browserWith(p);
+  // Stitch runs before the user opens a video page: its worker's listeners are in place.
+  const popup = await extensionPage(browser, 'popup.html');
+  await popup.getByTestId('empty').waitFor();
+  const tab = await browser.context.newPage();
+  await tab.goto(`${server.origin}/watch.html`);
+  await tab.locator('#loaded').waitFor();
+
+  const row = popup.getByTestId('stream-row');
+  await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
+  await expect
+    .poll(() => row.getByTestId('stream-figures').textContent(), { timeout: 15_000 })
+    .toMatch(/^640×360 · 30 sec · about 2.6 MB · 127.0.0.1:\d+$/);
+  expect(await row.getByTestId('stream-title').textContent()).toBe('Episode 1');
+  expect(await row.getAttribute('data-url')).toBe(`${server.origin}/master.m3u8`);
+  await row.getByTestId('stream-download').click();
+
+  const saved = await waitForFile(p.downloads, 'Episode 1.ts', expected.length, 60_000);
+  expect(await fileSha256(saved)).toBe(sha256(expected));
+  expect(probedDuration(saved)).toBeGreaterThan(29);
+  // The chosen variant only: the others' segments were never asked for.
+  expect(server.requests.filter((r) => /^\/v[01]\/seg/.test(r.path))).toEqual([]);
+});
+
+test('Chromium: a live stream is listed with why it cannot be downloaded', async () => {
+  const live = '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:40\n#EXTINF:2,\nv2/seg0.ts\n#EXTINF:2,\nv2/seg1.ts\n';
+  const page = `<!doctype html><title>Live now</title><script>
+    fetch('live.m3u8').then((r) => r.text()).then(() => document.body.append(Object.assign(document.createElement('p'), { id: 'loaded' })));
+  </script>`;
+  const server = await startStreamServer({ root: made.dir, files: { '/live.m3u8': live, '/live.html': page } });
+  onCleanup(() => server.close());
+  const browser = await browserWith(profile());
+  const popup = await extensionPage(browser, 'popup.html');
+  await popup.getByTestId('empty').waitFor();
+  const tab = await browser.context.newPage();
+  await tab.goto(`${server.origin}/live.html`);
+  await tab.locator('#loaded').waitFor({ state: 'attached' });
+  const refused = popup.getByTestId('stream-row').getByTestId('stream-refused');
+  await expect.poll(() => refused.textContent(), { timeout: 15_000 }).toBe('It is a live stream: Stitch cannot record live streams yet.');
+  expect(await popup.getByTestId('stream-download').isVisible()).toBe(false);
+});
+
+test('Firefox: the popup lists the stream a page loads, and Download saves it as one exact .ts', async () => {
+  const server = await streamSite();
+  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
+  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
+  const browser = await launchFirefox(downloads, onCleanup, { addonDir: addonWithReachablePlayer(onCleanup) });
+  const tab = await browser.newPage();
+  await tab.goto(`${server.origin}/watch.html`);
+  await tab.waitForSelector('#loaded');
+  // WebDriver finds an add-on page only once it navigates within itself, as the player does; the
+  // popup is shown in a frame of it (the same origin), as it would render in its own window.
+  const ui = await openAddonPage(browser, `player.html?url=${encodeURIComponent(`${server.origin}/v2/seg0.ts`)}`, onCleanup);
+  await showPopupIn(ui);
+  const inPopup = <T>(read: (popup: Document) => T) =>
+    ui.evaluate(`(${read.toString()})(document.querySelector('#popup').contentDocument)`) as Promise<T>;
+  await expect
+    .poll(() => inPopup((d) => d.querySelector('[data-testid="stream-figures"]')?.textContent ?? ''), { timeout: 15_000 })
+    .toMatch(/^640×360 · 30 sec · about 2.6 MB · 127.0.0.1:\d+$/);
+  expect(await inPopup((d) => d.querySelector('[data-testid="stream-title"]')?.textContent)).toBe('Episode 1');
+  await inPopup((d) => d.querySelector<HTMLButtonElement>('[data-testid="stream-download"]')?.click());
+
+  const saved = await waitForFile(downloads, 'Episode 1.ts', expected.length, 60_000);
+  expect(readFileSync(saved).equals(expected)).toBe(true);
+  expect(probedDuration(saved)).toBeGreaterThan(29);
+});

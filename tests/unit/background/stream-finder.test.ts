@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { StreamFinder, type FoundStream, type StreamDescription } from '../../../src/background/streams/stream-finder';
+import type { StreamRow } from '../../../src/messages';
+
+const MASTER = 'https://video.example/show/master.m3u8';
+const VARIANT = 'https://video.example/show/v2/index.m3u8';
+
+/** A finder whose playlists describe as `descriptions` says, its saves and broadcasts recorded. */
+function finder(descriptions: Record<string, StreamDescription | Error>, stored: unknown = undefined) {
+  const saved: FoundStream[][] = [];
+  const broadcasts: StreamRow[][] = [];
+  const tabs: Record<number, { title: string; url: string }> = {
+    1: { title: 'A show — Episode 1', url: 'https://site.example/watch/1' },
+    2: { title: 'Another page', url: 'https://other.example/' },
+  };
+  const streams = new StreamFinder({
+    describe: (found) => {
+      const description = descriptions[found.url];
+      return description instanceof Error ? Promise.reject(description) : Promise.resolve(description ?? { covers: [] });
+    },
+    tab: (tabId) => Promise.resolve(tabs[tabId]),
+    load: () => Promise.resolve(stored),
+    save: (found) => {
+      saved.push(JSON.parse(JSON.stringify(found)) as FoundStream[]);
+      return Promise.resolve();
+    },
+    onChange: (rows) => broadcasts.push(rows),
+    now: () => 1000,
+  });
+  return { streams, saved, broadcasts };
+}
+
+const described: StreamDescription = { width: 1280, height: 720, bandwidth: 3_000_000, durationSeconds: 600, covers: [VARIANT] };
+
+describe('StreamFinder', () => {
+  it('lists a playlist a tab loaded under the page title, with what reading it told', async () => {
+    const { streams, broadcasts } = finder({ [MASTER]: described });
+    await streams.seen(MASTER, 1);
+    expect(streams.rows()).toEqual([
+      {
+        url: MASTER,
+        title: 'A show — Episode 1',
+        host: 'site.example',
+        width: 1280,
+        height: 720,
+        bandwidth: 3_000_000,
+        durationSeconds: 600,
+        estimatedBytes: 225_000_000,
+      },
+    ]);
+    // Listed at once, then again once described.
+    expect(broadcasts).toHaveLength(2);
+    expect(broadcasts[0]![0]!.width).toBeUndefined();
+  });
+
+  it("does not list a master playlist's own media playlists, whichever the player loads first", async () => {
+    const after = finder({ [MASTER]: described });
+    await after.streams.seen(MASTER, 1);
+    await after.streams.seen(VARIANT, 1);
+    expect(after.streams.rows().map((r) => r.url)).toEqual([MASTER]);
+    const before = finder({ [MASTER]: described });
+    await before.streams.seen(VARIANT, 1);
+    await before.streams.seen(MASTER, 1);
+    expect(before.streams.rows().map((r) => r.url)).toEqual([MASTER]);
+    // Another tab's copy of the same variant is its own stream.
+    await before.streams.seen(VARIANT, 2);
+    expect(before.streams.rows().map((r) => `${r.url} ${r.title}`)).toEqual([`${VARIANT} Another page`, `${MASTER} A show — Episode 1`]);
+  });
+
+  it('says why a refused stream cannot be downloaded, and marks one whose playlist could not be read', async () => {
+    const { streams } = finder({ [MASTER]: { refused: 'live', covers: [] }, [VARIANT]: new Error('403') });
+    await streams.seen(MASTER, 1);
+    await streams.seen(VARIANT, 2);
+    expect(streams.rows().map((r) => [r.url, r.refused, r.unread])).toEqual([
+      [VARIANT, undefined, true],
+      [MASTER, 'live', undefined],
+    ]);
+  });
+
+  it("forgets a tab's streams when it loads another page or closes, and all of them when the browser starts", async () => {
+    const { streams } = finder({});
+    await streams.seen(MASTER, 1);
+    await streams.seen(VARIANT, 2);
+    await streams.navigated(1);
+    expect(streams.rows().map((r) => r.url)).toEqual([VARIANT]);
+    await streams.clear();
+    expect(streams.rows()).toEqual([]);
+  });
+
+  it('keeps its list across a restart of the worker, and refuses a damaged one', async () => {
+    const first = finder({ [MASTER]: described });
+    await first.streams.seen(MASTER, 1);
+    const kept = first.saved.at(-1);
+    const second = finder({}, kept);
+    await second.streams.restore();
+    expect(second.streams.rows()).toEqual(first.streams.rows());
+    const damaged = finder({}, [{ url: 5 }, 'x', null]);
+    await damaged.streams.restore();
+    expect(damaged.streams.rows()).toEqual([]);
+  });
+
+  it('keeps at most 10 streams of a tab, the newest', async () => {
+    const { streams } = finder({});
+    for (let i = 0; i < 12; i++) await streams.seen(`https://video.example/${i}.m3u8`, 1);
+    const urls = streams.rows().map((r) => r.url);
+    expect(urls).toHaveLength(10);
+    expect(urls[0]).toBe('https://video.example/11.m3u8');
+    expect(urls).not.toContain('https://video.example/0.m3u8');
+  });
+});
