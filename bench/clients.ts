@@ -32,6 +32,10 @@ export interface Client {
   description: string;
   /** The command that downloads `urls` (the same file on every mirror) to `output`. */
   command(urls: string[], output: string, statsFile: string): Command;
+  /** Of a stream, it takes one host's own playlist (it knows no redundant hosts), not the gateway's naming them all. */
+  oneHost?: boolean;
+  /** It writes a container of its own (a remux): its file is checked to play for the stream's length, not byte for byte. */
+  remuxes?: boolean;
   /** Whatever the client reports about itself after it exits. */
   readStats?(statsFile: string): Promise<StitchStats | undefined>;
 }
@@ -124,6 +128,20 @@ export function curlClient(): Client {
   };
 }
 
+/** What users save an HLS stream with: its segments remuxed into one MPEG-TS, over one connection to one host. */
+export function ffmpegClient(): Client {
+  return {
+    name: 'ffmpeg',
+    description: 'ffmpeg -i URL -c copy -f mpegts FILE (one host; a stream scenario only)',
+    command: (urls, output) => ({
+      file: 'ffmpeg',
+      args: ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', '-i', urls[0]!, '-c', 'copy', '-f', 'mpegts', output],
+    }),
+    oneHost: true,
+    remuxes: true,
+  };
+}
+
 /** The clients of a bench run, Stitch first. */
 export function allClients(): Client[] {
   return [
@@ -132,6 +150,7 @@ export function allClients(): Client[] {
     // The fixed configuration keeps aria2's 60 s read timeout; this one is aria2 tuned for faults.
     aria2Client('aria2c-t5', ['--timeout=5', '--connect-timeout=5']),
     aria2Client('aria2c-x16', [], ARIA2_X16_FLAGS),
+    ffmpegClient(),
   ];
 }
 

@@ -2,8 +2,15 @@
 import type { StitchStats } from './clients';
 import type { Scenario } from './scenarios';
 
-/** exact: right SHA-256; wrong: exit 0 but other bytes (or no file); failed: non-zero exit. */
-export type Outcome = 'exact' | 'wrong' | 'failed' | 'timeout';
+/**
+ * exact: right SHA-256 (and, of a stream, it plays for the stream's length); playable: a remuxed
+ * stream (ffmpeg's) that plays for the stream's length, not compared byte for byte; wrong: exit 0
+ * but other bytes, no file, or a stream that does not play; failed: non-zero exit.
+ */
+export type Outcome = 'exact' | 'playable' | 'wrong' | 'failed' | 'timeout';
+
+/** The runs that count in the times and efficiencies: the file the client was asked for. */
+const finished = (run: Run) => run.outcome === 'exact' || run.outcome === 'playable';
 
 export interface Run {
   scenario: string;
@@ -39,7 +46,7 @@ export interface Summary {
   outcomes: Record<Outcome, number>;
   optimumSeconds: number | undefined;
   target: number | undefined;
-  /** Over the exact runs only. */
+  /** Over the exact (or playable) runs only. */
   seconds?: Spread;
   efficiency?: Spread;
   /** Over every run. */
@@ -67,10 +74,10 @@ export function summarize(scenarios: Scenario[], clients: string[], runs: Run[],
     for (const client of clients) {
       const mine = runs.filter((r) => r.scenario === scenario.id && r.client === client);
       if (mine.length === 0) continue;
-      const exact = mine.filter((r) => r.outcome === 'exact');
-      const seconds = spread(exact.map((r) => r.seconds));
+      const done = mine.filter(finished);
+      const seconds = spread(done.map((r) => r.seconds));
       const optimumSeconds = scenario.baseline ? find(scenario.baseline, client)?.seconds?.median : scenario.optimum?.(sizeOf(scenario));
-      const outcomes: Record<Outcome, number> = { exact: 0, wrong: 0, failed: 0, timeout: 0 };
+      const outcomes: Record<Outcome, number> = { exact: 0, playable: 0, wrong: 0, failed: 0, timeout: 0 };
       for (const r of mine) outcomes[r.outcome]++;
       const rss = mine.flatMap((r) => (r.peakRssBytes === undefined ? [] : [r.peakRssBytes]));
       summaries.push({
@@ -81,7 +88,7 @@ export function summarize(scenarios: Scenario[], clients: string[], runs: Run[],
         optimumSeconds,
         target: scenario.target,
         seconds,
-        efficiency: optimumSeconds === undefined ? undefined : spread(exact.map((r) => optimumSeconds / r.seconds)),
+        efficiency: optimumSeconds === undefined ? undefined : spread(done.map((r) => optimumSeconds / r.seconds)),
         overFetch: spread(mine.map((r) => r.overFetch))!,
         requests: spread(mine.map((r) => r.requests))!,
         peakRssBytes: spread(rss),
@@ -103,8 +110,9 @@ const withSpread = (s: Spread | undefined, digits: number) =>
 const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
 
 function outcomeText(s: Summary): string {
-  const { exact, wrong, failed, timeout } = s.outcomes;
-  const parts = [`${exact}/${s.runs} exact`];
+  const { exact, playable, wrong, failed, timeout } = s.outcomes;
+  // A client's files are either compared byte for byte or remuxed (Client.remuxes), never both.
+  const parts = [playable ? `${playable}/${s.runs} playable` : `${exact}/${s.runs} exact`];
   if (wrong) parts.push(`${wrong} WRONG FILE`);
   if (failed) parts.push(`${failed} failed`);
   if (timeout) parts.push(`${timeout} timed out`);
@@ -153,7 +161,10 @@ export function table(scenarios: Scenario[], summaries: Summary[], sizeOf: (s: S
     ]);
     const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
     const line = (c: string[]) => `   ${c.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd();
-    lines.push(line(head), ...cells.map(line));
+    const notApplicable = Object.entries(scenario.notApplicable ?? {}).map(
+      ([client, why]) => `   ${client.padEnd(widths[0]!)}  n/a: ${why}`,
+    );
+    lines.push(line(head), ...cells.map(line), ...notApplicable);
   }
   return lines.join('\n');
 }
@@ -164,7 +175,9 @@ const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;
 /** A grouped bar chart of median efficiency per scenario and client, min–max whiskers, targets dashed. */
 export function chart(scenarios: Scenario[], clients: string[], summaries: Summary[], subtitle: string): string {
   // Scenarios without an optimum (uncapped) have no efficiency: the table compares their times.
-  const shown = scenarios.filter((sc) => summaries.some((s) => s.scenario === sc.id && (s.efficiency || s.outcomes.exact === 0)));
+  const shown = scenarios.filter((sc) =>
+    summaries.some((s) => s.scenario === sc.id && (s.efficiency || s.outcomes.exact + s.outcomes.playable === 0)),
+  );
   const [left, right, top, bottom] = [56, 16, 76, 56];
   const bar = 18;
   const width = Math.max(760, left + right + shown.length * (clients.length * bar + 28));
@@ -211,7 +224,8 @@ export function chart(scenarios: Scenario[], clients: string[], summaries: Summa
           `<text x="${x + bar / 2}" y="${y(e.max) - 4}" text-anchor="middle" font-size="8" transform="rotate(-90 ${x + bar / 2} ${y(e.max) - 4})" dx="12" dy="3">${e.median.toFixed(2)}</text>`,
         );
       }
-      const bad = s.outcomes.wrong > 0 ? 'WRONG' : s.outcomes.exact === 0 ? (s.outcomes.timeout ? 'timeout' : 'failed') : '';
+      const bad =
+        s.outcomes.wrong > 0 ? 'WRONG' : s.outcomes.exact + s.outcomes.playable === 0 ? (s.outcomes.timeout ? 'timeout' : 'failed') : '';
       if (bad) {
         const color = bad === 'WRONG' ? '#dc2626' : '#555';
         out.push(

@@ -11,9 +11,12 @@ import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { contentSha256 } from '../tests/support/content';
+import type { MirrorStats } from '../tests/support/mirror-server';
+import type { StreamServer } from '../tests/support/stream-server';
+import { expectedBytes, probedSeconds, stream, type MadeStream, type StreamRecipe } from '../tests/support/streams';
 import { allClients, curlClient, measure, stitchCapabilities, stitchClient, type Client } from './clients';
 import { chart, summarize, table, type Outcome, type Run } from './report';
-import { DEFAULT_CLIENTS, everyRealMs, SCENARIOS, SEED, startMirrors, type Scenario } from './scenarios';
+import { DEFAULT_CLIENTS, everyRealMs, SCENARIOS, SEED, startMirrors, startStreamHosts, type Scenario } from './scenarios';
 
 const root = new URL('..', import.meta.url);
 
@@ -53,14 +56,90 @@ async function fileSha256(path: string): Promise<string | undefined> {
   return hash.digest('hex');
 }
 
+/** What a run's file must be: its SHA-256, and of a stream, the stream (its file must play for its length). */
+interface Expected {
+  sha256: string;
+  stream?: MadeStream;
+}
+
+/** A stream scenario's file: the stream (made by ffmpeg the first time, then kept in .tmp/streams/), its best variant joined. */
+function streamFile(recipe: StreamRecipe): Expected & { size: number } {
+  const made = stream(recipe);
+  // The recipes list their variants from the lowest: the last is the one a client picks.
+  const bytes = expectedBytes(made, recipe.variants.length - 1);
+  return { sha256: createHash('sha256').update(bytes).digest('hex'), stream: made, size: bytes.length };
+}
+
+/** What runOnce reads of a server: a mirror's stats, or the same counted from a stream host's requests. */
+type ServerStats = Pick<MirrorStats, 'bytesSent' | 'connections' | 'peakConnections'> & {
+  requests: { range: string | undefined; status: number; bytesSent: number; endedAt: number | undefined }[];
+};
+
+/** The servers of one run: a scenario's mirrors, or a stream's hosts behind the gateway's playlist. */
+interface Served {
+  /** What `client` is given: every mirror's URL; of a stream, the gateway's master playlist, or one host's. */
+  urls(client: Client): string[];
+  stats(): ServerStats[];
+  /** Starts the scenario's actions on its servers (once the client has started); returns what stops them. */
+  during(): () => void;
+  close(): Promise<void>;
+}
+
+const streamStats = (host: StreamServer): ServerStats => ({
+  bytesSent: host.requests.reduce((total, r) => total + r.bytesSent, 0),
+  connections: host.connections,
+  peakConnections: host.peakConnections,
+  requests: host.requests,
+});
+
+async function serve(scenario: Scenario, size: number, expected: Expected, slowStart: boolean): Promise<Served> {
+  if (expected.stream) {
+    // The stream hosts emulate no slow start (tests/support/stream-server.ts).
+    const hosts = await startStreamHosts(scenario, expected.stream);
+    return {
+      urls: (client) => [client.oneHost ? hosts.oneHostUrl : hosts.url],
+      stats: () => hosts.hosts.map(streamStats),
+      during: () => () => {},
+      close: () => hosts.close(),
+    };
+  }
+  const mirrors = await startMirrors(scenario, size, slowStart);
+  return {
+    urls: () => mirrors.map((m) => m.url),
+    stats: () => mirrors.map((m) => m.stats),
+    during: () => scenario.during?.(mirrors, size, everyRealMs) ?? (() => {}),
+    close: async () => {
+      await Promise.all(mirrors.map((m) => m.close()));
+    },
+  };
+}
+
+/** Whether the client's file is the one asked for; a stream's must also play for the stream's length (±1 %). */
+async function outcomeOf(output: string, expected: Expected, client: Client): Promise<{ outcome: Outcome; why?: string }> {
+  if (expected.stream) {
+    const seconds = probedSeconds(output);
+    const wanted = expected.stream.durationSeconds;
+    if (!(Math.abs(seconds - wanted) <= wanted / 100)) return { outcome: 'wrong', why: `ffprobe reads ${seconds} s, not ${wanted} s` };
+    if (client.remuxes) return { outcome: 'playable' };
+  }
+  return (await fileSha256(output)) === expected.sha256 ? { outcome: 'exact' } : { outcome: 'wrong', why: 'other bytes (SHA-256)' };
+}
+
 /** Generous: a client that needs more than 20× the nominal time (or a minute) did not finish. */
 function timeoutMs(scenario: Scenario, size: number): number {
   const nominal = size / scenario.mirrors.reduce((total, m) => total + m.rate, 0);
   return Math.max(60, 20 * nominal) * 1000;
 }
 
-async function runOnce(scenario: Scenario, client: Client, size: number, expected: string, rep: number, slowStart: boolean): Promise<Run> {
-  const mirrors = await startMirrors(scenario, size, slowStart);
+async function runOnce(
+  scenario: Scenario,
+  client: Client,
+  size: number,
+  expected: Expected,
+  rep: number,
+  slowStart: boolean,
+): Promise<Run> {
+  const served = await serve(scenario, size, expected, slowStart);
   const dir = await mkdtemp(join(tmpdir(), 'stitch-bench-'));
   try {
     const output = join(dir, 'file.bin');
@@ -69,37 +148,31 @@ async function runOnce(scenario: Scenario, client: Client, size: number, expecte
     // On a timeout: whether the mirrors were still sending (a server stuck) or idle (a client stuck).
     let stuck: string[] = [];
     const openRequests = () => {
-      const open = mirrors.flatMap((m, i) =>
-        m.stats.requests
-          .filter((r) => r.endedAt === undefined)
-          .map((r) => `mirror ${i + 1} ${r.range ?? 'whole file'}: ${r.bytesSent} B sent, still open`),
-      );
+      const open = served
+        .stats()
+        .flatMap((stats, i) =>
+          stats.requests
+            .filter((r) => r.endedAt === undefined)
+            .map((r) => `mirror ${i + 1} ${r.range ?? 'whole file'}: ${r.bytesSent} B sent, still open`),
+        );
       stuck = open.length > 0 ? open : ['no request open on any mirror'];
     };
-    const command = client.command(
-      mirrors.map((m) => m.url),
-      output,
-      statsFile,
-    );
-    const measured = await measure(
-      command,
-      dir,
-      timeoutMs(scenario, size),
-      () => (stop = scenario.during?.(mirrors, size, everyRealMs) ?? stop),
-      openRequests,
-    );
+    const command = client.command(served.urls(client), output, statsFile);
+    const measured = await measure(command, dir, timeoutMs(scenario, size), () => (stop = served.during()), openRequests);
     stop();
-    await Promise.all(mirrors.map((m) => m.close()));
-    const perMirror = mirrors.map((m) => ({
-      bytes: m.stats.bytesSent,
-      requests: m.stats.requests.length,
-      peakConnections: m.stats.peakConnections,
-      refused: m.stats.requests.filter((r) => r.status === 503 || r.status === 429).length,
+    await served.close();
+    const stats = served.stats();
+    const perMirror = stats.map((m) => ({
+      bytes: m.bytesSent,
+      requests: m.requests.length,
+      peakConnections: m.peakConnections,
+      refused: m.requests.filter((r) => r.status === 503 || r.status === 429).length,
     }));
     let outcome: Outcome;
+    let why: string | undefined;
     if (measured.timedOut) outcome = 'timeout';
     else if (measured.code !== 0) outcome = 'failed';
-    else outcome = (await fileSha256(output)) === expected ? 'exact' : 'wrong';
+    else ({ outcome, why } = await outcomeOf(output, expected, client));
     return {
       scenario: scenario.id,
       client: client.name,
@@ -112,13 +185,16 @@ async function runOnce(scenario: Scenario, client: Client, size: number, expecte
       peakRssBytes: measured.peakRssBytes,
       overFetch: perMirror.reduce((total, m) => total + m.bytes, 0) / size,
       requests: perMirror.reduce((total, m) => total + m.requests, 0),
-      connections: mirrors.reduce((total, m) => total + m.stats.connections, 0),
+      connections: stats.reduce((total, m) => total + m.connections, 0),
       mirrors: perMirror,
       stitchStats: await client.readStats?.(statsFile),
-      message: outcome === 'exact' ? undefined : [measured.outputTail, ...stuck].filter(Boolean).join('\n') || undefined,
+      message:
+        outcome === 'exact' || outcome === 'playable'
+          ? undefined
+          : [why, measured.outputTail, ...stuck].filter(Boolean).join('\n') || undefined,
     };
   } finally {
-    await Promise.all(mirrors.map((m) => m.close()));
+    await served.close();
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -152,7 +228,14 @@ async function main(): Promise<void> {
         (c === base && s.clients?.includes('stitch') !== false),
     );
   const clients = everyClient.filter((c) => scenarios.some((s) => clientsOf(s).includes(c)));
-  const sizeOf = (s: Scenario) => Math.max(1, Math.round(s.size * scale));
+  const streams = new Map(
+    scenarios.flatMap((s) => {
+      if (!s.stream) return [];
+      console.log(`${s.id}: the stream ${s.stream.name} (made by ffmpeg the first time, minutes on 2 cores; kept in .tmp/streams/)`);
+      return [[s.id, streamFile(s.stream)] as const];
+    }),
+  );
+  const sizeOf = (s: Scenario) => streams.get(s.id)?.size ?? Math.max(1, Math.round(s.size * scale));
   console.log(
     `stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}${slowStart ? '' : ', no slow start'}`,
   );
@@ -164,7 +247,7 @@ async function main(): Promise<void> {
   const all: Run[] = [];
   for (const scenario of scenarios) {
     const size = sizeOf(scenario);
-    const expected = await contentSha256(SEED, size);
+    const expected = streams.get(scenario.id) ?? { sha256: await contentSha256(SEED, size) };
     console.log(`\n${scenario.id}. ${scenario.title}`);
     // Clients take turns within each repetition, so drift on the machine hits them alike, and the
     // turns rotate: the first of a round ran up to 19 % slower on uncapped 1 GiB (the same build twice).

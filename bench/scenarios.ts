@@ -1,10 +1,13 @@
 /**
- * The benchmark scenarios of issue 3 (1–7) and issue 12 (a–e: how many connections a server rewards).
- * Each one starts its own loopback mirrors (fresh token buckets and stats every run), may act on them
- * while the client downloads, and says what the optimum is. Every mirror emulates TCP slow start per
+ * The benchmark scenarios of issue 3 (1–7), issue 12 (a–e: how many connections a server rewards)
+ * and issue 30 (hls: a stream on redundant hosts). Each one starts its own loopback mirrors (fresh
+ * token buckets and stats every run), may act on them while the client downloads, and says what
+ * the optimum is. Every mirror emulates TCP slow start per
  * connection, with its latency as the round trip. Rates are in MB/s of 10^6 bytes; sizes in MiB.
  */
 import { defaultEtag, defaultLastModified, startMirror, type Mirror, type MirrorOptions } from '../tests/support/mirror-server';
+import { startStreamServer, type StreamServer } from '../tests/support/stream-server';
+import { HD_10_MINUTES, redundantMaster, type MadeStream, type StreamRecipe } from '../tests/support/streams';
 
 /** What a scenario does to its mirrors while the client downloads: loopback ones, or simulated ones (tests/support/sim-network.ts). */
 export type ScenarioMirror = Pick<Mirror, 'setRate' | 'stallAll' | 'dropConnections'> & { readonly stats: { readonly bytesSent: number } };
@@ -43,9 +46,16 @@ export interface Scenario {
   title: string;
   /** For the chart's axis. */
   short: string;
-  /** Before --size-scale. */
+  /** Before --size-scale. Unused for a stream: its size is its file's (`stream`). */
   size: number;
+  /** The servers; for a stream, its redundant hosts (only rate and latency apply). */
   mirrors: MirrorSpec[];
+  /**
+   * An HLS stream (tests/support/streams.ts) on the mirrors as redundant hosts, which a gateway's
+   * master playlist names in their order: the client gets that playlist's URL (startStreamHosts).
+   * The file is its best variant's segments joined; --size-scale does not apply.
+   */
+  stream?: StreamRecipe;
   /**
    * The best possible time in seconds, from the size and the caps. Undefined when the optimum is
    * a client's own median time in the scenario named by `baseline` (6: the same without resets).
@@ -64,12 +74,16 @@ export interface Scenario {
   during?: (mirrors: ScenarioMirror[], size: number, every: Every) => () => void;
   /** The clients (by name) that run this scenario; default DEFAULT_CLIENTS. */
   clients?: string[];
+  /** The bench's clients that cannot do what the scenario asks, each with the reason, for the table. */
+  notApplicable?: Record<string, string>;
 }
 
 /** The clients of issue 3's scenarios. */
 export const DEFAULT_CLIENTS = ['stitch', 'aria2c', 'aria2c-t5'];
 /** Issue 12 measures connection counts against aria2c at 16 connections per server. */
 const CONNECTION_CLIENTS = ['stitch', 'aria2c-x16'];
+/** A stream's reference is what users save one with: ffmpeg, from one host (it knows no redundant hosts). */
+const STREAM_CLIENTS = ['stitch', 'ffmpeg'];
 
 const mirrors = (rates: number[], latencyMs = 10): MirrorSpec[] => rates.map((r) => ({ rate: r * MB, latencyMs }));
 const sum = (specs: MirrorSpec[]) => specs.reduce((total, m) => total + m.rate, 0);
@@ -97,6 +111,8 @@ const heterogeneous20 = mirrors([1, 2, 4, 8], 20);
 /** 256 KiB per 150 ms round trip: 1.75 MB/s per connection, so 5 connections fill the 8 MB/s. */
 const farWindowed: MirrorSpec[] = [{ rate: 8 * MB, latencyMs: 150, windowBytes: 256 * 1024 }];
 const uncapped = (count: number): MirrorSpec[] => Array.from({ length: count }, () => ({ rate: Infinity, latencyMs: 0 }));
+/** The stream's hosts: ffmpeg, on one host, gets the first, the faster. */
+const streamHosts = mirrors([10, 6]);
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -259,6 +275,25 @@ export const SCENARIOS: Scenario[] = [
     group: 'uncapped',
     withCurl: true,
   },
+  // Issue 30: "A 10-minute 720p HLS stream over two redundant hosts saves as one playable file, within
+  // 1.1× of the optimum over the hosts' rates".
+  {
+    id: 'hls',
+    title: '10 min of 720p HLS (2.8 Mbit/s, 2 s segments) on 2 redundant hosts at 10 and 6 MB/s',
+    short: 'hls · 720p',
+    size: 0,
+    mirrors: streamHosts,
+    stream: HD_10_MINUTES,
+    optimum: (size) => size / sum(streamHosts),
+    optimumNote: 'size of the joined segments ÷ Σ rates (16 MB/s)',
+    // Within 1.1× the optimum: 1 ÷ 1.1 = 0.909…
+    target: 0.91,
+    clients: STREAM_CLIENTS,
+    notApplicable: {
+      aria2c: "reads no HLS playlist: saves the playlist's text and exits 0",
+      curl: "reads no HLS playlist: saves the playlist's text and exits 0",
+    },
+  },
 ];
 
 /** How a scenario's mirror is served for a file of `size` bytes (slowStart false: to measure what it costs). */
@@ -284,4 +319,31 @@ export function mirrorOptions(spec: MirrorSpec, size: number, slowStart = true):
 /** Starts the scenario's mirrors on loopback. */
 export function startMirrors(scenario: Scenario, size: number, slowStart = true): Promise<Mirror[]> {
   return Promise.all(scenario.mirrors.map((spec) => startMirror(mirrorOptions(spec, size, slowStart))));
+}
+
+/** The hosts of a stream scenario, and the gateway that serves the master playlist naming them all. */
+export interface StreamHosts {
+  /** The gateway's master playlist: every host's variants, redundant. */
+  url: string;
+  /** The first host's own master playlist, for a client that takes one host. */
+  oneHostUrl: string;
+  hosts: StreamServer[];
+  close(): Promise<void>;
+}
+
+/** Starts a stream scenario's hosts on loopback (its mirrors' rates and latencies), serving `made`. */
+export async function startStreamHosts(scenario: Scenario, made: MadeStream): Promise<StreamHosts> {
+  const hosts = await Promise.all(
+    scenario.mirrors.map((spec) => startStreamServer({ root: made.dir, rate: spec.rate, latencyMs: spec.latencyMs })),
+  );
+  const origins = hosts.map((host) => host.origin);
+  const gateway = await startStreamServer({ root: made.dir, files: { '/redundant.m3u8': redundantMaster(made, origins) } });
+  return {
+    url: `${gateway.origin}/redundant.m3u8`,
+    oneHostUrl: `${hosts[0]!.origin}/master.m3u8`,
+    hosts,
+    close: async () => {
+      await Promise.all([gateway, ...hosts].map((server) => server.close()));
+    },
+  };
 }

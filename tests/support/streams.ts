@@ -20,6 +20,8 @@ export interface StreamRecipe {
   durationSeconds: number;
   /** One variant per entry: [width, height, video kbit/s]. */
   variants: [number, number, number][];
+  /** The strength of the picture's temporal noise (ffmpeg's `noise=alls`), 10 unless given: less encodes faster. */
+  noise?: number;
 }
 
 /** Three variants over MPEG-TS, with a master playlist (`master.m3u8`, variants in `v0/`, `v1/`, `v2/`). */
@@ -39,6 +41,19 @@ export const FMP4: StreamRecipe = { name: 'fmp4', format: 'fmp4', durationSecond
 export const AES: StreamRecipe = { name: 'aes', format: 'aes', durationSeconds: 30, variants: [[480, 270, 400]] };
 /** One .ts file whose segments are byte ranges of it (EXT-X-BYTERANGE). */
 export const SINGLE_FILE: StreamRecipe = { name: 'single-file', format: 'single-file', durationSeconds: 30, variants: [[480, 270, 400]] };
+/**
+ * Issue 30's goal, the benchmark's stream: ten minutes of 720p at a typical 720p bitrate (2.8 Mbit/s
+ * of video, 300 segments, 223 MB), over MPEG-TS. Lighter noise than the others': x264 fills the
+ * bitrate all the same, and it took 7.3 minutes of CPU (13.5 on a busy 2-core machine) where the
+ * others' noise would take about 1.5 times as long. Made once, then kept in .tmp/streams/.
+ */
+export const HD_10_MINUTES: StreamRecipe = {
+  name: '720p-10min',
+  format: 'ts',
+  durationSeconds: 600,
+  variants: [[1280, 720, 2800]],
+  noise: 2,
+};
 
 export interface MadeStream extends StreamRecipe {
   /** The folder served: `master.m3u8` (always) and the variants' folders `v0/`… */
@@ -51,10 +66,10 @@ const FPS = 25;
 export const STREAM_KEY = Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex');
 
 function ffmpegArgs(recipe: StreamRecipe): string[] {
-  const { durationSeconds: d, variants, format } = recipe;
+  const { durationSeconds: d, variants, format, noise = 10 } = recipe;
   const [width, height] = variants[variants.length - 1]!;
   const inputs = [
-    ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${d},noise=alls=10:allf=t`],
+    ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${d},noise=alls=${noise}:allf=t`],
     ...['-f', 'lavfi', '-i', `aevalsrc=0.3*sin(880*2*PI*t)+0.1*(random(0)*2-1):s=48000:d=${d}`],
   ];
   const split = variants.map((_, i) => `[s${i}]`).join('');
@@ -166,4 +181,10 @@ export function redundantMaster(made: MadeStream, origins: readonly string[]): s
     for (const origin of origins) lines.push(line, `${origin}/${uri}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** What ffprobe reads of a media file's duration, in seconds (NaN when it cannot read the file). */
+export function probedSeconds(path: string): number {
+  const probe = spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path], { encoding: 'utf8' });
+  return probe.status === 0 ? Number(probe.stdout.trim()) : NaN;
 }
