@@ -157,6 +157,8 @@ export interface JobView {
   retrying?: { attempts: number; maxAttempts: number; retryAt?: number; failure: FailureFacts };
   /** Stitch took it over from a download the browser had started (it can be handed back). */
   takenOver?: boolean;
+  /** A video stream saved as one file: no new link, no hand-off to aria2 (its URL is a playlist, not the file). */
+  stream?: true;
   /** Cancelled or removed, but can be brought back (action `undo`) until then (ms since the epoch). */
   undoUntil?: number;
   /** The browser's downloads id once saved (open file / show in folder use it). */

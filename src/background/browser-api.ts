@@ -53,6 +53,8 @@ export interface MenuClick {
   linkUrl?: string;
   srcUrl?: string;
   pageUrl?: string;
+  /** The tab it was clicked in. */
+  tabId?: number;
 }
 
 /** A connected page (the UI port). */

@@ -1,6 +1,6 @@
 import browser from 'webextension-polyfill';
 import { looksLikeHlsPlaylist } from '../engine';
-import type { ApiEvent, BrowserApi, SeenPlaylist, SeenRedirect } from './browser-api';
+import type { ApiEvent, BrowserApi, MenuClick, SeenPlaylist, SeenRedirect } from './browser-api';
 
 /** The BrowserApi of the running extension, over webextension-polyfill. */
 export function realBrowserApi(): BrowserApi {
@@ -33,7 +33,7 @@ export function realBrowserApi(): BrowserApi {
       async add(entry) {
         browser.contextMenus.create({ ...entry, contexts: entry.contexts as never });
       },
-      onClicked: browser.contextMenus.onClicked,
+      onClicked: menuClicks(),
     },
     alarms: {
       create: async (name, periodInMinutes) => browser.alarms.create(name, { periodInMinutes, delayInMinutes: periodInMinutes }),
@@ -129,6 +129,24 @@ function ownRedirects(extensionOrigin: string): ApiEvent<(hop: SeenRedirect) => 
       added.delete(listener);
       browser.webRequest.onBeforeRedirect.removeListener(observe);
       browser.webRequest.onHeadersReceived.removeListener(observe);
+    },
+  };
+}
+
+/** Clicks on Stitch's menu entries, with the tab they were made in (the event's second argument). */
+function menuClicks(): ApiEvent<(click: MenuClick) => void> {
+  const added = new Map<(click: MenuClick) => void, (info: MenuClick, tab?: { id?: number }) => void>();
+  return {
+    addListener(listener) {
+      const observe = (info: MenuClick, tab?: { id?: number }) => listener({ ...info, tabId: tab?.id });
+      added.set(listener, observe);
+      browser.contextMenus.onClicked.addListener(observe);
+    },
+    removeListener(listener) {
+      const observe = added.get(listener);
+      if (!observe) return;
+      added.delete(listener);
+      browser.contextMenus.onClicked.removeListener(observe);
     },
   };
 }

@@ -38,6 +38,8 @@ export interface JobSnapshot {
   notices: StoredNotice[];
   /** Every source's share and health (the primary first). */
   mirrors: MirrorReport[];
+  /** A video stream's segments laid out as one file: only Stitch can download it so (not the browser, not aria2). */
+  stream?: true;
 }
 
 interface JobEvents extends Record<string, unknown> {
@@ -169,6 +171,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       error,
       notices: [...notices],
       mirrors: this.mirrorReports,
+      ...(this.jobState.stream ? { stream: true as const } : {}),
     };
   }
 

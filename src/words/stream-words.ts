@@ -8,4 +8,5 @@ export const REFUSAL_WORDS: Record<RefusalReason, MessageKey> = {
   'separate-audio': 'streamRefusedSeparateAudio',
   'not-a-playlist': 'streamRefusedNotPlaylist',
   empty: 'streamRefusedEmpty',
+  site: 'streamRefusedSite',
 };

@@ -44,6 +44,7 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
     retrying: state === 'running' ? retrying(snapshot) : undefined,
     undoUntil: meta.removing?.at,
     takenOver: meta.takenOver,
+    ...(snapshot.stream ? { stream: true as const } : {}),
     savedDownloadId: meta.save?.phase === 'saved' ? meta.save.downloadId : undefined,
     contentType: snapshot.contentType,
     createdAt: meta.createdAt,

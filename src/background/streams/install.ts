@@ -24,6 +24,8 @@ export interface Streams {
   rows(): StreamRow[];
   /** Downloads a found stream (or any HLS playlist's) as one file; a refusal throws in the user's words. */
   download(url: string): Promise<JobView>;
+  /** Downloads the stream a tab loaded last (not a refused one); undefined when it loaded none. */
+  downloadTab(tabId: number): Promise<JobView | undefined>;
 }
 
 /**
@@ -48,29 +50,35 @@ export function installStreams({ api, manager, localNetwork, onChange }: Streams
   api.runtime.onStartup.addListener(() => void finder.clear());
   void finder.restore().then(() => onChange(finder.rows()));
 
+  const download = async (url: string): Promise<JobView> => {
+    await finder.restore();
+    const found = finder.get(url);
+    try {
+      const { layout } = await localNetwork.during(url, [], () =>
+        planHlsStream(url, { fetch: pageFetch(url, found), name: found?.title?.trim() || undefined, pageUrl: found?.pageUrl }),
+      );
+      const [primary, ...others] = layout.sources;
+      return await (
+        await manager
+      ).add({
+        url: primary!.url,
+        mirrors: others.map((source) => source.url),
+        referrer: found?.pageUrl,
+        filename: layout.filename,
+        stream: layout,
+      });
+    } catch (error) {
+      if (error instanceof StreamRefusal) throw new Error(t(REFUSAL_WORDS[error.reason]), { cause: error });
+      throw error;
+    }
+  };
   return {
     rows: () => finder.rows(),
-    download: async (url) => {
+    download,
+    downloadTab: async (tabId) => {
       await finder.restore();
-      const found = finder.get(url);
-      try {
-        const { layout } = await localNetwork.during(url, [], () =>
-          planHlsStream(url, { fetch: pageFetch(url, found), name: found?.title?.trim() || undefined }),
-        );
-        const [primary, ...others] = layout.sources;
-        return await (
-          await manager
-        ).add({
-          url: primary!.url,
-          mirrors: others.map((source) => source.url),
-          referrer: found?.pageUrl,
-          filename: layout.filename,
-          stream: layout,
-        });
-      } catch (error) {
-        if (error instanceof StreamRefusal) throw new Error(t(REFUSAL_WORDS[error.reason]), { cause: error });
-        throw error;
-      }
+      const found = finder.lastOfTab(tabId);
+      return found && download(found.url);
     },
   };
 }
@@ -82,7 +90,7 @@ function pageFetch(url: string, found: FoundStream | undefined): HttpFetch {
 
 async function describe(found: FoundStream): Promise<StreamDescription> {
   try {
-    const { variants, media } = await readHlsStream(found.url, { fetch: pageFetch(found.url, found) });
+    const { variants, media } = await readHlsStream(found.url, { fetch: pageFetch(found.url, found), pageUrl: found.pageUrl });
     const chosen = variants[0];
     return {
       width: chosen?.resolution?.width,

@@ -97,6 +97,11 @@ export class StreamFinder {
     return this.found.findLast((f) => f.url === url);
   }
 
+  /** The stream a tab loaded last that can be downloaded: what "Download video with Stitch" takes. */
+  lastOfTab(tabId: number): FoundStream | undefined {
+    return this.found.findLast((f) => f.tabId === tabId && !f.description?.refused);
+  }
+
   rows(): StreamRow[] {
     return this.found.toReversed().map(rowOf);
   }

@@ -9,16 +9,19 @@ export const PLAY_MENU_ID = 'stitch-play';
 export const BROWSER_MENU_ID = 'stitch-browser';
 export const LEAVE_SITE_MENU_ID = 'stitch-leave-site';
 export const ARIA2_MENU_ID = 'stitch-aria2';
+export const STREAM_MENU_ID = 'stitch-stream';
 
 /**
  * Creates "Download with Stitch" and "Play with Stitch" on links and media (again on each
- * start: it is idempotent), and "Send to aria2" on links when an aria2 endpoint is set.
+ * start: it is idempotent), "Download video with Stitch" on pages and videos (the stream the page
+ * plays), and "Send to aria2" on links when an aria2 endpoint is set.
  */
 export async function createContextMenu(api: BrowserApi, aria2: boolean): Promise<void> {
   const contexts = ['link', 'video', 'audio'];
   await api.menus.createOnce({ id: MENU_ID, title: t('menuDownload'), contexts });
   await api.menus.add?.({ id: PLAY_MENU_ID, title: t('menuPlay'), contexts });
   await api.menus.add?.({ id: BROWSER_MENU_ID, title: t('menuBrowser'), contexts: ['link'] });
+  await api.menus.add?.({ id: STREAM_MENU_ID, title: t('menuDownloadVideo'), contexts: ['page', 'video'] });
   await api.menus.add?.({ id: LEAVE_SITE_MENU_ID, title: t('menuLeaveSite'), contexts: ['page', 'link'] });
   if (aria2) await api.menus.add?.({ id: ARIA2_MENU_ID, title: t('actionSendToAria2'), contexts: ['link'] });
 }
@@ -63,4 +66,9 @@ export function downloadFromClick(click: MenuClick, mirrorsFor: (url: string) =>
   const url = click.linkUrl ?? click.srcUrl;
   if (!url || !/^https?:/i.test(url)) return undefined;
   return { url, referrer: click.pageUrl, mirrors: mirrorsFor(url) };
+}
+
+/** The tab whose video stream a click on "Download video with Stitch" asks for, or undefined. */
+export function streamTabFromClick(click: MenuClick): number | undefined {
+  return click.menuItemId === STREAM_MENU_ID && click.tabId !== undefined && click.tabId >= 0 ? click.tabId : undefined;
 }

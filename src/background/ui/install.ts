@@ -10,7 +10,14 @@ import type { SettingsStore } from '../settings-store';
 import type { Bypass } from '../takeover/bypass';
 import type { DownloadWatcher } from '../takeover/download-watcher';
 import type { Streams } from '../streams/install';
-import { aria2FromClick, browserFromClick, createContextMenu, downloadFromClick, playerFromClick } from './context-menu';
+import {
+  aria2FromClick,
+  browserFromClick,
+  createContextMenu,
+  downloadFromClick,
+  playerFromClick,
+  streamTabFromClick,
+} from './context-menu';
 import { handleRequest } from './message-handler';
 import { Toolbar } from './toolbar';
 import { UiNotices } from './ui-notices';
@@ -27,7 +34,7 @@ export interface UiDeps {
   /** The downloads left with the browser: their rows, and Take over. */
   watcher: Pick<DownloadWatcher, 'rows' | 'takeOver'>;
   /** The video streams the tabs loaded: their rows, and Download. */
-  streams: Pick<Streams, 'rows' | 'download'>;
+  streams: Pick<Streams, 'rows' | 'download' | 'downloadTab'>;
 }
 
 export interface Ui {
@@ -95,6 +102,12 @@ export function installUi({ api, settings, manager, mirrorsFor, bypass, localNet
       void aria2.send(toAria2).then(
         () => notices.add(t('noticeSentToAria2', toAria2.url), toAria2.url),
         (error: unknown) => notices.add(t('noticeAria2Refused', aria2TroubleText(error)), toAria2.url),
+      );
+    const streamTab = streamTabFromClick(click);
+    if (streamTab !== undefined)
+      void streams.downloadTab(streamTab).then(
+        (job) => void (job ?? notices.add(t('noticeNoStream'), click.pageUrl)),
+        (error: unknown) => void notices.add(t('noticeStreamFailed', (error as Error).message), click.pageUrl),
       );
     const player = playerFromClick(click);
     if (player) void api.tabs?.create(player).catch((error: unknown) => console.error('Stitch: could not open the player', error));

@@ -163,6 +163,7 @@ async function handToBrowser(id: string, manager: JobManager, deps: HandlerDeps)
   const job = manager.get(id);
   if (!job) throw new Error(t('errorNoSuchDownload'));
   if (!deps.bypass) throw new Error('handing downloads to the browser is not available here');
+  if (job.stream) throw new Error(t('errorStreamStaysWithStitch'));
   await deps.bypass.browserDownload(deps.api, job.url);
   await manager.forget(id);
   return {};
@@ -177,6 +178,7 @@ function aria2Of(deps: HandlerDeps): Aria2Link {
 async function sendToAria2(id: string, manager: JobManager, aria2: Aria2Link): Promise<ReplyOf<'aria2-send'>> {
   const facts = manager.handoffFacts(id);
   if (!facts) throw new Error(t('errorNoSuchDownload'));
+  if (manager.get(id)?.stream) throw new Error(t('errorStreamStaysWithStitch'));
   const gid = await aria2.send(facts);
   await manager.forget(id);
   return { gid };

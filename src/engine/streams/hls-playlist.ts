@@ -29,7 +29,27 @@ export type HlsPlaylist =
   { kind: 'master'; variants: HlsVariant[] } | { kind: 'media'; segments: HlsSegment[]; live: boolean; durationSeconds: number };
 
 /** Why a stream is refused, as data the pages put in words. */
-export type RefusalReason = 'not-a-playlist' | 'drm' | 'live' | 'separate-audio' | 'empty';
+export type RefusalReason = 'not-a-playlist' | 'drm' | 'live' | 'separate-audio' | 'empty' | 'site';
+
+/**
+ * Sites whose terms forbid downloading their videos, and whose videos the Chrome Web Store refuses
+ * extensions to download (YouTube, with its player's and its CDN's hosts).
+ */
+const REFUSED_SITES = ['youtube.com', 'youtube-nocookie.com', 'youtu.be', 'googlevideo.com'];
+
+/** Refuses a stream of a site in REFUSED_SITES, by its playlist's host or its page's. */
+export function refuseSite(...urls: (string | undefined)[]): void {
+  for (const url of urls) {
+    let host: string;
+    try {
+      host = new URL(url ?? '').hostname.toLowerCase();
+    } catch {
+      continue;
+    }
+    const site = REFUSED_SITES.find((refused) => host === refused || host.endsWith(`.${refused}`));
+    if (site) throw new StreamRefusal('site', `${site} forbids downloading its videos: Stitch does not download them`);
+  }
+}
 
 /** Why a stream cannot be downloaded: `reason` for the pages, the message in English for the CLI and logs. */
 export class StreamRefusal extends Error {

@@ -4,7 +4,15 @@ import { filenameFromUrl, parseContentRange, sanitizeFilename } from '../http/he
 import { realClock, type Clock } from '../clock';
 import { bytesToHex, hexToBytes } from '../integrity/digests';
 import { AesCbc } from './aes-cbc';
-import { bestVariant, parseHlsPlaylist, StreamRefusal, type HlsResource, type HlsSegment, type HlsVariant } from './hls-playlist';
+import {
+  bestVariant,
+  parseHlsPlaylist,
+  refuseSite,
+  StreamRefusal,
+  type HlsResource,
+  type HlsSegment,
+  type HlsVariant,
+} from './hls-playlist';
 import { AES_BLOCK, type StreamLayout, type StreamPart } from './stream-layout';
 
 /** Playlists are small text; a hostile one must not grow memory or hold the plan. */
@@ -36,6 +44,8 @@ export interface PlanOptions {
   signal?: AbortSignal;
   /** The waits between a probe's attempts. */
   clock?: Clock;
+  /** The page that plays the stream, when known: a refused site's page refuses its streams. */
+  pageUrl?: string;
 }
 
 /** A stream's playlists, read: the chosen variant's hosts and segments, before any segment is asked. */
@@ -54,6 +64,7 @@ export interface HlsStreamPlaylists {
  */
 export async function readHlsStream(url: string, options: PlanOptions): Promise<HlsStreamPlaylists> {
   const { signal } = options;
+  refuseSite(url, options.pageUrl);
   const requests = new PlanRequests(options);
   const notes: string[] = [];
   const top = parseHlsPlaylist(await requests.playlist(url), url);
@@ -75,6 +86,7 @@ export async function readHlsStream(url: string, options: PlanOptions): Promise<
   const media: HlsStreamPlaylists['media'] = [];
   for (const mediaUrl of mediaUris) {
     try {
+      refuseSite(mediaUrl);
       const playlist = top.kind === 'media' ? top : parseHlsPlaylist(await requests.playlist(mediaUrl), mediaUrl);
       if (playlist.kind !== 'media') throw new StreamRefusal('not-a-playlist', `${mediaUrl} is a master playlist inside a master playlist`);
       if (playlist.live) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { StreamFinder, type FoundStream, type StreamDescription } from '../../../src/background/streams/stream-finder';
 import type { StreamRow } from '../../../src/messages';
+import { createContextMenu, STREAM_MENU_ID, streamTabFromClick } from '../../../src/background/ui/context-menu';
+import { FakeBrowser } from '../../support/fake-browser';
 
 const MASTER = 'https://video.example/show/master.m3u8';
 const VARIANT = 'https://video.example/show/v2/index.m3u8';
@@ -106,5 +108,30 @@ describe('StreamFinder', () => {
     expect(urls).toHaveLength(10);
     expect(urls[0]).toBe('https://video.example/11.m3u8');
     expect(urls).not.toContain('https://video.example/0.m3u8');
+  });
+});
+
+describe('"Download video with Stitch"', () => {
+  it('is a menu entry on pages and videos, and names the tab it was clicked in', async () => {
+    const browser = new FakeBrowser();
+    const added: { id: string; contexts: string[] }[] = [];
+    await createContextMenu({ ...browser, menus: { ...browser.menus, add: async (entry) => void added.push(entry) } }, false);
+    expect(added.find((entry) => entry.id === STREAM_MENU_ID)).toEqual({
+      id: STREAM_MENU_ID,
+      title: 'Download video with Stitch',
+      contexts: ['page', 'video'],
+    });
+    expect(streamTabFromClick({ menuItemId: STREAM_MENU_ID, tabId: 4, pageUrl: 'https://site.example/' })).toBe(4);
+    expect(streamTabFromClick({ menuItemId: STREAM_MENU_ID, tabId: -1 })).toBeUndefined();
+    expect(streamTabFromClick({ menuItemId: 'stitch-download', tabId: 4 })).toBeUndefined();
+  });
+
+  it("takes the tab's last stream that is not refused", async () => {
+    const { streams } = finder({ [VARIANT]: { refused: 'live', covers: [] } });
+    await streams.seen(MASTER, 1);
+    await streams.seen(VARIANT, 1);
+    await streams.seen('https://video.example/other.m3u8', 2);
+    expect(streams.lastOfTab(1)?.url).toBe(MASTER);
+    expect(streams.lastOfTab(3)).toBeUndefined();
   });
 });

@@ -21,6 +21,8 @@ describe('rowActions', () => {
     ['failed', { error: 'the server said 404' }, ['retry', 'relink', 'copy-url', 'cancel']],
     ['failed', { error: 'could not save', errorCode: 'save-failed' }, ['retry', 'save-as', 'copy-url', 'cancel']],
     ['cancelled', {}, ['copy-url']],
+    // A video stream: its URL is a playlist; no new link, and (below) no aria2.
+    ['failed', { error: 'the server said 404', stream: true }, ['retry', 'copy-url', 'cancel']],
   ];
   it.each(cases)('%s %o → %o', (state, extra, actions) => {
     expect(rowActions(jobView({ state, ...extra }))).toEqual(actions);
@@ -37,6 +39,7 @@ describe('rowActions', () => {
       false,
     ]);
     expect(rowActions(jobView({ state: 'running' }), false)).not.toContain('send-to-aria2');
+    expect(offered('running', { stream: true })).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestVariant, parseHlsPlaylist, StreamRefusal } from '../../../src/engine/streams/hls-playlist';
+import { bestVariant, parseHlsPlaylist, refuseSite, StreamRefusal } from '../../../src/engine/streams/hls-playlist';
 
 const BASE = 'https://cdn.example/show/master.m3u8';
 
@@ -88,5 +88,13 @@ describe('parseHlsPlaylist', () => {
     const fairPlay = '#EXTM3U\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://x",KEYFORMAT="com.apple.streamingkeydelivery"\n#EXTINF:2,\na.ts\n';
     expect(() => parseHlsPlaylist(fairPlay, BASE)).toThrow(/protected by DRM/);
     expect(() => parseHlsPlaylist('<html>', BASE)).toThrow(StreamRefusal);
+  });
+});
+
+describe('refuseSite', () => {
+  it("refuses YouTube's streams by the playlist's host or the page's, and no other site", () => {
+    expect(() => refuseSite('https://rr3---sn-abc.googlevideo.com/videoplayback/x.m3u8')).toThrow(/forbids downloading/);
+    expect(() => refuseSite('https://cdn.example/x.m3u8', 'https://www.youtube.com/watch?v=1')).toThrow(StreamRefusal);
+    expect(() => refuseSite('https://notyoutube.com/x.m3u8', 'https://video.example/page', undefined)).not.toThrow();
   });
 });
