@@ -3,14 +3,13 @@
  * player load the playlists), listed in the popup with its picture size and duration, and saved
  * as one file: exact against ffmpeg's own segments, and read by ffprobe to its full duration.
  */
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { startStreamServer, type StreamServer } from '../support/stream-server';
-import { expectedBytes, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
+import { expectedBytes, probedSeconds, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
 import { extensionPage } from './support/chromium';
 import { fileSha256, waitForFile } from './support/files';
 import { addonWithReachablePlayer, launchFirefox, openAddonPage, showPopupIn } from './support/firefox';
@@ -38,11 +37,6 @@ async function streamSite(): Promise<StreamServer> {
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-function probedDuration(path: string): number {
-  const probe = spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path], { encoding: 'utf8' });
-  return Number(probe.stdout.trim());
-}
-
 test('Chromium: the popup lists the stream a page loads, and Download saves it as one exact .ts', async () => {
   const server = await streamSite();
   const p = profile();
@@ -65,7 +59,7 @@ test('Chromium: the popup lists the stream a page loads, and Download saves it a
 
   const saved = await waitForFile(p.downloads, 'Episode 1.ts', expected.length, 60_000);
   expect(await fileSha256(saved)).toBe(sha256(expected));
-  expect(probedDuration(saved)).toBeGreaterThan(29);
+  expect(probedSeconds(saved)).toBeGreaterThan(29);
   // The chosen variant only: the others' segments were never asked for.
   expect(server.requests.filter((r) => /^\/v[01]\/seg/.test(r.path))).toEqual([]);
 });
@@ -110,5 +104,5 @@ test('Firefox: the popup lists the stream a page loads, and Download saves it as
 
   const saved = await waitForFile(downloads, 'Episode 1.ts', expected.length, 60_000);
   expect(readFileSync(saved).equals(expected)).toBe(true);
-  expect(probedDuration(saved)).toBeGreaterThan(29);
+  expect(probedSeconds(saved)).toBeGreaterThan(29);
 });

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -7,7 +6,17 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runStitch, startStitch } from '../support/cli';
 import { startStreamServer, type StreamServer, type StreamServerOptions } from '../support/stream-server';
-import { AES, expectedBytes, FMP4, redundantMaster, SINGLE_FILE, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
+import {
+  AES,
+  expectedBytes,
+  FMP4,
+  probedSeconds,
+  redundantMaster,
+  SINGLE_FILE,
+  stream,
+  TS_VARIANTS,
+  type MadeStream,
+} from '../support/streams';
 
 // Issue 30: `stitch get PLAYLIST.m3u8` saves an HLS stream as one file, exact against ffmpeg's
 // own segments, over the engine (blocks, mirrors, retries), against loopback stream servers.
@@ -41,12 +50,6 @@ function saved(name: string): Buffer {
   return readFileSync(join(dir, name));
 }
 
-/** What ffprobe reads of a file's duration, in seconds. */
-function probedDuration(path: string): number {
-  const probe = spawnSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path], { encoding: 'utf8' });
-  return Number(probe.stdout.trim());
-}
-
 describe('stitch get on an HLS stream', () => {
   it('saves the best variant of a master playlist as one .ts, exact, with its full duration', async () => {
     const stream = made['ts-3']!;
@@ -56,7 +59,7 @@ describe('stitch get on an HLS stream', () => {
     expect(result.code, result.stderr).toBe(0);
     const file = saved('master.ts');
     expect(sha256(file)).toBe(sha256(expectedBytes(stream, 2)));
-    expect(probedDuration(join(dir, 'master.ts'))).toBeGreaterThan(29);
+    expect(probedSeconds(join(dir, 'master.ts'))).toBeGreaterThan(29);
     // Only the chosen variant's segments were fetched.
     expect(server.requests.filter((r) => /^\/v[01]\//.test(r.path)).map((r) => r.path)).toEqual([]);
   });
@@ -67,7 +70,7 @@ describe('stitch get on an HLS stream', () => {
     const result = await runStitch(['get', `${server.origin}/v0/index.m3u8`], dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(sha256(saved('index.mp4'))).toBe(sha256(expectedBytes(stream, 0)));
-    expect(probedDuration(join(dir, 'index.mp4'))).toBeGreaterThan(29);
+    expect(probedSeconds(join(dir, 'index.mp4'))).toBeGreaterThan(29);
   });
 
   it('decrypts AES-128 segments with their key', async () => {
@@ -76,7 +79,7 @@ describe('stitch get on an HLS stream', () => {
     const result = await runStitch(['get', `${server.origin}/master.m3u8`], dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(sha256(saved('master.ts'))).toBe(sha256(expectedBytes(stream, 0)));
-    expect(probedDuration(join(dir, 'master.ts'))).toBeGreaterThan(29);
+    expect(probedSeconds(join(dir, 'master.ts'))).toBeGreaterThan(29);
     expect(server.requests.filter((r) => r.path === '/stream.key')).toHaveLength(1);
   });
 

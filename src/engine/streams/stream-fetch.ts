@@ -201,7 +201,8 @@ class SegmentReader {
     let plainLeft = piece.end - piece.start;
     let dropPlain = decrypt?.dropPlain ?? 0;
     let iv = decrypt?.iv;
-    let pending = new Uint8Array(0);
+    const queued: Uint8Array[] = [];
+    let queuedBytes = 0;
     try {
       while (left > 0) {
         const read = await reader?.read();
@@ -219,15 +220,23 @@ class SegmentReader {
           yield chunk;
           continue;
         }
-        pending = concat(pending, chunk);
-        if (!iv && pending.length >= AES_BLOCK) {
-          iv = pending.slice(0, AES_BLOCK);
-          pending = pending.slice(AES_BLOCK);
+        // The chunk may be lent: copied once into the queue, joined once per piece decrypted.
+        queued.push(chunk.slice());
+        queuedBytes += chunk.length;
+        if (queuedBytes < DECRYPT_BYTES && left > 0) continue;
+        let bytes = joined(queued.splice(0), queuedBytes);
+        queuedBytes = 0;
+        if (!iv) {
+          iv = bytes.slice(0, AES_BLOCK);
+          bytes = bytes.subarray(AES_BLOCK);
         }
-        if (iv && (pending.length >= DECRYPT_BYTES || left === 0)) {
-          const whole = pending.length - (pending.length % AES_BLOCK);
-          const cipher = pending.slice(0, whole);
-          pending = pending.slice(whole);
+        const whole = bytes.length - (bytes.length % AES_BLOCK);
+        if (whole < bytes.length) {
+          queued.push(bytes.slice(whole));
+          queuedBytes = bytes.length - whole;
+        }
+        if (whole > 0) {
+          const cipher = bytes.subarray(0, whole);
           let plain = await decrypt.cipher.decryptBlocks(cipher, iv);
           iv = cipher.slice(cipher.length - AES_BLOCK);
           if (dropPlain > 0) {
@@ -247,11 +256,14 @@ class SegmentReader {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
+function joined(chunks: readonly Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
 }
 
 /** The caller's headers without the range it asked of the whole file. */

@@ -17,8 +17,11 @@ import { AES_BLOCK, type StreamLayout, type StreamPart } from './stream-layout';
 
 /** Playlists are small text; a hostile one must not grow memory or hold the plan. */
 const PLAYLIST_LIMITS = { maxBytes: 16 * 1024 * 1024, timeoutMs: 30_000 };
-/** Segments whose size is asked at once (one small request each, before the download). */
-const PROBE_CONCURRENCY = 6;
+/**
+ * Segments whose size is asked at once of each host (one small request each, before the
+ * download): each segment of the host `index % hosts`, so redundant hosts share the round trips.
+ */
+const PROBE_CONCURRENCY_PER_HOST = 6;
 /** A probe (or a key) that does not answer within this is an error, not a wait for ever. */
 const PROBE_TIMEOUT_MS = 30_000;
 /**
@@ -122,8 +125,8 @@ export async function planHlsStream(url: string, options: PlanOptions & { name?:
   const resources = resourcesOf(media.map((m) => m.segments));
   const keyUris = [...new Set(resources.flatMap((r) => (r.key ? [r.key.uri] : [])))];
   const keys = await Promise.all(keyUris.map((uri) => fetchKey(uri, requests)));
-  const parts = await mapLimited(resources, PROBE_CONCURRENCY, (resource, index) =>
-    probePart(resource, index, resources.length, keys, keyUris, requests),
+  const parts = await mapLimited(resources, PROBE_CONCURRENCY_PER_HOST * media.length, (resource, index) =>
+    probePart(resource, index, resources.length, index % media.length, keys, keyUris, requests),
   );
   const container = containerOf(primary.segments);
   const stem = options.name ?? (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, '');
@@ -193,16 +196,18 @@ async function fetchKey(uri: string, requests: PlanRequests): Promise<string> {
   return bytesToHex(bytes);
 }
 
-/** What the primary host says of one part: its size, and for an encrypted one its plaintext's. */
+/** What host `host` says of one part: its size, and for an encrypted one its plaintext's (redundant hosts serve the same segments). */
 async function probePart(
   resource: PartResource,
   index: number,
   count: number,
+  host: number,
   keys: readonly string[],
   keyUris: readonly string[],
   requests: PlanRequests,
 ): Promise<StreamPart> {
-  const what = `segment ${index + 1} of ${count} (${resource.uris[0]})`;
+  const uri = resource.uris[host]!;
+  const what = `segment ${index + 1} of ${count} (${uri})`;
   const offset = resource.byterange?.offset ?? 0;
   const key = resource.key && { index: keyUris.indexOf(resource.key.uri), iv: resource.key.iv };
   if (!key && resource.byterange)
@@ -211,7 +216,7 @@ async function probePart(
   // Unencrypted: one byte tells the size. Encrypted: the last two blocks tell the padding too.
   const known = resource.byterange?.length;
   const range = !key ? `bytes=${offset}-${offset}` : known === undefined ? `bytes=-${2 * AES_BLOCK}` : tailRange(offset, known);
-  const { resourceSize, tail } = await requests.read(resource.uris[0]!, { Range: range }, async (response) => {
+  const { resourceSize, tail } = await requests.read(uri, { Range: range }, async (response) => {
     if (response.status === 206) {
       const contentRange = parseContentRange(response.headers.get('content-range'));
       const total = contentRange?.kind === 'bytes' ? contentRange.total : undefined;
