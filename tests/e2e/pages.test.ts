@@ -40,6 +40,7 @@ test('the popup shows progress and completion, and pauses and resumes a download
   const pausedAt = await progress();
 
   await row.getByTestId('job-resume').click();
+  server.setRate(undefined); // the rest need not take 10 s: uncapped, the resumed download ends in a second
   await expect.poll(() => row.getAttribute('data-state'), { timeout: 60_000 }).toBe('saved');
   expect(await progress()).toBeGreaterThan(pausedAt);
   const saved = await waitForFile(p.downloads, 'popup-test.iso', size, 30_000);
@@ -315,6 +316,7 @@ test('the bypass leaves the next download to the browser; a job taken over can b
   await row.getByTestId('job-details-toggle').click();
   await row.getByTestId('job-hand-back').click();
   await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(0);
+  taken.setRate(undefined); // handed back: uncapped, the browser's download ends in a second
   const handed = await waitForFile(p.downloads, 'handed.bin', size, 60_000);
   expect(await fileSha256(handed)).toBe(await contentSha256(38, size));
 });

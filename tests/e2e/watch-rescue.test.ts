@@ -119,6 +119,9 @@ test('the watch outlives the service worker: stopped, then woken by the broken d
   file.setFaults({ resetAfterMs: 300, faultRequests: 5 });
   file.dropConnections();
 
+  // Once Stitch has taken it over, the rest of the transfer is not the subject: uncapped, it ends in a second, not in ~10 s.
+  await until('Stitch to take the download over', async () => (await notices()).length > 0, 60_000);
+  file.setRate(undefined);
   const saved = await waitForFile(downloads, 'worker-stopped.bin', size, 60_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
   expect(await notices()).toEqual([
@@ -155,6 +158,7 @@ test('a watched download shows in the popup, in the browser, with growing progre
   await row.getByTestId('watched-take-over').click();
   await expect.poll(() => row.count(), { timeout: 5_000 }).toBe(0);
   expect(await popup.getByTestId('watched-list').isHidden()).toBe(true);
+  file.setRate(undefined); // taken over: uncapped, Stitch's download ends in a second, not in ~10 s
   const saved = await waitForFile(downloads, 'watched-popup.bin', size, 60_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
   await until('Stitch’s job saved', async () => (await jobs()).find((j) => j.url === file.url && j.state === 'saved'), 10_000);
