@@ -19,9 +19,20 @@
  * `streaming: true` is issue 11's kinder recipe: VP8 or H.264 at a constant bitrate with a
  * keyframe every second (as live encoders do) and a quiet 32 kbit/s tone.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -162,8 +173,17 @@ function ffmpegArgs(recipe: ClipRecipe, output: string): string[] {
   ];
 }
 
-/** The clip of `recipe`, encoded now unless an earlier run left it. */
-export async function clip(recipe: ClipRecipe): Promise<Clip> {
+/**
+ * How a clip is made: `background` at a lower CPU priority (nice 10), for clips made ahead while other
+ * tests run (tests/e2e/support/make-clips.ts); `signal` stops it (the clip is then not made).
+ */
+export interface MakeOptions {
+  background?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The clip of `recipe`, encoded now unless an earlier run (or another process of this run) made it. */
+export async function clip(recipe: ClipRecipe, options: MakeOptions = {}): Promise<Clip> {
   mkdirSync(DIR, { recursive: true });
   const { extension, contentType } = FORMATS[recipe.format];
   const recipeHash = createHash('sha256')
@@ -171,17 +191,64 @@ export async function clip(recipe: ClipRecipe): Promise<Clip> {
     .digest('hex')
     .slice(0, 10);
   const path = join(DIR, `${recipe.name}-${recipeHash}.${extension}`);
-  if (!existsSync(path)) {
-    const partial = `${path}.part`;
-    const made = spawnSync('ffmpeg', ffmpegArgs(recipe, partial), { stdio: ['ignore', 'inherit', 'inherit'] });
-    if (made.error || made.status !== 0) {
-      throw new Error(
-        `ffmpeg could not make ${path} (${made.error?.message ?? `exit ${made.status}`}); run: bash scripts/install-system-deps.sh`,
-      );
-    }
-    renameSync(partial, path);
-  }
+  await makeOnce(path, (partial) => ffmpeg(ffmpegArgs(recipe, partial), path, options));
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return { ...recipe, path, filename: `${recipe.name}.${extension}`, size: statSync(path).size, sha256: hash.digest('hex'), contentType };
+}
+
+/**
+ * Makes `path` with `make(partial)` unless it exists, one process at a time: the end-to-end run makes
+ * its clips ahead, in its own process, while a test may ask for the same clip. A lock file next to
+ * `path` holds the maker's pid; a lock whose process is gone is taken over.
+ */
+async function makeOnce(path: string, make: (partial: string) => Promise<void>): Promise<void> {
+  const lock = `${path}.lock`;
+  while (!existsSync(path)) {
+    let fd: number;
+    try {
+      fd = openSync(lock, 'wx');
+    } catch {
+      if (lockIsStale(lock)) rmSync(lock, { force: true });
+      else await new Promise((r) => setTimeout(r, 250));
+      continue;
+    }
+    try {
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      if (existsSync(path)) return;
+      const partial = `${path}.${process.pid}.part`;
+      try {
+        await make(partial);
+        renameSync(partial, path);
+      } finally {
+        rmSync(partial, { force: true });
+      }
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }
+}
+
+/** A lock left by a process that is gone (or, empty, by one that died as it took it). */
+function lockIsStale(lock: string): boolean {
+  try {
+    const pid = Number(readFileSync(lock, 'utf8'));
+    if (!pid) return Date.now() - statSync(lock).mtimeMs > 10_000;
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'EPERM';
+  }
+}
+
+/** Runs ffmpeg to its end; rejects, naming `path`, if it fails. */
+function ffmpeg(args: string[], path: string, { background = false, signal }: MakeOptions): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const command = background ? ['nice', '-n', '10', 'ffmpeg', ...args] : ['ffmpeg', ...args];
+    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'], signal });
+    const failed = (why: string) => reject(new Error(`ffmpeg could not make ${path} (${why}); run: bash scripts/install-system-deps.sh`));
+    child.on('error', (error) => failed(error.message));
+    child.on('exit', (code, killedBy) => (code === 0 ? resolvePromise() : failed(killedBy ? `killed by ${killedBy}` : `exit ${code}`)));
+  });
 }
