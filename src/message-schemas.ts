@@ -166,8 +166,14 @@ export const REQUESTS = {
   'take-over-watched': request('take-over-watched', {
     downloadId: v.pipe(v.number('missing downloadId'), v.integer('missing downloadId'), v.minValue(0, 'missing downloadId')),
   }),
-  /** Downloads a video stream a tab loaded (a `streams` row's `url`) as one file. */
-  'download-stream': request('download-stream', { url: HTTP_URL }),
+  /**
+   * Downloads a video stream a tab loaded (a `streams` row's `url`) as one file: the row's variant
+   * `variant` (an index into its `variants`), else the best.
+   */
+  'download-stream': request('download-stream', {
+    url: HTTP_URL,
+    variant: v.optional(v.pipe(v.number('unknown variant'), v.integer('unknown variant'), v.minValue(0, 'unknown variant'))),
+  }),
 } satisfies {
   [T in keyof Replies]: v.ObjectSchema<{ type: v.LiteralSchema<T, undefined> } & v.ObjectEntries, v.ErrorMessage<v.ObjectIssue>>;
 };

@@ -44,8 +44,9 @@
  *            watched-figures (host, size, rate), and the button watched-take-over.
  *            Video streams the open tabs loaded: stream-list (hidden while none); one stream-row per
  *            stream, with data-url="<the playlist's URL>"; inside a row: stream-title, stream-figures
- *            (picture size, duration, estimated size, host), stream-refused (only when refused), and
- *            the button stream-download.
+ *            (picture size, duration, estimated size, host), stream-refused (only when refused),
+ *            stream-variant (a <select> of the qualities, the best first; only when there are several),
+ *            and the button stream-download.
  *   options: settings-form; setting-takeover (checkbox), setting-threshold-mb (number, MB =
  *            2^20 bytes, as every page counts), setting-excluded-types and setting-excluded-sites (textareas, one per
  *            line), setting-save-while-downloading (checkbox, Chrome only), setting-concurrent,
@@ -252,6 +253,14 @@ export interface WatchedRow {
   state: 'downloading' | 'resuming' | 'paused';
 }
 
+/** One quality of a stream: its picture size, bits per second, and the size its download would have. */
+export interface StreamVariantView {
+  width?: number;
+  height?: number;
+  bandwidth?: number;
+  estimatedBytes?: number;
+}
+
 /** A video stream (an HLS playlist) a tab loaded, as the popup lists it. */
 export interface StreamRow {
   /** The playlist's URL: the row's id, and what `download-stream` takes. */
@@ -270,6 +279,8 @@ export interface StreamRow {
   estimatedBytes?: number;
   /** The stream cannot be downloaded, and why (as data, for the pages' words). */
   refused?: StreamRefusalReason;
+  /** The qualities a master playlist offers, the best (what a download takes unless one is chosen) first. */
+  variants?: StreamVariantView[];
   /** Its playlists could not be read (yet): the row offers Download all the same. */
   unread?: boolean;
 }

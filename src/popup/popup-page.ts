@@ -97,7 +97,7 @@ export class PopupPage {
   );
   private readonly aria2 = new Aria2List((gid, action, button) => void this.aria2Act(gid, action, button));
   private readonly watched = new WatchedList((row, button) => void this.takeOver(row, button));
-  private readonly streams = new StreamList((row, button) => void this.downloadStream(row, button));
+  private readonly streams = new StreamList((row, button, variant) => void this.downloadStream(row, button, variant));
   /** Out of the way until wanted: the toolbar's Add URL… shows it. */
   private readonly addForm: HTMLFormElement;
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
@@ -389,11 +389,11 @@ export class PopupPage {
   }
 
   /** Download of a found video stream: its job comes on the port; reading its segments' sizes takes a moment. */
-  private async downloadStream(row: StreamRow, button: HTMLButtonElement): Promise<void> {
+  private async downloadStream(row: StreamRow, button: HTMLButtonElement, variant?: number): Promise<void> {
     if (button.getAttribute('aria-disabled') === 'true') return;
     button.setAttribute('aria-disabled', 'true');
     try {
-      await this.call({ type: 'download-stream', url: row.url });
+      await this.call({ type: 'download-stream', url: row.url, ...(variant === undefined ? {} : { variant }) });
       this.showActionError('');
     } catch (error) {
       this.showActionError(t('failedDownloadStream', row.title, errorText(error)));

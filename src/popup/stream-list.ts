@@ -1,4 +1,4 @@
-import type { StreamRow } from '../messages';
+import type { StreamRow, StreamVariantView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { formatDuration, formatSize } from '../words/format';
 import { t } from '../words/i18n';
@@ -15,7 +15,8 @@ export class StreamList {
   /** Rows stay the same elements while they update, so a button keeps its focus and a click its target. */
   private readonly rows = new Map<string, RowElements>();
 
-  constructor(private readonly download: (row: StreamRow, button: HTMLButtonElement) => void) {
+  /** `variant`: the index of the quality chosen in the row's `variants`, when it lists several. */
+  constructor(private readonly download: (row: StreamRow, button: HTMLButtonElement, variant?: number) => void) {
     this.element.hidden = true;
     this.element.append(h('h2', { id: 'stream-title', class: 'list-title' }, t('streamListTitle')), this.list);
   }
@@ -41,18 +42,31 @@ export class StreamList {
       title: h('span', { class: 'name filename', 'data-testid': 'stream-title' }),
       figures: h('div', { class: 'line muted', 'data-testid': 'stream-figures' }),
       refused: h('div', { class: 'line error', 'data-testid': 'stream-refused' }),
+      variant: h('select', { 'data-testid': 'stream-variant', 'aria-label': t('streamQuality') }),
+      shownVariants: '',
       download: h('button', { type: 'button', 'data-testid': 'stream-download' }, t('actionDownloadStream')),
       row,
     };
-    elements.download.addEventListener('click', () => this.download(elements.row, elements.download));
+    elements.download.addEventListener('click', () =>
+      this.download(elements.row, elements.download, elements.variant.hidden ? undefined : elements.variant.selectedIndex),
+    );
     elements.item.append(
       h('div', { class: 'line job-head' }, elements.title),
       elements.figures,
       elements.refused,
-      h('div', { class: 'actions', role: 'group' }, elements.download),
+      h('div', { class: 'actions', role: 'group' }, elements.variant, elements.download),
     );
     this.rows.set(row.url, elements);
     return elements;
+  }
+
+  private showVariants(elements: RowElements, row: StreamRow): void {
+    const variants = row.refused === undefined ? (row.variants ?? []) : [];
+    elements.variant.hidden = variants.length < 2;
+    const shown = JSON.stringify(variants);
+    if (shown === elements.shownVariants) return;
+    elements.shownVariants = shown;
+    elements.variant.replaceChildren(...variants.map((variant) => h('option', {}, variantLabel(variant))));
   }
 
   private update(elements: RowElements, row: StreamRow): void {
@@ -67,13 +81,24 @@ export class StreamList {
     elements.refused.hidden = row.refused === undefined;
     setText(elements.refused, row.refused ? t(REFUSAL_WORDS[row.refused]) : '');
     elements.download.hidden = row.refused !== undefined;
+    this.showVariants(elements, row);
     const label = `${t('actionDownloadStream')} ${row.title}`;
     if (elements.download.getAttribute('aria-label') !== label) elements.download.setAttribute('aria-label', label);
   }
 }
 
+/** `1280×720 · about 250 MB`, or the bitrate's estimate alone. */
+function variantLabel(variant: StreamVariantView): string {
+  const picture = variant.width !== undefined && variant.height !== undefined ? `${variant.width}×${variant.height}` : '';
+  const size = variant.estimatedBytes !== undefined ? t('streamEstimate', formatSize(variant.estimatedBytes)) : '';
+  return [picture, size].filter(Boolean).join(' · ') || '?';
+}
+
 interface RowElements {
   item: HTMLLIElement;
+  variant: HTMLSelectElement;
+  /** The qualities the select shows, as JSON: rebuilt only when they change, so a choice stays. */
+  shownVariants: string;
   title: HTMLSpanElement;
   figures: HTMLDivElement;
   refused: HTMLDivElement;

@@ -37,7 +37,7 @@ async function streamSite(): Promise<StreamServer> {
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-test('Chromium: the popup lists the stream a page loads, and Download saves it as one exact .ts', async () => {
+test('Chromium: the popup lists the stream a page loads with its qualities; Download saves the one chosen as one exact .ts', async () => {
   const server = await streamSite();
   const p = profile();
   const browser = await browserWith(p);
@@ -55,13 +55,21 @@ test('Chromium: the popup lists the stream a page loads, and Download saves it a
     .toMatch(/^640×360 · 30 sec · about 2.6 MB · 127.0.0.1:\d+$/);
   expect(await row.getByTestId('stream-title').textContent()).toBe('Episode 1');
   expect(await row.getAttribute('data-url')).toBe(`${server.origin}/master.m3u8`);
+  const qualities = row.getByTestId('stream-variant');
+  expect(await qualities.locator('option').allTextContents()).toEqual([
+    expect.stringMatching(/^640×360 · about 2\.6 MB$/),
+    expect.stringMatching(/^480×270 · about /),
+    expect.stringMatching(/^320×180 · about /),
+  ]);
+  await qualities.selectOption({ index: 2 });
   await row.getByTestId('stream-download').click();
 
-  const saved = await waitForFile(p.downloads, 'Episode 1.ts', expected.length, 60_000);
-  expect(await fileSha256(saved)).toBe(sha256(expected));
+  const lowest = expectedBytes(made, 0);
+  const saved = await waitForFile(p.downloads, 'Episode 1.ts', lowest.length, 60_000);
+  expect(await fileSha256(saved)).toBe(sha256(lowest));
   expect(probedSeconds(saved)).toBeGreaterThan(29);
   // The chosen variant only: the others' segments were never asked for.
-  expect(server.requests.filter((r) => /^\/v[01]\/seg/.test(r.path))).toEqual([]);
+  expect(server.requests.filter((r) => /^\/v[12]\/seg/.test(r.path))).toEqual([]);
 });
 
 test('Chromium: a live stream is listed with why it cannot be downloaded', async () => {

@@ -1,4 +1,4 @@
-import { planHlsStream, readHlsStream, StreamRefusal, trustedFetch, type HttpFetch } from '../../engine';
+import { planHlsStream, readHlsStream, StreamRefusal, trustedFetch, type HlsVariant, type HttpFetch } from '../../engine';
 import type { JobView, StreamRow } from '../../messages';
 import { t } from '../../words/i18n';
 import { REFUSAL_WORDS } from '../../words/stream-words';
@@ -22,8 +22,11 @@ export interface StreamsDeps {
 export interface Streams {
   /** The found streams, the newest first (those kept by a stopped worker once it read them: onChange follows). */
   rows(): StreamRow[];
-  /** Downloads a found stream (or any HLS playlist's) as one file; a refusal throws in the user's words. */
-  download(url: string): Promise<JobView>;
+  /**
+   * Downloads a found stream (or any HLS playlist's) as one file, the quality its row lists at
+   * `variant` (else the best); a refusal throws in the user's words.
+   */
+  download(url: string, variant?: number): Promise<JobView>;
   /** Downloads the stream a tab loaded last (not a refused one); undefined when it loaded none. */
   downloadTab(tabId: number): Promise<JobView | undefined>;
 }
@@ -50,12 +53,19 @@ export function installStreams({ api, manager, localNetwork, onChange }: Streams
   api.runtime.onStartup.addListener(() => void finder.clear());
   void finder.restore().then(() => onChange(finder.rows()));
 
-  const download = async (url: string): Promise<JobView> => {
+  const download = async (url: string, variant?: number): Promise<JobView> => {
     await finder.restore();
     const found = finder.get(url);
+    const wanted = variant === undefined ? undefined : found?.description?.variants?.[variant];
+    const choose = wanted && ((variants: readonly HlsVariant[]) => variants.find((v) => sameVariant(v, wanted)));
     try {
       const { layout } = await localNetwork.during(url, [], () =>
-        planHlsStream(url, { fetch: pageFetch(url, found), name: found?.title?.trim() || undefined, pageUrl: found?.pageUrl }),
+        planHlsStream(url, {
+          fetch: pageFetch(url, found),
+          name: found?.title?.trim() || undefined,
+          pageUrl: found?.pageUrl,
+          ...(choose ? { choose } : {}),
+        }),
       );
       const [primary, ...others] = layout.sources;
       return await (
@@ -83,6 +93,15 @@ export function installStreams({ api, manager, localNetwork, onChange }: Streams
   };
 }
 
+/** Best first: the order a row lists the qualities in. */
+function byQuality(variants: readonly HlsVariant[]): HlsVariant[] {
+  return [...variants].sort((a, b) => (b.bandwidth ?? 0) - (a.bandwidth ?? 0));
+}
+
+function sameVariant(variant: HlsVariant, view: { width?: number; height?: number; bandwidth?: number }): boolean {
+  return variant.bandwidth === view.bandwidth && variant.resolution?.width === view.width && variant.resolution?.height === view.height;
+}
+
 /** The stream's requests as its page's: its cookies for the playlist's origin, the page as referrer. */
 function pageFetch(url: string, found: FoundStream | undefined): HttpFetch {
   return trustedFetch(downloadFetch, { primaryUrl: url, credentials: 'include', credentialOrigins: [], referrer: found?.pageUrl });
@@ -96,6 +115,7 @@ async function describe(found: FoundStream): Promise<StreamDescription> {
       width: chosen?.resolution?.width,
       height: chosen?.resolution?.height,
       bandwidth: chosen?.bandwidth,
+      variants: byQuality(variants).map((v) => ({ width: v.resolution?.width, height: v.resolution?.height, bandwidth: v.bandwidth })),
       durationSeconds: media[0]?.durationSeconds,
       covers: [...variants.flatMap((variant) => variant.uris), ...media.map((m) => m.url)],
     };

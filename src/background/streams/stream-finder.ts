@@ -7,6 +7,8 @@ export interface StreamDescription {
   height?: number;
   bandwidth?: number;
   durationSeconds?: number;
+  /** A master playlist's qualities, the best (width, height, bandwidth above) first. */
+  variants?: { width?: number; height?: number; bandwidth?: number }[];
   refused?: RefusalReason;
   /** The media playlists a master playlist names: a tab's player loads them too, and they are not other streams. */
   covers: string[];
@@ -120,10 +122,12 @@ export class StreamFinder {
 
 function rowOf(found: FoundStream): StreamRow {
   const { description } = found;
-  const estimatedBytes =
-    description?.bandwidth !== undefined && description.durationSeconds !== undefined
-      ? Math.round((description.bandwidth / 8) * description.durationSeconds)
+  const estimate = (bandwidth: number | undefined) =>
+    bandwidth !== undefined && description?.durationSeconds !== undefined
+      ? Math.round((bandwidth / 8) * description.durationSeconds)
       : undefined;
+  const estimatedBytes = estimate(description?.bandwidth);
+  const variants = description?.variants?.map((variant) => ({ ...variant, estimatedBytes: estimate(variant.bandwidth) }));
   const page = found.pageUrl ? parseHttpUrl(found.pageUrl) : undefined;
   return {
     url: found.url,
@@ -134,6 +138,7 @@ function rowOf(found: FoundStream): StreamRow {
     ...(description?.durationSeconds !== undefined ? { durationSeconds: description.durationSeconds } : {}),
     ...(estimatedBytes !== undefined ? { estimatedBytes } : {}),
     ...(description?.refused ? { refused: description.refused } : {}),
+    ...(variants && variants.length > 1 ? { variants } : {}),
     ...(found.unread ? { unread: true } : {}),
   };
 }

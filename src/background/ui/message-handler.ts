@@ -121,7 +121,7 @@ async function jobRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Re
       return sendToAria2(request.id, manager, aria2Of(deps));
     case 'download-stream':
       if (!deps.streams) throw new Error(`unknown request ${request.type}`);
-      return { job: await deps.streams.download(request.url) };
+      return { job: await deps.streams.download(request.url, request.variant) };
     case 'aria2-action': {
       const url = await aria2Of(deps).act(request.gid, request.action);
       if (url) await manager.add(newDownload({ url }, deps.mirrorsFor));

@@ -209,11 +209,13 @@ const CASES: Record<RequestType, Case> = {
     ],
   },
   'download-stream': {
-    valid: { url: ' https://video.example/show/master.m3u8 ' },
-    calls: [['downloadStream', 'https://video.example/show/master.m3u8']],
+    valid: { url: ' https://video.example/show/master.m3u8 ', variant: 1 },
+    calls: [['downloadStream', 'https://video.example/show/master.m3u8', 1]],
     malformed: [
       [{}, NOT_A_URL],
       [{ url: 'ftp://video.example/a.m3u8' }, NOT_HTTP],
+      [{ url: 'https://video.example/a.m3u8', variant: -1 }, 'unknown variant'],
+      [{ url: 'https://video.example/a.m3u8', variant: '1' }, 'unknown variant'],
     ],
   },
 };

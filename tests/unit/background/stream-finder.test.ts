@@ -55,6 +55,19 @@ describe('StreamFinder', () => {
     expect(broadcasts[0]![0]!.width).toBeUndefined();
   });
 
+  it("lists a master playlist's qualities, best first, each with the size its download would have", async () => {
+    const variants = [
+      { width: 1280, height: 720, bandwidth: 3_000_000 },
+      { width: 640, height: 360, bandwidth: 800_000 },
+    ];
+    const { streams } = finder({ [MASTER]: { ...described, variants } });
+    await streams.seen(MASTER, 1);
+    expect(streams.rows()[0]!.variants).toEqual([
+      { width: 1280, height: 720, bandwidth: 3_000_000, estimatedBytes: 225_000_000 },
+      { width: 640, height: 360, bandwidth: 800_000, estimatedBytes: 60_000_000 },
+    ]);
+  });
+
   it("does not list a master playlist's own media playlists, whichever the player loads first", async () => {
     const after = finder({ [MASTER]: described });
     await after.streams.seen(MASTER, 1);
