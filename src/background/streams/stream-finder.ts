@@ -65,7 +65,11 @@ export class StreamFinder {
 
   async seen(url: string, tabId: number): Promise<void> {
     await this.restore();
-    if (this.found.some((f) => f.tabId === tabId && (f.url === url || f.description?.covers.includes(url)))) return;
+    // A live player asks for its playlist again every few seconds, often with a new query (a token,
+    // LL-HLS's _HLS_msn): the same path in the same tab is the same stream.
+    const path = withoutQuery(url);
+    const known = (f: FoundStream) => withoutQuery(f.url) === path || f.description?.covers.some((c) => withoutQuery(c) === path);
+    if (this.found.some((f) => f.tabId === tabId && known(f))) return;
     const tab = await this.deps.tab(tabId);
     const found: FoundStream = { url, tabId, title: tab?.title, pageUrl: tab?.url, seenAt: this.deps.now() };
     this.found.push(found);
@@ -75,8 +79,8 @@ export class StreamFinder {
     this.changed();
     try {
       found.description = await this.deps.describe(found);
-      const covered = new Set(found.description.covers);
-      this.forget((f) => f.tabId === tabId && covered.has(f.url));
+      const covered = new Set(found.description.covers.map(withoutQuery));
+      this.forget((f) => f.tabId === tabId && f !== found && covered.has(withoutQuery(f.url)));
     } catch {
       found.unread = true;
     }
@@ -141,6 +145,10 @@ function rowOf(found: FoundStream): StreamRow {
     ...(variants && variants.length > 1 ? { variants } : {}),
     ...(found.unread ? { unread: true } : {}),
   };
+}
+
+function withoutQuery(url: string): string {
+  return url.split(/[?#]/)[0]!;
 }
 
 function isFoundStream(value: unknown): value is FoundStream {

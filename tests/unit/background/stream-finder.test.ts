@@ -82,6 +82,20 @@ describe('StreamFinder', () => {
     expect(before.streams.rows().map((r) => `${r.url} ${r.title}`)).toEqual([`${VARIANT} Another page`, `${MASTER} A show — Episode 1`]);
   });
 
+  it('lists a media playlist loaded alone (it covers itself)', async () => {
+    const { streams } = finder({ [VARIANT]: { durationSeconds: 30, covers: [VARIANT] } });
+    await streams.seen(VARIANT, 1);
+    expect(streams.rows().map((r) => r.url)).toEqual([VARIANT]);
+  });
+
+  it('takes a playlist asked again with another query (a live player, a token) as the same stream', async () => {
+    const { streams } = finder({ [MASTER]: described });
+    await streams.seen(MASTER, 1);
+    await streams.seen(`${MASTER}?token=2`, 1);
+    await streams.seen(`${VARIANT}?_HLS_msn=40`, 1);
+    expect(streams.rows().map((r) => r.url)).toEqual([MASTER]);
+  });
+
   it('says why a refused stream cannot be downloaded, and marks one whose playlist could not be read', async () => {
     const { streams } = finder({ [MASTER]: { refused: 'live', covers: [] }, [VARIANT]: new Error('403') });
     await streams.seen(MASTER, 1);
