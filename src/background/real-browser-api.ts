@@ -112,43 +112,29 @@ function ownRedirects(extensionOrigin: string): ApiEvent<(hop: SeenRedirect) => 
     redirectUrl: d.redirectUrl,
     location: d.responseHeaders?.find((h) => h.name.toLowerCase() === 'location')?.value,
   });
-  const added = new Map<(hop: SeenRedirect) => void, (d: RedirectDetails) => void>();
-  return {
-    addListener(listener) {
-      const observe = (d: RedirectDetails) => {
-        const redirect = d.redirectUrl !== undefined || (d.statusCode >= 300 && d.statusCode < 400);
-        if (redirect && own(d)) listener(seen(d));
-      };
-      added.set(listener, observe);
+  return wrappedEvent(
+    (listener: (hop: SeenRedirect) => void) => (d: RedirectDetails) => {
+      const redirect = d.redirectUrl !== undefined || (d.statusCode >= 300 && d.statusCode < 400);
+      if (redirect && own(d)) listener(seen(d));
+    },
+    (observe) => {
       browser.webRequest.onBeforeRedirect.addListener(observe, filter);
       browser.webRequest.onHeadersReceived.addListener(observe, filter, ['responseHeaders']);
     },
-    removeListener(listener) {
-      const observe = added.get(listener);
-      if (!observe) return;
-      added.delete(listener);
+    (observe) => {
       browser.webRequest.onBeforeRedirect.removeListener(observe);
       browser.webRequest.onHeadersReceived.removeListener(observe);
     },
-  };
+  );
 }
 
 /** Clicks on Stitch's menu entries, with the tab they were made in (the event's second argument). */
 function menuClicks(): ApiEvent<(click: MenuClick) => void> {
-  const added = new Map<(click: MenuClick) => void, (info: MenuClick, tab?: { id?: number }) => void>();
-  return {
-    addListener(listener) {
-      const observe = (info: MenuClick, tab?: { id?: number }) => listener({ ...info, tabId: tab?.id });
-      added.set(listener, observe);
-      browser.contextMenus.onClicked.addListener(observe);
-    },
-    removeListener(listener) {
-      const observe = added.get(listener);
-      if (!observe) return;
-      added.delete(listener);
-      browser.contextMenus.onClicked.removeListener(observe);
-    },
-  };
+  return wrappedEvent(
+    (listener: (click: MenuClick) => void) => (info: MenuClick, tab?: { id?: number }) => listener({ ...info, tabId: tab?.id }),
+    (observe) => browser.contextMenus.onClicked.addListener(observe),
+    (observe) => browser.contextMenus.onClicked.removeListener(observe),
+  );
 }
 
 /** What onHeadersReceived tells of a response (the fields read). */
@@ -165,22 +151,38 @@ interface ResponseDetails {
  */
 function playlists(): ApiEvent<(seen: SeenPlaylist) => void> {
   const filter = { urls: ['http://*/*', 'https://*/*'], types: ['xmlhttprequest' as const, 'media' as const, 'other' as const] };
-  const added = new Map<(seen: SeenPlaylist) => void, (d: ResponseDetails) => void>();
+  return wrappedEvent(
+    (listener: (seen: SeenPlaylist) => void) => (d: ResponseDetails) => {
+      if (d.tabId < 0 || (d.statusCode !== 200 && d.statusCode !== 206)) return;
+      const type = d.responseHeaders?.find((h) => h.name.toLowerCase() === 'content-type')?.value;
+      if (looksLikeHlsPlaylist(d.url, type)) listener({ url: d.url, tabId: d.tabId });
+    },
+    (observe) => browser.webRequest.onHeadersReceived.addListener(observe, filter, ['responseHeaders']),
+    (observe) => browser.webRequest.onHeadersReceived.removeListener(observe),
+  );
+}
+
+/**
+ * An event of the browser's, seen through `wrap`: each listener added gets its own wrapper of the
+ * browser's event (or events), which `remove` takes away again.
+ */
+function wrappedEvent<L extends (...args: never[]) => unknown, W>(
+  wrap: (listener: L) => W,
+  add: (observe: W) => void,
+  remove: (observe: W) => void,
+): ApiEvent<L> {
+  const added = new Map<L, W>();
   return {
     addListener(listener) {
-      const observe = (d: ResponseDetails) => {
-        if (d.tabId < 0 || (d.statusCode !== 200 && d.statusCode !== 206)) return;
-        const type = d.responseHeaders?.find((h) => h.name.toLowerCase() === 'content-type')?.value;
-        if (looksLikeHlsPlaylist(d.url, type)) listener({ url: d.url, tabId: d.tabId });
-      };
+      const observe = wrap(listener);
       added.set(listener, observe);
-      browser.webRequest.onHeadersReceived.addListener(observe, filter, ['responseHeaders']);
+      add(observe);
     },
     removeListener(listener) {
       const observe = added.get(listener);
-      if (!observe) return;
+      if (observe === undefined) return;
       added.delete(listener);
-      browser.webRequest.onHeadersReceived.removeListener(observe);
+      remove(observe);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Aria2Action, Aria2Row, Aria2Trouble } from '../messages';
 import { aria2ProblemText } from '../words/aria2-text';
 import { h, setText } from '../pages-shared/dom';
+import { KeyedRows } from './keyed-rows';
 import { formatPercent, formatRate, formatSize } from '../words/format';
 import { t, type MessageKey } from '../words/i18n';
 
@@ -23,8 +24,11 @@ export class Aria2List {
   readonly element = h('section', { class: 'aria2-list', 'aria-labelledby': 'aria2-title', 'data-testid': 'aria2-list' });
   private readonly trouble = h('p', { class: 'error-text', role: 'status', 'data-testid': 'aria2-trouble' });
   private readonly list = h('ul', { class: 'jobs' });
-  /** Rows stay the same elements while they update, so a button keeps its focus and a click its target. */
-  private readonly rows = new Map<string, RowElements>();
+  private readonly rows = new KeyedRows(
+    this.list,
+    (row: Aria2Row) => row.gid,
+    (row: Aria2Row) => this.create(row),
+  );
 
   constructor(private readonly act: (gid: string, action: Aria2Action, button: HTMLButtonElement) => void) {
     this.element.hidden = true;
@@ -36,17 +40,7 @@ export class Aria2List {
     this.element.hidden = rows.length === 0;
     setText(this.trouble, trouble ? aria2ProblemText(trouble) : '');
     this.trouble.hidden = trouble === undefined;
-    const shown = new Set(rows.map((row) => row.gid));
-    for (const [gid, row] of this.rows) {
-      if (shown.has(gid)) continue;
-      row.item.remove();
-      this.rows.delete(gid);
-    }
-    rows.forEach((row, i) => {
-      const elements = this.rows.get(row.gid) ?? this.create(row);
-      this.update(elements, row, trouble !== undefined);
-      if (this.list.children[i] !== elements.item) this.list.insertBefore(elements.item, this.list.children[i] ?? null);
-    });
+    this.rows.render(rows, (elements, row) => this.update(elements, row, trouble !== undefined));
   }
 
   private create(row: Aria2Row): RowElements {
@@ -60,7 +54,6 @@ export class Aria2List {
       actionsKey: '',
     };
     elements.item.append(h('div', { class: 'line' }, elements.name, elements.state), elements.figures, elements.problem, elements.actions);
-    this.rows.set(row.gid, elements);
     return elements;
   }
 

@@ -1,5 +1,6 @@
 import type { StreamRow, StreamVariantView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
+import { KeyedRows } from './keyed-rows';
 import { formatDuration, formatSize } from '../words/format';
 import { t } from '../words/i18n';
 import { REFUSAL_WORDS } from '../words/stream-words';
@@ -12,8 +13,11 @@ import { REFUSAL_WORDS } from '../words/stream-words';
 export class StreamList {
   readonly element = h('section', { class: 'stream-list', 'aria-labelledby': 'stream-title', 'data-testid': 'stream-list' });
   private readonly list = h('ul', { class: 'jobs' });
-  /** Rows stay the same elements while they update, so a button keeps its focus and a click its target. */
-  private readonly rows = new Map<string, RowElements>();
+  private readonly rows = new KeyedRows(
+    this.list,
+    (row: StreamRow) => row.url,
+    (row: StreamRow) => this.create(row),
+  );
 
   /** `variant`: the index of the quality chosen in the row's `variants`, when it lists several. */
   constructor(private readonly download: (row: StreamRow, button: HTMLButtonElement, variant?: number) => void) {
@@ -23,17 +27,7 @@ export class StreamList {
 
   render(rows: readonly StreamRow[]): void {
     this.element.hidden = rows.length === 0;
-    const shown = new Set(rows.map((row) => row.url));
-    for (const [url, row] of this.rows) {
-      if (shown.has(url)) continue;
-      row.item.remove();
-      this.rows.delete(url);
-    }
-    rows.forEach((row, i) => {
-      const elements = this.rows.get(row.url) ?? this.create(row);
-      this.update(elements, row);
-      if (this.list.children[i] !== elements.item) this.list.insertBefore(elements.item, this.list.children[i] ?? null);
-    });
+    this.rows.render(rows, (elements, row) => this.update(elements, row));
   }
 
   private create(row: StreamRow): RowElements {
@@ -56,7 +50,6 @@ export class StreamList {
       elements.refused,
       h('div', { class: 'actions', role: 'group' }, elements.variant, elements.download),
     );
-    this.rows.set(row.url, elements);
     return elements;
   }
 

@@ -1,5 +1,6 @@
 import type { WatchedRow } from '../messages';
 import { h, setText } from '../pages-shared/dom';
+import { KeyedRows } from './keyed-rows';
 import { formatPercent, formatRate, formatSize } from '../words/format';
 import { t, type MessageKey } from '../words/i18n';
 
@@ -24,8 +25,11 @@ const STATE_LOOK: Record<WatchedRow['state'], 'running' | 'paused'> = {
 export class WatchedList {
   readonly element = h('section', { class: 'watched-list', 'aria-labelledby': 'watched-title', 'data-testid': 'watched-list' });
   private readonly list = h('ul', { class: 'jobs' });
-  /** Rows stay the same elements while they update, so a button keeps its focus and a click its target. */
-  private readonly rows = new Map<number, RowElements>();
+  private readonly rows = new KeyedRows(
+    this.list,
+    (row: WatchedRow) => String(row.downloadId),
+    (row: WatchedRow) => this.create(row),
+  );
 
   constructor(private readonly takeOver: (row: WatchedRow, button: HTMLButtonElement) => void) {
     this.element.hidden = true;
@@ -34,17 +38,7 @@ export class WatchedList {
 
   render(rows: readonly WatchedRow[]): void {
     this.element.hidden = rows.length === 0;
-    const shown = new Set(rows.map((row) => row.downloadId));
-    for (const [id, row] of this.rows) {
-      if (shown.has(id)) continue;
-      row.item.remove();
-      this.rows.delete(id);
-    }
-    rows.forEach((row, i) => {
-      const elements = this.rows.get(row.downloadId) ?? this.create(row);
-      this.update(elements, row);
-      if (this.list.children[i] !== elements.item) this.list.insertBefore(elements.item, this.list.children[i] ?? null);
-    });
+    this.rows.render(rows, (elements, row) => this.update(elements, row));
   }
 
   private create(row: WatchedRow): RowElements {
@@ -64,7 +58,6 @@ export class WatchedList {
       elements.figures,
       h('div', { class: 'actions', role: 'group' }, elements.takeOver),
     );
-    this.rows.set(row.downloadId, elements);
     return elements;
   }
 

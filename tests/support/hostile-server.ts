@@ -9,18 +9,25 @@ export interface HostileServer {
   readonly origin: string;
   /** Paths of the requests received, in order. */
   readonly requests: string[];
+  /** TCP connections accepted, and the most open at once. */
+  readonly connections: number;
+  readonly peakConnections: number;
   close(): Promise<void>;
 }
 
 export async function startHostile(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<HostileServer> {
   const sockets = new Set<Socket>();
   const requests: string[] = [];
+  let connections = 0;
+  let peakConnections = 0;
   const server = createServer((req, res) => {
     requests.push(req.url ?? '');
     handler(req, res);
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
+    connections++;
+    peakConnections = Math.max(peakConnections, sockets.size);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -28,6 +35,12 @@ export async function startHostile(handler: (req: IncomingMessage, res: ServerRe
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
+    get connections() {
+      return connections;
+    },
+    get peakConnections() {
+      return peakConnections;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -4,8 +4,9 @@
  * server's connections, a rate per connection, latency. Faults by file: a segment answering 404 a
  * few times before it appears (a CDN still filling), a connection reset or a stall in a body.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { startHostile } from './hostile-server';
 import { readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import { BodyPacing } from './body-pacing';
@@ -69,9 +70,6 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
   const served = new Map<string, number>();
   const serverBucket = new TokenBucket(options.rate);
   const connectionBuckets = new WeakMap<Socket, TokenBucket>();
-  const sockets = new Set<Socket>();
-  let connections = 0;
-  let peakConnections = 0;
   let stalled = false;
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -162,28 +160,17 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
     res.end();
   }
 
-  const server = createServer((req, res) => void handle(req, res));
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    connections++;
-    peakConnections = Math.max(peakConnections, sockets.size);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startHostile((req, res) => void handle(req, res));
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: server.origin,
     requests,
     get connections() {
-      return connections;
+      return server.connections;
     },
     get peakConnections() {
-      return peakConnections;
+      return server.peakConnections;
     },
     stallAll: () => (stalled = true),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   };
 }

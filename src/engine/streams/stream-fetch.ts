@@ -208,11 +208,7 @@ class SegmentReader {
         const read = await reader?.read();
         if (!read || read.done) throw new Error(`${this.describe(piece.index)} ended ${left} bytes early`);
         let chunk: Uint8Array = read.value;
-        if (skip > 0) {
-          const skipped = Math.min(skip, chunk.length);
-          chunk = chunk.subarray(skipped);
-          skip -= skipped;
-        }
+        [chunk, skip] = dropFront(chunk, skip);
         if (chunk.length > left) chunk = chunk.subarray(0, left);
         left -= chunk.length;
         if (chunk.length === 0) continue;
@@ -239,11 +235,7 @@ class SegmentReader {
           const cipher = bytes.subarray(0, whole);
           let plain = await decrypt.cipher.decryptBlocks(cipher, iv);
           iv = cipher.slice(cipher.length - AES_BLOCK);
-          if (dropPlain > 0) {
-            const dropped = Math.min(dropPlain, plain.length);
-            plain = plain.subarray(dropped);
-            dropPlain -= dropped;
-          }
+          [plain, dropPlain] = dropFront(plain, dropPlain);
           if (plain.length > plainLeft) plain = plain.subarray(0, plainLeft);
           plainLeft -= plain.length;
           if (plain.length > 0) yield plain;
@@ -254,6 +246,12 @@ class SegmentReader {
       opened.close();
     }
   }
+}
+
+/** `bytes` without its first `count` bytes, and how many of them are still to drop after it. */
+function dropFront<T extends Uint8Array>(bytes: T, count: number): [T, number] {
+  const dropped = Math.min(count, bytes.length);
+  return [dropped === 0 ? bytes : (bytes.subarray(dropped) as T), count - dropped];
 }
 
 function joined(chunks: readonly Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
