@@ -1,5 +1,5 @@
 import { lstatSync } from 'node:fs';
-import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   countryOfLocale,
@@ -9,10 +9,13 @@ import {
   formatBytes,
   planHlsStream,
   RateLimiter,
+  recordLiveStream,
+  StreamRefusal,
   rangesLength,
   sanitizeFilename,
   trustedFetch,
   type JobSnapshot,
+  type LiveRecording,
   type StreamLayout,
 } from '../engine';
 import { FileStore } from '../storage/file-store';
@@ -106,13 +109,19 @@ async function download(command: GetCommand, target: Target, folder: string): Pr
     log(command, `stitch: resuming ${id}`);
     if (JSON.stringify(job.state.expected) !== JSON.stringify(target.expected)) await job.setExpected(target.expected);
   }
-  job ??= await DownloadJob.create(
-    store,
-    target.stream
-      ? { id, ...(await streamSources(command, target.url)), expected: target.expected }
-      : { id, url: target.url, mirrors: target.mirrors, hints: target.hints, expected: target.expected },
-    defined,
-  );
+  try {
+    job ??= await DownloadJob.create(
+      store,
+      target.stream
+        ? { id, ...(await streamSources(command, target.url)), expected: target.expected }
+        : { id, url: target.url, mirrors: target.mirrors, hints: target.hints, expected: target.expected },
+      defined,
+    );
+  } catch (error) {
+    if (!(error instanceof StreamRefusal && error.reason === 'live')) throw error;
+    await store.close();
+    return recordLive(command, target.url, id, wanted, dir);
+  }
 
   const started = Date.now();
   const show = progressPrinter(command);
@@ -169,6 +178,58 @@ async function finish(
 function unusedPath(path: string): string {
   const ext = extname(path);
   return numberedName(path.slice(0, path.length - ext.length), ext, (p) => lstatSync(p, { throwIfNoEntry: false }) === undefined);
+}
+
+/**
+ * Records a live HLS stream into a file until its playlist ends or Ctrl-C stops it; what was
+ * recorded is saved either way (whole segments), also when the stream fails midway.
+ */
+async function recordLive(command: GetCommand, url: string, id: string, wanted: string | undefined, dir: string): Promise<number> {
+  const partial = join(dir, `${id}.stitch-live`);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  log(command, 'stitch: a live stream: recording until it ends, or until Ctrl-C stops it');
+  const started = Date.now();
+  const out = await open(partial, 'w');
+  let recording: LiveRecording | undefined;
+  let failure: unknown;
+  try {
+    recording = await recordLiveStream(url, {
+      fetch: trustedFetch(nodeFetch, { primaryUrl: url, credentials: 'omit', credentialOrigins: [] }),
+      signal: controller.signal,
+      write: async (bytes) => void (await out.write(bytes)),
+      onProgress: (r) => {
+        if (!command.quiet)
+          process.stderr.write(`recording: ${r.segments} segments, ${formatDuration(r.seconds)}, ${formatBytes(r.bytes)}\n`);
+        recording = r;
+      },
+    });
+  } catch (error) {
+    failure = error;
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await out.close();
+  }
+  if (!recording || recording.segments === 0) {
+    await unlink(partial).catch(() => {});
+    if (failure) return failed(failure);
+    console.error('stitch: stopped before a segment was recorded: nothing saved');
+    return 130;
+  }
+  const stem = basename(id).replace(/\.m3u8?$/i, '');
+  const path = command.output && wanted ? wanted : unusedPath(wanted ?? join(dir, `${stem}.${recording.container.extension}`));
+  await rename(partial, path);
+  const how = failure ? `the stream failed (${(failure as Error).message}); ` : recording.ended ? 'the stream ended; ' : '';
+  log(
+    command,
+    `stitch: ${how}saved ${path} (${formatDuration(recording.seconds)} of video, ${formatBytes(recording.bytes)}) in ${formatDuration((Date.now() - started) / 1000)}`,
+  );
+  if (recording.missed > 0)
+    log(command, `stitch: ${recording.missed} segments left the live window before they could be fetched: the recording has gaps`);
+  return failure ? 1 : 0;
 }
 
 /** An HLS stream laid out as one file: its variant, hosts and segments (the engine's stream-plan.ts). */

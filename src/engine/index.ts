@@ -34,5 +34,6 @@ export { advertisedSources, fetchMetalink, fromMetalinkFile, METALINK_LIMITS } f
 export { readResponseFacts } from './http/response-facts';
 export { isSafeMetalinkName, parseMetalink, type MetalinkFile } from './sources/metalink';
 export { planHlsStream, readHlsStream, type StreamPlan } from './streams/stream-plan';
+export { recordLiveStream, type LiveRecording } from './streams/live-recorder';
 export { looksLikeHlsPlaylist, StreamRefusal, type HlsVariant, type RefusalReason } from './streams/hls-playlist';
 export type { StreamLayout } from './streams/stream-layout';

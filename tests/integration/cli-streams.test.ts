@@ -50,6 +50,32 @@ function saved(name: string): Buffer {
   return readFileSync(join(dir, name));
 }
 
+/**
+ * A live playlist over the variant v2's segments: a window of the last four published, one more
+ * published every 400 ms (a target duration of 1 s), and EXT-X-ENDLIST once all are.
+ */
+function slidingPlaylist(stream: MadeStream) {
+  const names = readFileSync(join(stream.dir, 'v2/index.m3u8'), 'utf8')
+    .split('\n')
+    .filter((line) => line.endsWith('.ts'));
+  const segments = names.map((name) => readFileSync(join(stream.dir, 'v2', name)));
+  const started = Date.now();
+  const published = () => Math.min(names.length, 4 + Math.floor((Date.now() - started) / 400));
+  /** The last segment's index + 1 in each playlist served. */
+  const windowEnds: number[] = [];
+  const playlist = () => {
+    const end = published();
+    windowEnds.push(end);
+    const start = Math.max(0, end - 4);
+    const lines = ['#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-TARGETDURATION:1', `#EXT-X-MEDIA-SEQUENCE:${start}`];
+    for (let i = start; i < end; i++) lines.push('#EXTINF:2.0,', `v2/${names[i]}`);
+    if (end === names.length) lines.push('#EXT-X-ENDLIST');
+    return `${lines.join('\n')}\n`;
+  };
+  const firstFetched = (server: StreamServer) => names.indexOf(server.requests.find((r) => r.path.startsWith('/v2/seg'))!.path.slice(4));
+  return { segments, playlist, published, firstFetched, windowEnds };
+}
+
 describe('stitch get on an HLS stream', () => {
   it('saves the best variant of a master playlist as one .ts, exact, with its full duration', async () => {
     const stream = made['ts-3']!;
@@ -165,17 +191,52 @@ describe('stitch get on an HLS stream', () => {
     expect(rerunBytes).toBeLessThan(expected.length - 200_000);
   });
 
-  it('refuses a live stream, and a DRM-protected one, in plain words', async () => {
-    const live = '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nv0/seg0.ts\n';
+  it('records a live stream from near its live edge until its playlist ends, exactly its segments in order', async () => {
+    const stream = made['ts-3']!;
+    const live = slidingPlaylist(stream);
+    const server = await serve({ root: stream.dir, files: { '/live.m3u8': live.playlist } });
+    const result = await runStitch(['get', `${server.origin}/live.m3u8`], dir, { timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('the stream ended');
+    const first = live.firstFetched(server);
+    // Three segments before the live edge of the first playlist read.
+    expect(first).toBe(live.windowEnds[0]! - 3);
+    expect(sha256(saved('live.ts'))).toBe(sha256(Buffer.concat(live.segments.slice(first))));
+    expect(probedSeconds(join(dir, 'live.ts'))).toBeGreaterThan(25);
+  });
+
+  it('stops recording a live stream at Ctrl-C and keeps the whole segments recorded', async () => {
+    const stream = made['ts-3']!;
+    const live = slidingPlaylist(stream);
+    const server = await serve({ root: stream.dir, files: { '/live.m3u8': live.playlist } });
+    const run = startStitch(['get', `${server.origin}/live.m3u8`, '-o', 'show.ts'], dir);
+    const deadline = Date.now() + 20_000;
+    while (live.published() < 9 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    run.child.kill('SIGINT');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    const file = saved('show.ts');
+    const first = live.firstFetched(server);
+    // A prefix of whole segments from the first one recorded.
+    const count = live.segments
+      .slice(first)
+      .findIndex((_, n) => Buffer.concat(live.segments.slice(first, first + n + 1)).length === file.length);
+    expect(count).toBeGreaterThanOrEqual(3);
+    expect(file.equals(Buffer.concat(live.segments.slice(first, first + count + 1)))).toBe(true);
+  });
+
+  it('refuses a DRM-protected stream, and YouTube, in plain words', async () => {
     const drm =
       '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://key",KEYFORMAT="com.apple.streamingkeydelivery"\n#EXTINF:2,\nseg0.ts\n#EXT-X-ENDLIST\n';
-    const server = await serve({ root: made['ts-3']!.dir, files: { '/live.m3u8': live, '/drm.m3u8': drm } });
-    const liveRun = await runStitch(['get', `${server.origin}/live.m3u8`], dir, { timeoutMs: 30_000 });
-    expect(liveRun.code).toBe(1);
-    expect(liveRun.stderr).toContain('this is a live stream');
+    const server = await serve({ root: made['ts-3']!.dir, files: { '/drm.m3u8': drm } });
     const drmRun = await runStitch(['get', `${server.origin}/drm.m3u8`], dir, { timeoutMs: 30_000 });
     expect(drmRun.code).toBe(1);
     expect(drmRun.stderr).toContain('protected by DRM');
+    const youtube = await runStitch(['get', 'https://manifest.googlevideo.com/api/manifest/hls_playlist/index.m3u8'], dir, {
+      timeoutMs: 30_000,
+    });
+    expect(youtube.code).toBe(1);
+    expect(youtube.stderr).toContain('googlevideo.com forbids downloading its videos');
     expect(readdirSync(dir)).toEqual([]);
   });
 });

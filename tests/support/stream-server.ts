@@ -25,8 +25,11 @@ export interface StreamFaults {
 export interface StreamServerOptions {
   /** The folder served. */
   root: string;
-  /** Files served from memory instead, by path (e.g. a master playlist naming several hosts). */
-  files?: Record<string, string | Uint8Array>;
+  /**
+   * Files served from memory instead, by path (e.g. a master playlist naming several hosts); a
+   * function makes the file anew for each request (a live playlist whose window slides).
+   */
+  files?: Record<string, string | Uint8Array | (() => string)>;
   /** Bytes/s shared by all connections. */
   rate?: number;
   /** Bytes/s of each connection. */
@@ -74,7 +77,8 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
   const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
   const bytesOf = (path: string): Uint8Array | undefined => {
-    const given = options.files?.[path];
+    const inMemory = options.files?.[path];
+    const given = typeof inMemory === 'function' ? inMemory() : inMemory;
     if (given !== undefined) return typeof given === 'string' ? Buffer.from(given) : given;
     const file = normalize(join(options.root, decodeURIComponent(path)));
     if (!file.startsWith(options.root + sep)) return undefined;

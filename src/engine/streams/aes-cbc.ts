@@ -34,11 +34,15 @@ export class AesCbc {
    * before it `iv`; undefined when the padding is not valid (a wrong key, or other bytes).
    */
   async paddingOf(lastBlock: Uint8Array<ArrayBuffer>, iv: Uint8Array<ArrayBuffer>): Promise<number | undefined> {
-    const plain = await this.decryptBlocks(lastBlock, iv);
-    const pad = plain[AES_BLOCK - 1]!;
-    if (pad < 1 || pad > AES_BLOCK) return undefined;
-    return plain.subarray(AES_BLOCK - pad).every((byte) => byte === pad) ? pad : undefined;
+    return pkcs7Padding(await this.decryptBlocks(lastBlock, iv));
   }
+}
+
+/** How many bytes of PKCS#7 padding end `plain` (whole blocks decrypted); undefined when it is not valid padding. */
+export function pkcs7Padding(plain: Uint8Array): number | undefined {
+  const pad = plain[plain.length - 1];
+  if (pad === undefined || pad < 1 || pad > AES_BLOCK || pad > plain.length) return undefined;
+  return plain.subarray(plain.length - pad).every((byte) => byte === pad) ? pad : undefined;
 }
 
 /** HLS's IV when the playlist gives none: the segment's media sequence number, big-endian in 16 bytes. */

@@ -19,6 +19,8 @@ export interface HlsResource {
 
 export interface HlsSegment extends HlsResource {
   duration: number;
+  /** Its media sequence number: a live playlist's window slides over these. */
+  sequence: number;
   /** AES-128: the key's URI and the IV (the playlist's, else the media sequence number), in hex. */
   key?: { uri: string; iv: string };
   /** The fMP4 initialization section this segment needs (EXT-X-MAP). */
@@ -26,7 +28,15 @@ export interface HlsSegment extends HlsResource {
 }
 
 export type HlsPlaylist =
-  { kind: 'master'; variants: HlsVariant[] } | { kind: 'media'; segments: HlsSegment[]; live: boolean; durationSeconds: number };
+  | { kind: 'master'; variants: HlsVariant[] }
+  | {
+      kind: 'media';
+      segments: HlsSegment[];
+      live: boolean;
+      durationSeconds: number;
+      /** EXT-X-TARGETDURATION: a live playlist is asked again about this often. */
+      targetSeconds: number;
+    };
 
 /** Why a stream is refused, as data the pages put in words. */
 export type RefusalReason = 'not-a-playlist' | 'drm' | 'live' | 'separate-audio' | 'empty' | 'site';
@@ -102,6 +112,7 @@ export function parseHlsPlaylist(text: string, baseUrl: string): HlsPlaylist {
     return {
       uri: absolute(segment.uri),
       duration: segment.duration,
+      sequence: sequence + index,
       ...(segment.byterange ? { byterange: { offset: segment.byterange.offset, length: segment.byterange.length } } : {}),
       ...(key ? { key: { uri: absolute(key.uri), iv: key.iv ? ivHex(key.iv) : sequenceIv(sequence + index) } } : {}),
       ...(segment.map
@@ -110,7 +121,8 @@ export function parseHlsPlaylist(text: string, baseUrl: string): HlsPlaylist {
     };
   });
   const durationSeconds = segments.reduce((sum, segment) => sum + segment.duration, 0);
-  return { kind: 'media', segments, live: !manifest.endList && manifest.playlistType !== 'VOD', durationSeconds };
+  const live = !manifest.endList && manifest.playlistType !== 'VOD';
+  return { kind: 'media', segments, live, durationSeconds, targetSeconds: manifest.targetDuration ?? 6 };
 }
 
 /** Variants with the same bandwidth, resolution and codecs are one variant served by several hosts. */

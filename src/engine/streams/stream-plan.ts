@@ -49,6 +49,8 @@ export interface PlanOptions {
   clock?: Clock;
   /** The page that plays the stream, when known: a refused site's page refuses its streams. */
   pageUrl?: string;
+  /** A live stream is read (to record it) instead of refused. */
+  live?: boolean;
 }
 
 /** A stream's playlists, read: the chosen variant's hosts and segments, before any segment is asked. */
@@ -56,7 +58,7 @@ export interface HlsStreamPlaylists {
   /** The variants offered, the chosen one first; empty for a media playlist. */
   variants: HlsVariant[];
   /** The chosen variant on each of its hosts that lists the same segments (the primary first). */
-  media: { url: string; segments: HlsSegment[]; durationSeconds: number }[];
+  media: { url: string; segments: HlsSegment[]; durationSeconds: number; live: boolean; targetSeconds: number }[];
   notes: string[];
 }
 
@@ -92,7 +94,7 @@ export async function readHlsStream(url: string, options: PlanOptions): Promise<
       refuseSite(mediaUrl);
       const playlist = top.kind === 'media' ? top : parseHlsPlaylist(await requests.playlist(mediaUrl), mediaUrl);
       if (playlist.kind !== 'media') throw new StreamRefusal('not-a-playlist', `${mediaUrl} is a master playlist inside a master playlist`);
-      if (playlist.live) {
+      if (playlist.live && !options.live) {
         throw new StreamRefusal('live', 'this is a live stream (its playlist has no end): Stitch cannot record live streams yet');
       }
       const primary = media[0];
@@ -100,7 +102,7 @@ export async function readHlsStream(url: string, options: PlanOptions): Promise<
         notes.push(`${mediaUrl} lists other segments than ${primary.url}: not used as a mirror`);
         continue;
       }
-      media.push({ url: mediaUrl, segments: playlist.segments, durationSeconds: playlist.durationSeconds });
+      media.push({ url: mediaUrl, ...playlist });
     } catch (error) {
       if (error instanceof StreamRefusal || signal?.aborted) throw error;
       notes.push(`${mediaUrl} could not be read (${(error as Error).message}): not used`);
@@ -186,8 +188,8 @@ function sameSegments(a: readonly HlsSegment[], b: readonly HlsSegment[]): boole
   );
 }
 
-/** An AES-128 key: exactly 16 bytes. */
-async function fetchKey(uri: string, requests: PlanRequests): Promise<string> {
+/** An AES-128 key, in hex: exactly 16 bytes. */
+export async function fetchKey(uri: string, requests: PlanRequests): Promise<string> {
   const bytes = await requests.read(uri, {}, async (response) => {
     if (!response.ok) throw new Error(`the stream's key ${uri} answered ${response.status}`);
     return readAtMost(response, 64);
@@ -290,7 +292,7 @@ const MAY_PASS = (status: number) => status === 404 || status === 408 || status 
  * done, not at its timeout. Probes and keys are asked again after a failure that may pass (a
  * network error, a CDN's 404 for a segment it is still filling, a 5xx), waiting 0.5, 1, 2, 4 s.
  */
-class PlanRequests {
+export class PlanRequests {
   private readonly clock: Clock;
 
   constructor(private readonly options: PlanOptions) {
@@ -367,7 +369,7 @@ const CONTAINERS = {
  * joined as they are into a .ts (exact, and plays in every desktop player; a remux to MP4 would
  * change the bytes and needs a muxer in the extension); packed audio keeps its format.
  */
-function containerOf(segments: readonly HlsSegment[]): (typeof CONTAINERS)[keyof typeof CONTAINERS] {
+export function containerOf(segments: readonly HlsSegment[]): (typeof CONTAINERS)[keyof typeof CONTAINERS] {
   if (segments.some((segment) => segment.map)) return CONTAINERS.mp4;
   const extension = /\.([a-z0-9]+)$/i.exec(new URL(segments[0]!.uri).pathname)?.[1]?.toLowerCase();
   if (extension === 'aac' || extension === 'mp3') return CONTAINERS[extension];

@@ -66,6 +66,8 @@ describe('parseHlsPlaylist', () => {
     if (playlist.kind !== 'media') return;
     expect(playlist.live).toBe(false);
     expect(playlist.durationSeconds).toBe(10);
+    expect(playlist.targetSeconds).toBe(4);
+    expect(playlist.segments.map((segment) => segment.sequence)).toEqual([7, 8, 9]);
     const [first, second, third] = playlist.segments;
     expect(first).toMatchObject({
       uri: 'https://cdn.example/show/v1/all.m4s',
