@@ -102,7 +102,8 @@ export function stream(recipe: StreamRecipe): MadeStream {
   const hash = createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 10);
   const dir = join(DIR, `${recipe.name}-${hash}`);
   if (!existsSync(dir)) {
-    const partial = `${dir}.part`;
+    // Test files run in parallel workers: each makes its own copy, and the first to finish keeps it.
+    const partial = `${dir}.part-${process.pid}`;
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { recursive: true });
     recipe.variants.forEach((_, i) => mkdirSync(join(partial, `v${i}`)));
@@ -118,7 +119,12 @@ export function stream(recipe: StreamRecipe): MadeStream {
       );
     }
     rmSync(join(partial, 'key.info'), { force: true });
-    renameSync(partial, dir);
+    try {
+      renameSync(partial, dir);
+    } catch (error) {
+      if (!existsSync(dir)) throw error;
+      rmSync(partial, { recursive: true, force: true });
+    }
   }
   return { ...recipe, dir };
 }
