@@ -8,8 +8,9 @@ import { defineConfig } from 'vitest/config';
 // files whose assertions compare times or rates the browser reaches run afterwards, one at a time with
 // nothing beside them: a seek against the browser's own <video> or within a few seconds, the throughput
 // floor, the start probe's measurement deciding whether Stitch takes a download over, a speed limit's
-// bytes per second. Beside another browser those failed or came close to their bounds (Chromium's
-// seek in player-users-files is within 1 s of its bound even alone).
+// bytes per second, the player's message read right after a 'waiting' event. Beside another browser
+// those failed or came close to their bounds (Chromium's seek in player-users-files is within 1 s of
+// its bound even alone).
 const slow = process.env.STITCH_SLOW === '1';
 
 /** Files whose figures need the machine to themselves (see above). */
@@ -17,6 +18,7 @@ const ALONE = [
   'tests/e2e/player-users-files.test.ts',
   'tests/e2e/player.test.ts',
   'tests/e2e/player-seek.test.ts',
+  'tests/e2e/player-controls.test.ts',
   'tests/e2e/throughput.test.ts',
   'tests/e2e/takeover.test.ts',
   'tests/e2e/watch-rescue.test.ts',
