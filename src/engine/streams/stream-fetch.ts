@@ -65,6 +65,7 @@ export function streamFetch(layout: StreamLayout, inner: HttpFetch): HttpFetch {
             const { done, value } = await chunks.next();
             if (done) {
               outer?.removeEventListener('abort', onAbort);
+              controller.abort(DONE);
               stream.close();
             } else stream.enqueue(value);
           } catch (error) {
