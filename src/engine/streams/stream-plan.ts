@@ -116,8 +116,8 @@ export async function readHlsStream(url: string, options: PlanOptions): Promise<
 
 /**
  * Lays an HLS stream out as one file (readHlsStream's variant and hosts): each segment's size asked
- * of the primary host (a one-byte range, or the last two AES blocks of an encrypted one, whose
- * padding gives its plaintext's size), and the AES-128 keys fetched. `name` (a page's title) names
+ * (a one-byte range, or the last two AES blocks of an encrypted one, whose padding gives its
+ * plaintext's size) of one of the hosts in turn, and the AES-128 keys fetched. `name` (a page's title) names
  * the file, else the playlist's name does.
  */
 export async function planHlsStream(url: string, options: PlanOptions & { name?: string }): Promise<StreamPlan> {
