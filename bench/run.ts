@@ -63,8 +63,8 @@ interface Expected {
 }
 
 /** A stream scenario's file: the stream (made by ffmpeg the first time, then kept in .tmp/streams/), its best variant joined. */
-function streamFile(recipe: StreamRecipe): Expected & { size: number } {
-  const made = stream(recipe);
+async function streamFile(recipe: StreamRecipe): Promise<Expected & { size: number }> {
+  const made = await stream(recipe);
   // The recipes list their variants from the lowest: the last is the one a client picks.
   const bytes = expectedBytes(made, recipe.variants.length - 1);
   return { sha256: createHash('sha256').update(bytes).digest('hex'), stream: made, size: bytes.length };
@@ -228,13 +228,12 @@ async function main(): Promise<void> {
         (c === base && s.clients?.includes('stitch') !== false),
     );
   const clients = everyClient.filter((c) => scenarios.some((s) => clientsOf(s).includes(c)));
-  const streams = new Map(
-    scenarios.flatMap((s) => {
-      if (!s.stream) return [];
-      console.log(`${s.id}: the stream ${s.stream.name} (made by ffmpeg the first time, minutes on 2 cores; kept in .tmp/streams/)`);
-      return [[s.id, streamFile(s.stream)] as const];
-    }),
-  );
+  const streams = new Map<string, Expected & { size: number }>();
+  for (const s of scenarios) {
+    if (!s.stream) continue;
+    console.log(`${s.id}: the stream ${s.stream.name} (made by ffmpeg the first time, minutes on 2 cores; kept in .tmp/streams/)`);
+    streams.set(s.id, await streamFile(s.stream));
+  }
   const sizeOf = (s: Scenario) => streams.get(s.id)?.size ?? Math.max(1, Math.round(s.size * scale));
   console.log(
     `stitch bench: ${runs} run(s) × ${scenarios.length} scenarios × ${clients.length} clients, size × ${scale}${slowStart ? '' : ', no slow start'}`,

@@ -24,8 +24,12 @@ test('Chromium player: a wait ends when the video plays, and the stored bar seek
   expect(duration).toBeGreaterThan(30);
 
   // A 'waiting' the element never follows with 'playing' (Chromium does so): the time moves on, and the message goes.
-  await media.evaluate((v: HTMLVideoElement) => v.dispatchEvent(new Event('waiting')));
-  expect(await message.textContent()).toBe('Waiting for the download…');
+  // Read in the same task as the event: the next 'timeupdate' (every 250 ms while it plays) may end the wait.
+  const said = await media.evaluate((v: HTMLVideoElement) => {
+    v.dispatchEvent(new Event('waiting'));
+    return document.querySelector('[data-testid="player-message"]')?.textContent;
+  });
+  expect(said).toBe('Waiting for the download…');
   const waitedAt = await currentTime();
   await expect.poll(() => message.isVisible(), { timeout: 3_000 }).toBe(false);
   expect(await currentTime()).toBeGreaterThan(waitedAt);

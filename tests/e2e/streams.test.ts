@@ -17,8 +17,8 @@ import { browserWith, onCleanup, profile } from './support/setup';
 
 let made: MadeStream;
 let expected: Buffer;
-beforeAll(() => {
-  made = stream(TS_VARIANTS);
+beforeAll(async () => {
+  made = await stream(TS_VARIANTS);
   expected = expectedBytes(made, 2);
 }, 180_000);
 

@@ -24,8 +24,8 @@ let dir: string;
 let servers: StreamServer[] = [];
 const made: Record<string, MadeStream> = {};
 
-beforeAll(() => {
-  for (const recipe of [TS_VARIANTS, FMP4, AES, SINGLE_FILE]) made[recipe.name] = stream(recipe);
+beforeAll(async () => {
+  for (const recipe of [TS_VARIANTS, FMP4, AES, SINGLE_FILE]) made[recipe.name] = await stream(recipe);
 }, 180_000);
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'stitch-streams-'));

@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 async function planned(recipe: typeof AES, playlist: string): Promise<{ made: MadeStream; layout: StreamLayout; server: StreamServer }> {
-  const made = stream(recipe);
+  const made = await stream(recipe);
   const server = await startStreamServer({ root: made.dir });
   servers.push(server);
   const { layout } = await planHlsStream(`${server.origin}/${playlist}`, { fetch: nodeFetch });
@@ -52,8 +52,8 @@ function rangesOf(size: number): [number, number][] {
 }
 
 describe('streamFetch', () => {
-  beforeAll(() => {
-    for (const recipe of [AES, TS_VARIANTS, SINGLE_FILE]) stream(recipe);
+  beforeAll(async () => {
+    for (const recipe of [AES, TS_VARIANTS, SINGLE_FILE]) await stream(recipe);
   }, 180_000);
 
   it.each([

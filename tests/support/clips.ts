@@ -180,6 +180,8 @@ function ffmpegArgs(recipe: ClipRecipe, output: string): string[] {
 export interface MakeOptions {
   background?: boolean;
   signal?: AbortSignal;
+  /** The folder ffmpeg runs in (its relative output paths are there). */
+  cwd?: string;
 }
 
 /** The clip of `recipe`, encoded now unless an earlier run (or another process of this run) made it. */
@@ -198,11 +200,12 @@ export async function clip(recipe: ClipRecipe, options: MakeOptions = {}): Promi
 }
 
 /**
- * Makes `path` with `make(partial)` unless it exists, one process at a time: the end-to-end run makes
- * its clips ahead, in its own process, while a test may ask for the same clip. A lock file next to
+ * Makes `path` (a file or a folder) with `make(partial)` unless it exists, one process at a time: the
+ * end-to-end run makes its clips ahead, in its own process, while a test may ask for the same clip, and
+ * test files in parallel workers ask for the same stream. A lock file next to
  * `path` holds the maker's pid; a lock whose process is gone is taken over.
  */
-async function makeOnce(path: string, make: (partial: string) => Promise<void>): Promise<void> {
+export async function makeOnce(path: string, make: (partial: string) => Promise<void>): Promise<void> {
   const lock = `${path}.lock`;
   while (!existsSync(path)) {
     let fd: number;
@@ -222,7 +225,7 @@ async function makeOnce(path: string, make: (partial: string) => Promise<void>):
         await make(partial);
         renameSync(partial, path);
       } finally {
-        rmSync(partial, { force: true });
+        rmSync(partial, { recursive: true, force: true });
       }
     } finally {
       rmSync(lock, { force: true });
@@ -243,10 +246,10 @@ function lockIsStale(lock: string): boolean {
 }
 
 /** Runs ffmpeg to its end; rejects, naming `path`, if it fails. */
-function ffmpeg(args: string[], path: string, { background = false, signal }: MakeOptions): Promise<void> {
+export function ffmpeg(args: string[], path: string, { background = false, signal, cwd }: MakeOptions): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const command = background ? ['nice', '-n', '10', 'ffmpeg', ...args] : ['ffmpeg', ...args];
-    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'], signal });
+    const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'inherit', 'inherit'], signal, cwd });
     const failed = (why: string) => reject(new Error(`ffmpeg could not make ${path} (${why}); run: bash scripts/install-system-deps.sh`));
     child.on('error', (error) => failed(error.message));
     child.on('exit', (code, killedBy) => (code === 0 ? resolvePromise() : failed(killedBy ? `killed by ${killedBy}` : `exit ${code}`)));

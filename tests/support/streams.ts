@@ -9,7 +9,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, createDecipheriv } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { ffmpeg, makeOnce } from './clips';
 import { join, resolve } from 'node:path';
 
 export type StreamFormat = 'ts' | 'fmp4' | 'aes' | 'single-file';
@@ -97,14 +98,12 @@ function ffmpegArgs(recipe: StreamRecipe): string[] {
 }
 
 /** The stream of `recipe`, made now unless an earlier run left it. */
-export function stream(recipe: StreamRecipe): MadeStream {
+export async function stream(recipe: StreamRecipe): Promise<MadeStream> {
   const args = ffmpegArgs(recipe);
   const hash = createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 10);
   const dir = join(DIR, `${recipe.name}-${hash}`);
-  if (!existsSync(dir)) {
-    // Test files run in parallel workers: each makes its own copy, and the first to finish keeps it.
-    const partial = `${dir}.part-${process.pid}`;
-    rmSync(partial, { recursive: true, force: true });
+  mkdirSync(DIR, { recursive: true });
+  await makeOnce(dir, async (partial) => {
     mkdirSync(partial, { recursive: true });
     recipe.variants.forEach((_, i) => mkdirSync(join(partial, `v${i}`)));
     if (recipe.format === 'aes') {
@@ -112,20 +111,9 @@ export function stream(recipe: StreamRecipe): MadeStream {
       // The key's URI as the playlists carry it (relative to each variant's playlist), and where ffmpeg reads it.
       writeFileSync(join(partial, 'key.info'), `../stream.key\n${join(partial, 'stream.key')}\n`);
     }
-    const made = spawnSync('ffmpeg', args, { cwd: partial, stdio: ['ignore', 'inherit', 'inherit'] });
-    if (made.error || made.status !== 0) {
-      throw new Error(
-        `ffmpeg could not make ${dir} (${made.error?.message ?? `exit ${made.status}`}); run: bash scripts/install-system-deps.sh`,
-      );
-    }
+    await ffmpeg(args, dir, { cwd: partial });
     rmSync(join(partial, 'key.info'), { force: true });
-    try {
-      renameSync(partial, dir);
-    } catch (error) {
-      if (!existsSync(dir)) throw error;
-      rmSync(partial, { recursive: true, force: true });
-    }
-  }
+  });
   return { ...recipe, dir };
 }
 
