@@ -1,4 +1,5 @@
 import { realClock } from '../clock';
+import { sleep } from '../retry';
 import { hexToBytes } from '../integrity/digests';
 import { AesCbc, pkcs7Padding } from './aes-cbc';
 import { parseHlsPlaylist, type HlsResource, type HlsSegment } from './hls-playlist';
@@ -76,7 +77,8 @@ export async function recordLiveStream(url: string, options: RecordOptions): Pro
     }
     if (!playlist.live) return { ...recording, ended: true };
     if (signal?.aborted) break;
-    await wait(clock, (fresh > 0 ? 1 : 0.5) * playlist.targetSeconds * 1000, signal);
+    // A stop during the wait ends the recording below, with what it has.
+    await sleep(clock, (fresh > 0 ? 1 : 0.5) * playlist.targetSeconds * 1000, signal).catch(() => {});
     if (signal?.aborted) break;
     const reread = parseHlsPlaylist(await requests.playlist(mediaUrl), mediaUrl);
     if (reread.kind === 'media') playlist = reread;
@@ -127,16 +129,4 @@ async function decrypt(
   const pad = pkcs7Padding(plain);
   if (pad === undefined) throw new Error('a segment does not decrypt with its key');
   return plain.subarray(0, plain.length - pad);
-}
-
-function wait(clock: { after(ms: number, callback: () => void): () => void }, ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const cancel = clock.after(ms, done);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      cancel();
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

@@ -2,6 +2,7 @@ import type { HttpFetch, HttpResponse } from '../http/fetch-port';
 import { fetchBoundedText } from '../http/bounded-text';
 import { filenameFromUrl, parseContentRange, sanitizeFilename } from '../http/headers';
 import { realClock, type Clock } from '../clock';
+import { sleep } from '../retry';
 import { bytesToHex, hexToBytes } from '../integrity/digests';
 import { AesCbc } from './aes-cbc';
 import {
@@ -328,7 +329,7 @@ export class PlanRequests {
         if (!(error instanceof MayPass)) throw error;
         if (last || this.options.signal?.aborted) throw error.cause instanceof Error ? error.cause : error;
       }
-      await new Promise<void>((resolve) => this.clock.after(PROBE_RETRY_MS * 2 ** (attempt - 1), resolve));
+      await sleep(this.clock, PROBE_RETRY_MS * 2 ** (attempt - 1), this.options.signal);
     }
   }
 
