@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
 import { CHROMIUM, chromiumArgs, makeProfile } from './support/chromium';
@@ -36,7 +38,15 @@ test('a throttled download over 40 s completes with no debugger attached', { tim
   const launch = () => {
     const browser = spawn(
       CHROMIUM,
-      ['--headless', '--enable-logging=stderr', `--user-data-dir=${profile.dir}`, ...chromiumArgs(), pageUrl],
+      [
+        '--headless',
+        '--enable-logging=stderr',
+        // Only for opening the page if the command line's URL is not (below); no client ever attaches a debugger.
+        '--remote-debugging-port=0',
+        `--user-data-dir=${profile.dir}`,
+        ...chromiumArgs(),
+        pageUrl,
+      ],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
       },
@@ -49,10 +59,19 @@ test('a throttled download over 40 s completes with no debugger attached', { tim
   };
   // What is tested is the worker's life, not Chromium's start: this Chromium (156), started this way with a
   // fresh profile, sometimes never opens the page given on its command line (0 requests in 130 s; seen in 1 of
-  // 3 starts and in 3 starts in a row, with and without Stitch). Such a start is tried again, up to 4 times.
+  // 3 starts, in 3 starts in a row, and in 4 in a row on a loaded CI machine, with and without Stitch). Then the
+  // page is opened through the DevTools HTTP endpoint, which creates a tab and attaches no debugger to anything;
+  // failing that too, Chromium is started again, up to 4 times.
+  const opened = () =>
+    until('the page to be opened', () => pageHits > 0, 15_000).then(
+      () => true,
+      () => false,
+    );
   let chrome = launch();
-  for (let attempt = 1; attempt < 4 && !(await until('the page to be opened', () => pageHits > 0, 15_000).catch(() => false)); attempt++) {
-    console.log(`Chromium did not open the page within 15 s (start ${attempt}); starting it again`);
+  for (let attempt = 1; attempt < 4 && !(await opened()); attempt++) {
+    console.log(`Chromium did not open the page within 15 s (start ${attempt}); opening it through the DevTools endpoint`);
+    if (await openThroughEndpoint(profile.dir, pageUrl).then(opened, () => false)) break;
+    console.log('nor through the endpoint; starting Chromium again');
     await chrome.stop();
     chrome = launch();
   }
@@ -74,3 +93,10 @@ test('a throttled download over 40 s completes with no debugger attached', { tim
   expect(stitch.bytesSent).toBe(size);
   expect((stitch.endedAt! - stitch.startedAt) / 1000).toBeGreaterThan(40);
 });
+
+/** Opens `url` in a new tab through the HTTP endpoint of `--remote-debugging-port` (its port is in DevToolsActivePort). */
+async function openThroughEndpoint(profileDir: string, url: string): Promise<void> {
+  const port = readFileSync(join(profileDir, 'DevToolsActivePort'), 'utf8').split('\n')[0];
+  const response = await fetch(`http://127.0.0.1:${port}/json/new?${url}`, { method: 'PUT' });
+  if (!response.ok) throw new Error(`the DevTools endpoint answered ${response.status}`);
+}
