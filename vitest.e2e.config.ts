@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 // one file at a time, kept one of the two cores busy about half of its time. So most files run two at a
 // time, each with its own browser, profile, download folder and servers on ports the system picks. The
 // files whose assertions compare times or rates the browser reaches run afterwards, one at a time with
-// nothing beside them: a seek against the browser's own <video> or within a few seconds, the throughput
+// nothing beside them: a seek against the browser's own <video> (or hls.js) or within a few seconds, the throughput
 // floor, the start probe's measurement deciding whether Stitch takes a download over, a speed limit's
 // bytes per second, the player's message read right after a 'waiting' event. Beside another browser
 // those failed or came close to their bounds (Chromium's seek in player-users-files is within 1 s of
@@ -24,6 +24,7 @@ const ALONE = [
   'tests/e2e/watch-rescue.test.ts',
   'tests/e2e/watch-rescue-firefox.test.ts',
   'tests/e2e/popup-list.test.ts',
+  'tests/e2e/stream-player.test.ts',
 ];
 
 const common = {

@@ -62,7 +62,7 @@
  *   player:  player-media (the <video> element), player-state (the job's state in words),
  *            player-message (why playback waits, or is impossible until the download completes),
  *            player-stored (the bar of stored ranges, with data-stored="start-end,…" in bytes),
- *            player-route (data-route="stream" | "mse" | "blob": how the bytes reach the element).
+ *            player-route (data-route="stream" | "mse" | "blob" | "hls": how the bytes reach the element).
  *
  * Player port: `browser.runtime.connect({ name: PLAYER_PORT })`, then the page posts
  * `{ type: 'attach', id }`; the background answers with `player-state` messages (the job, the
@@ -81,6 +81,7 @@ import type { ConnectionsWhy } from './engine/scheduler/connections/connection-c
 import type { DropReason, StoredNotice } from './engine/notice';
 import type { RefusalReason as StreamRefusalReason } from './engine/streams/hls-playlist';
 import type { RelinkMismatch } from './engine/relink';
+import type { StreamTimeline } from './engine/streams/stream-layout';
 import type { ARIA2_ACTION, JOB_ACTION, PLAYER_PAGE_MESSAGE, REQUESTS } from './message-schemas';
 import type { Settings, SettingsError } from './settings/schema';
 
@@ -309,7 +310,8 @@ export interface Replies {
   'import-settings': { settings: Settings };
   'export-settings': { json: string };
   'test-mirror-rule': { original: MirrorTestResult; mirrors: MirrorTestResult[] };
-  play: { job: JobView; started: boolean };
+  /** `stream`: a stream job's segments, which its player plays through hls.js. */
+  play: { job: JobView; started: boolean; stream?: StreamTimeline };
   bypass: { next: boolean };
   relink: { job: JobView; mismatch?: string; mismatchFacts?: RelinkMismatch };
   'queue-move': { job: JobView };

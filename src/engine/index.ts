@@ -36,4 +36,5 @@ export { isSafeMetalinkName, parseMetalink, type MetalinkFile } from './sources/
 export { planHlsStream, readHlsStream, type StreamPlan } from './streams/stream-plan';
 export { recordLiveStream, type LiveRecording } from './streams/live-recorder';
 export { looksLikeHlsPlaylist, StreamRefusal, type HlsVariant, type RefusalReason } from './streams/hls-playlist';
-export type { StreamLayout } from './streams/stream-layout';
+export type { StreamLayout, StreamTimeline } from './streams/stream-layout';
+export { timelineOf } from './streams/stream-layout';

@@ -5,6 +5,8 @@ import { t } from '../words/i18n';
 import { completeFileUrl } from './blob-source';
 import { mediaTypeOf } from '../media-type';
 import { startMse, type MseStart } from './mse/mse-route';
+import { startHls, type HlsInput } from './hls/hls-route';
+import type { StreamTimeline } from '../engine/streams/stream-layout';
 import { PlayerLink, type PlayerPortLike } from './player-link';
 import type { PlayerPage } from './player-page';
 import { allStored, hopeless, StateFeed } from './state-feed';
@@ -30,8 +32,12 @@ const RETRY_MS = 1000;
 export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: PlayerQuery): Promise<void> {
   let job: JobView;
   let started: boolean;
+  let stream: StreamTimeline | undefined;
   try {
-    ({ job, started } = await callBackground(ext.send, 'id' in query ? { type: 'play', id: query.id } : { type: 'play', url: query.url }));
+    ({ job, started, stream } = await callBackground(
+      ext.send,
+      'id' in query ? { type: 'play', id: query.id } : { type: 'play', url: query.url },
+    ));
   } catch (error) {
     page.say(errorText(error), 'error');
     return;
@@ -70,6 +76,7 @@ export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: P
     return page.say(`${what} ${t('playerStoppedDownload')}`, 'error');
   }
 
+  if (stream) return playHlsStream(page, { jobId: job.id, timeline: stream, size: first.job!.size!, feed, link });
   if (hasStreamRoute()) return playStream(page, job.id, feed);
   if (allStored(first)) return playComplete(page, job.id, type, feed);
   const mse: MseStart = await startMse({
@@ -93,19 +100,46 @@ export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: P
   return playComplete(page, job.id, type, feed);
 }
 
-/** Chrome: the element reads the stream URL; the service worker answers from the store. */
-async function playStream(page: PlayerPage, jobId: string, feed: StateFeed): Promise<void> {
-  page.setRoute('stream');
+/**
+ * A stream job (HLS saved as one file): hls.js plays its segments from the stored file, in both
+ * browsers (a joined MPEG-TS file plays in no browser's <video> by itself).
+ */
+async function playHlsStream(page: PlayerPage, input: Omit<HlsInput, 'video' | 'onFailure'>): Promise<void> {
+  if (hasStreamRoute() && !(await workerControls(page))) return;
+  const { feed } = input;
+  const started = await startHls({
+    ...input,
+    video: page.video,
+    onFailure: (message) => page.say(feed.latest && hopeless(feed.latest) ? hopelessText(feed.latest) : message, 'error'),
+  });
+  if (!started.started) return page.say(t('playerNotProgressive', started.reason), 'error');
+  page.setRoute('hls');
+  followWaiting(page);
+  autoplay(page);
+}
+
+/**
+ * Chrome: true once the page is controlled by the service worker (which answers the stream URL).
+ * The first page after an update may not be: it is reloaded once, then told.
+ */
+async function workerControls(page: PlayerPage): Promise<boolean> {
   if (!(await controlled())) {
-    // Not controlled by the worker (first page after an update): a reload is.
     if (!sessionStorage.getItem('stitch-reloaded')) {
       sessionStorage.setItem('stitch-reloaded', '1');
       location.reload();
-      return;
+      return false;
     }
-    return page.say(t('playerNoWorker'), 'error');
+    page.say(t('playerNoWorker'), 'error');
+    return false;
   }
   sessionStorage.removeItem('stitch-reloaded');
+  return true;
+}
+
+/** Chrome: the element reads the stream URL; the service worker answers from the store. */
+async function playStream(page: PlayerPage, jobId: string, feed: StateFeed): Promise<void> {
+  page.setRoute('stream');
+  if (!(await workerControls(page))) return;
   const video = page.video;
   const url = streamUrl(jobId);
   let everPlayable = false;

@@ -4,13 +4,14 @@ import { t, type MessageKey } from '../words/i18n';
 import { rateText, sizeText, stateLabel } from '../pages-shared/job-text';
 import { StoredBar } from './stored-bar';
 
-export type RouteName = 'stream' | 'mse' | 'blob';
+export type RouteName = 'stream' | 'mse' | 'blob' | 'hls';
 export type Tone = 'info' | 'wait' | 'error';
 
 const ROUTE_TEXT: Record<RouteName, MessageKey> = {
   stream: 'routeStream',
   mse: 'routeMse',
   blob: 'routeBlob',
+  hls: 'routeHls',
 };
 
 /**

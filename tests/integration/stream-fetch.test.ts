@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../src/cli/node-fetch';
 import { planHlsStream, type StreamLayout } from '../../src/engine';
 import { streamFetch } from '../../src/engine/streams/stream-fetch';
 import { startStreamServer, type StreamServer } from '../support/stream-server';
-import { AES, expectedBytes, SINGLE_FILE, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
+import { AES, expectedBytes, FMP4, SINGLE_FILE, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
 
 // Issue 30: a stream's layout answers any range of the file from the segments, exactly as ffmpeg
 // wrote them (decrypted where encrypted), whatever segment and AES block boundaries it crosses.
@@ -53,7 +55,7 @@ function rangesOf(size: number): [number, number][] {
 
 describe('streamFetch', () => {
   beforeAll(async () => {
-    for (const recipe of [AES, TS_VARIANTS, SINGLE_FILE]) await stream(recipe);
+    for (const recipe of [AES, TS_VARIANTS, SINGLE_FILE, FMP4]) await stream(recipe);
   }, 180_000);
 
   it.each([
@@ -83,5 +85,13 @@ describe('streamFetch', () => {
     const start = layout.parts[0]!.length;
     await expect(read(changed, start, start + layout.parts[1]!.length + 10)).rejects.toThrow(/segment 3 of 15 .* sent bytes 0–9 of/);
     expect(server.requests.length).toBeGreaterThan(0);
+  });
+
+  it("keeps each segment's duration as ffmpeg wrote it (the player's playlist), and none for an initialization section", async () => {
+    const { made, layout } = await planned(FMP4, 'v0/index.m3u8');
+    const listed = [...readFileSync(join(made.dir, 'v0/index.m3u8'), 'utf8').matchAll(/#EXTINF:([\d.]+),/g)].map((m) => Number(m[1]));
+    expect(listed.length).toBeGreaterThan(10);
+    expect(layout.parts[0]!.seconds).toBeUndefined();
+    expect(layout.parts.slice(1).map((part) => part.seconds)).toEqual(listed);
   });
 });

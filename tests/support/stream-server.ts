@@ -56,6 +56,8 @@ export interface StreamServer {
   readonly peakConnections: number;
   /** The server goes silent: no more body bytes for anyone, open or new. */
   stallAll(): void;
+  /** Changes the rate all connections share, from now on (undefined: unlimited). */
+  setRate(bytesPerSecond: number | undefined): void;
   close(): Promise<void>;
 }
 
@@ -175,6 +177,7 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
       return server.peakConnections;
     },
     stallAll: () => (stalled = true),
+    setRate: (bytesPerSecond) => serverBucket.setRate(bytesPerSecond),
     close: () => server.close(),
   };
 }

@@ -56,6 +56,18 @@ export const HD_10_MINUTES: StreamRecipe = {
   noise: 2,
 };
 
+/**
+ * The stream player's seek test: two minutes of 360p over MPEG-TS (60 segments, about 10 MB), long
+ * enough that a seek to 80 % lands far ahead of what a download at twice its bitrate has reached.
+ */
+export const SEEK_2_MINUTES: StreamRecipe = {
+  name: 'seek-2min',
+  format: 'ts',
+  durationSeconds: 120,
+  variants: [[640, 360, 500]],
+  noise: 2,
+};
+
 export interface MadeStream extends StreamRecipe {
   /** The folder served: `master.m3u8` (always) and the variants' folders `v0/`… */
   dir: string;

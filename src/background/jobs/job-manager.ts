@@ -7,6 +7,8 @@ import {
   type Playback,
   type RemoteFile,
   type StreamLayout,
+  type StreamTimeline,
+  timelineOf,
 } from '../../engine';
 import { UNDO_MS, type JobAction, type JobView, type ReplyOf } from '../../messages';
 import { mediaTypeOf } from '../../media-type';
@@ -184,11 +186,19 @@ export class JobManager {
     };
   }
 
-  /** The newest job downloading `url` whose bytes are (or will be) stored, for the player. */
+  /** A stream job's parts as its player plays them from the stored file; undefined for any other job. */
+  streamTimeline(id: string): StreamTimeline | undefined {
+    const layout = this.entries.get(id)?.job.state.stream;
+    return layout && timelineOf(layout);
+  }
+
+  /** The newest job downloading `url` (a file, or a stream's playlist) whose bytes are (or will be) stored, for the player. */
   findPlayable(url: string): JobView | undefined {
-    return this.views().find(
-      (view) => view.url === url && !this.entries.get(view.id)!.bytesFreed && view.state !== 'cancelled' && view.state !== 'failed',
-    );
+    return this.views().find((view) => {
+      const entry = this.entries.get(view.id)!;
+      const downloads = view.url === url || entry.job.state.stream?.playlist === url;
+      return downloads && !entry.bytesFreed && view.state !== 'cancelled' && view.state !== 'failed';
+    });
   }
 
   /** Where the job's players are, the most recently moved first (the engine fetches the bytes just ahead first). */

@@ -13,6 +13,7 @@ import type { Bypass } from '../takeover/bypass';
 import { Aria2Unavailable, type Aria2Link } from '../aria2/aria2-link';
 import type { DownloadWatcher } from '../takeover/download-watcher';
 import type { Streams } from '../streams/install';
+import { looksLikeHlsPlaylist } from '../../engine';
 
 type RequestOfType<T extends RequestType> = Extract<ParsedRequest, { type: T }>;
 type PlayRequest = RequestOfType<'play'>;
@@ -135,7 +136,8 @@ async function jobRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Re
 /** The job a player asked for, started at once if queued: a player waits for it, not for the downloads ahead of it. */
 async function playJob(request: PlayRequest, manager: JobManager, deps: HandlerDeps): Promise<ReplyOf<'play'>> {
   const { job, started } = await jobToPlay(request, manager, deps);
-  return { job: job.state === 'queued' ? ((await manager.act(job.id, 'start-now')) ?? job) : job, started };
+  const stream = manager.streamTimeline(job.id);
+  return { job: job.state === 'queued' ? ((await manager.act(job.id, 'start-now')) ?? job) : job, started, ...(stream && { stream }) };
 }
 
 /** By id, else an existing download of the URL, else a new one. */
@@ -148,6 +150,8 @@ async function jobToPlay(request: PlayRequest, manager: JobManager, deps: Handle
   const url = request.url!; // the schema asks for one of id and url
   const existing = manager.findPlayable(url);
   if (existing) return { job: existing, started: false };
+  // A playlist is a stream to download as one file (its segments), not a file of text.
+  if (deps.streams && looksLikeHlsPlaylist(url, undefined)) return { job: await deps.streams.download(url), started: true };
   return { job: await manager.add(newDownload({ url, referrer: request.referrer }, deps.mirrorsFor)), started: true };
 }
 

@@ -15,6 +15,8 @@ export interface StreamPart {
   resourceSize?: number;
   /** AES-128-CBC: the key (an index into `keys`) and the IV, in hex. */
   key?: { index: number; iv: string };
+  /** A segment's duration (its EXTINF); absent on an initialization section. */
+  seconds?: number;
 }
 
 /** One host of the stream: its media playlist and, for each part, the URL it serves it at. */
@@ -90,7 +92,8 @@ export function parseStreamLayout(value: unknown): StreamLayout | undefined {
     count(part.length) &&
     count(part.sourceOffset) &&
     count(part.sourceLength) &&
-    (part.key === undefined || (count(part.key.index) && part.key.index < keys.length && /^[0-9a-f]{32}$/.test(part.key.iv)));
+    (part.key === undefined || (count(part.key.index) && part.key.index < keys.length && /^[0-9a-f]{32}$/.test(part.key.iv))) &&
+    (part.seconds === undefined || (Number.isFinite(part.seconds) && part.seconds >= 0));
   const sourceOk = (source: StreamSource) =>
     typeof source?.url === 'string' &&
     Array.isArray(source.uris) &&
@@ -100,4 +103,18 @@ export function parseStreamLayout(value: unknown): StreamLayout | undefined {
   if (typeof layout.playlist !== 'string' || typeof layout.filename !== 'string' || typeof layout.contentType !== 'string')
     return undefined;
   return layout as StreamLayout;
+}
+
+/**
+ * A stream's parts as a player plays them from the stored file: each one's length, and its duration
+ * when it is a segment (an initialization section has none).
+ */
+export interface StreamTimeline {
+  parts: { length: number; seconds?: number }[];
+}
+
+/** The layout's timeline; undefined when it has no segment durations (a layout stored before they were kept). */
+export function timelineOf(layout: Pick<StreamLayout, 'parts'>): StreamTimeline | undefined {
+  if (!layout.parts.some((part) => part.seconds !== undefined)) return undefined;
+  return { parts: layout.parts.map(({ length, seconds }) => (seconds === undefined ? { length } : { length, seconds })) };
 }

@@ -128,9 +128,10 @@ export async function planHlsStream(url: string, options: PlanOptions & { name?:
   const resources = resourcesOf(media.map((m) => m.segments));
   const keyUris = [...new Set(resources.flatMap((r) => (r.key ? [r.key.uri] : [])))];
   const keys = await Promise.all(keyUris.map((uri) => fetchKey(uri, requests)));
-  const parts = await mapLimited(resources, PROBE_CONCURRENCY_PER_HOST * media.length, (resource, index) =>
-    probePart(resource, index, resources.length, index % media.length, keys, keyUris, requests),
-  );
+  const parts = await mapLimited(resources, PROBE_CONCURRENCY_PER_HOST * media.length, async (resource, index) => {
+    const part = await probePart(resource, index, resources.length, index % media.length, keys, keyUris, requests);
+    return resource.seconds === undefined ? part : { ...part, seconds: resource.seconds };
+  });
   const container = containerOf(primary.segments);
   const stem = options.name ?? (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, '');
   return {
@@ -152,6 +153,8 @@ export async function planHlsStream(url: string, options: PlanOptions & { name?:
 /** One part of the file: an initialization section or a segment, with each source's URI for it. */
 interface PartResource {
   uris: string[];
+  /** A segment's duration; none for an initialization section. */
+  seconds?: number;
   byterange?: HlsResource['byterange'];
   key?: HlsSegment['key'];
 }
@@ -168,7 +171,12 @@ function resourcesOf(sources: HlsSegment[][]): PartResource[] {
       parts.push({ uris: sources.map((segments) => segments[index]!.map!.uri), byterange: map.byterange });
     }
     lastMap = mapKey;
-    parts.push({ uris: sources.map((segments) => segments[index]!.uri), byterange: segment.byterange, key: segment.key });
+    parts.push({
+      uris: sources.map((segments) => segments[index]!.uri),
+      seconds: segment.duration,
+      byterange: segment.byterange,
+      key: segment.key,
+    });
   });
   return parts;
 }

@@ -52,10 +52,11 @@ export class StoredBytes implements StoredReader {
     if (this.waits.signal.aborted) this.waits = new AbortController();
   }
 
-  async read(start: number, end: number): Promise<Uint8Array> {
+  /** Bytes [start, end), once stored; `signal` ends this one wait (as `interrupt` ends all). */
+  async read(start: number, end: number, signal?: AbortSignal): Promise<Uint8Array> {
     end = Math.min(end, this.size);
     if (start >= end) return new Uint8Array(0);
-    await this.waitFor(start, end);
+    await this.waitFor(start, end, signal);
     return this.copy(start, end);
   }
 
@@ -67,11 +68,12 @@ export class StoredBytes implements StoredReader {
   }
 
   /** Resolves once [start, end) is stored, telling the background the first byte missing meanwhile. */
-  private async waitFor(start: number, end: number): Promise<void> {
+  private async waitFor(start: number, end: number, signal?: AbortSignal): Promise<void> {
     if (this.has(start, end)) return;
-    if (this.waits.signal.aborted) throw this.waits.signal.reason;
+    const waits = signal ? AbortSignal.any([this.waits.signal, signal]) : this.waits.signal;
+    if (waits.aborted) throw waits.reason;
     this.needs(firstGap(this.feed.latest?.stored ?? [], start));
-    const state = await this.feed.until((s) => covers(s.stored, start, end) || hopeless(s), this.waits.signal);
+    const state = await this.feed.until((s) => covers(s.stored, start, end) || hopeless(s), waits);
     if (!covers(state.stored, start, end)) throw new DownloadStopped('the download stopped');
   }
 

@@ -101,7 +101,11 @@ const FIREFOX_PREFS = { 'media.autoplay.default': 0, 'media.cubeb.force_mock_con
 
 /** The browser's own <video> on `mediaUrl`, in a fresh headless browser. */
 export async function openOwnVideo(browser: PlayBrowser, mediaUrl: string, cleanup: Cleanup): Promise<AnyPage> {
-  const url = await ownVideoPage(mediaUrl, cleanup);
+  return openInFreshBrowser(browser, await ownVideoPage(mediaUrl, cleanup), cleanup);
+}
+
+/** `url` in a fresh headless browser with no extension, playing media as on a user's machine (autoplay, a sound device). */
+export async function openInFreshBrowser(browser: PlayBrowser, url: string, cleanup: Cleanup): Promise<AnyPage> {
   if (browser === 'chromium') {
     const launched = await chromium.launch({
       executablePath: CHROMIUM,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseStreamLayout, partOffsets, piecesOf, type StreamLayout } from '../../../src/engine/streams/stream-layout';
+import { parseStreamLayout, partOffsets, piecesOf, timelineOf, type StreamLayout } from '../../../src/engine/streams/stream-layout';
 
 const layout: StreamLayout = {
   kind: 'hls',
@@ -44,5 +44,19 @@ describe('the stream layout', () => {
     expect(parseStreamLayout({ ...layout, keys: ['short'] })).toBeUndefined();
     expect(parseStreamLayout({ ...layout, parts: [{ length: -1, sourceOffset: 0, sourceLength: 0 }] })).toBeUndefined();
     expect(parseStreamLayout({ ...layout, kind: 'dash' })).toBeUndefined();
+    expect(parseStreamLayout({ ...layout, parts: [{ length: 1, sourceOffset: 0, sourceLength: 1, seconds: -2 }] })).toBeUndefined();
+  });
+
+  it("gives the player each part's length and a segment's duration; none for a layout stored without durations", () => {
+    const timed: StreamLayout = {
+      ...layout,
+      parts: [{ length: 700, sourceOffset: 0, sourceLength: 700 }, ...layout.parts.map((part) => ({ ...part, seconds: 2 }))],
+      sources: [{ url: 'https://cdn.example/v.m3u8', uris: ['init.mp4', 'a.m4s', 'b.m4s', 'c.m4s'] }],
+    };
+    expect(parseStreamLayout(JSON.parse(JSON.stringify(timed)))).toEqual(timed);
+    expect(timelineOf(timed)).toEqual({
+      parts: [{ length: 700 }, { length: 100, seconds: 2 }, { length: 50, seconds: 2 }, { length: 30, seconds: 2 }],
+    });
+    expect(timelineOf(layout)).toBeUndefined();
   });
 });
