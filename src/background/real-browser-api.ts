@@ -1,5 +1,5 @@
 import browser from 'webextension-polyfill';
-import { looksLikeHlsPlaylist } from '../engine';
+import { looksLikeStreamManifest } from '../engine';
 import type { ApiEvent, BrowserApi, MenuClick, SeenPlaylist, SeenRedirect } from './browser-api';
 
 /** The BrowserApi of the running extension, over webextension-polyfill. */
@@ -155,7 +155,7 @@ function playlists(): ApiEvent<(seen: SeenPlaylist) => void> {
     (listener: (seen: SeenPlaylist) => void) => (d: ResponseDetails) => {
       if (d.tabId < 0 || (d.statusCode !== 200 && d.statusCode !== 206)) return;
       const type = d.responseHeaders?.find((h) => h.name.toLowerCase() === 'content-type')?.value;
-      if (looksLikeHlsPlaylist(d.url, type)) listener({ url: d.url, tabId: d.tabId });
+      if (looksLikeStreamManifest(d.url, type)) listener({ url: d.url, tabId: d.tabId });
     },
     (observe) => browser.webRequest.onHeadersReceived.addListener(observe, filter, ['responseHeaders']),
     (observe) => browser.webRequest.onHeadersReceived.removeListener(observe),

@@ -7,7 +7,7 @@ import {
   englishDrop,
   englishNotice,
   formatBytes,
-  planHlsStream,
+  planStream,
   RateLimiter,
   recordLiveStream,
   StreamRefusal,
@@ -232,10 +232,10 @@ async function recordLive(command: GetCommand, url: string, id: string, wanted: 
   return failure ? 1 : 0;
 }
 
-/** An HLS stream laid out as one file: its variant, hosts and segments (the engine's stream-plan.ts). */
+/** A stream (HLS or DASH) laid out as one file: its variant, hosts and segments (the engine's plan-stream.ts). */
 async function streamSources(command: GetCommand, url: string): Promise<{ url: string; mirrors: string[]; stream: StreamLayout }> {
   const fetch = trustedFetch(nodeFetch, { primaryUrl: url, credentials: 'omit', credentialOrigins: [] });
-  const { layout, variants, notes } = await planHlsStream(url, { fetch });
+  const { layout, variants, notes } = await planStream(url, { fetch });
   for (const note of notes) log(command, `stitch: ${note}`);
   const [primary, ...others] = layout.sources;
   const chosen = variants[0];
@@ -243,7 +243,7 @@ async function streamSources(command: GetCommand, url: string): Promise<{ url: s
     ? `${chosen.resolution ? `${chosen.resolution.width}×${chosen.resolution.height}, ` : ''}${Math.round((chosen.bandwidth ?? 0) / 1000)} kbit/s (the best of ${variants.length}), `
     : '';
   const hosts = layout.sources.length > 1 ? ` from ${layout.sources.length} hosts` : '';
-  log(command, `stitch: an HLS stream: ${quality}${formatDuration(layout.durationSeconds)} in ${layout.parts.length} parts${hosts}`);
+  log(command, `stitch: ${layout.kind === 'dash' ? 'a DASH' : 'an HLS'} stream: ${quality}${formatDuration(layout.durationSeconds)} in ${layout.parts.length} parts${hosts}`);
   return { url: primary!.url, mirrors: others.map((source) => source.url), stream: layout };
 }
 

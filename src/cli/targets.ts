@@ -27,12 +27,12 @@ export interface Target {
   expected?: ExpectedIntegrity;
   /** Relative output path a Metalink file prescribes (else the server's name is used). */
   name?: string;
-  /** The URL is an HLS playlist: its stream is laid out (stream-plan.ts) before a new download. */
+  /** The URL is an HLS playlist or a DASH manifest: its stream is laid out (plan-stream.ts) before a new download. */
   stream?: boolean;
 }
 
 const METALINK = /\.(meta4|metalink)$/i;
-const HLS_PLAYLIST = /\.m3u8?$/i;
+const STREAM_MANIFEST = /\.(m3u8?|mpd)$/i;
 
 /** A URL, or a Metalink file (local or remote) naming one or more files. */
 export async function resolveTargets(command: GetCommand): Promise<Target[]> {
@@ -44,7 +44,7 @@ export async function resolveTargets(command: GetCommand): Promise<Target[]> {
   const expected = checksums.length > 0 ? { digests: checksums } : undefined;
   if (!METALINK.test(command.source)) {
     const url = httpUrl(command.source);
-    if (!HLS_PLAYLIST.test(new URL(url).pathname)) return [{ url, mirrors: command.mirrors.map(httpUrl), expected }];
+    if (!STREAM_MANIFEST.test(new URL(url).pathname)) return [{ url, mirrors: command.mirrors.map(httpUrl), expected }];
     if (command.mirrors.length > 0) throw new Error("-m does not apply to a stream: its playlist names the stream's hosts");
     return [{ url, mirrors: [], expected, stream: true }];
   }

@@ -13,7 +13,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { ffmpeg, makeOnce } from './clips';
 import { join, resolve } from 'node:path';
 
-export type StreamFormat = 'ts' | 'fmp4' | 'aes' | 'single-file';
+/** HLS's formats, and DASH's (ffmpeg's dash muxer: a segment per file, or one file per representation with byte ranges). */
+export type StreamFormat = 'ts' | 'fmp4' | 'aes' | 'single-file' | 'dash' | 'dash-single-file';
 
 export interface StreamRecipe {
   name: string;
@@ -57,6 +58,28 @@ export const HD_10_MINUTES: StreamRecipe = {
 };
 
 /**
+ * DASH as ffmpeg's dash muxer makes it with its defaults (`manifest.mpd`): picture and sound in
+ * adaptation sets of their own, segments by SegmentTemplate and SegmentTimeline, two qualities of
+ * the picture. Sound and picture segments do not line up (ffmpeg cuts the picture on its keyframes).
+ */
+export const DASH: StreamRecipe = {
+  name: 'dash',
+  format: 'dash',
+  durationSeconds: 30,
+  variants: [
+    [320, 180, 150],
+    [640, 360, 500],
+  ],
+};
+/** DASH with one file per representation, its segments byte ranges of it (SegmentList, mediaRange). */
+export const DASH_SINGLE_FILE: StreamRecipe = {
+  name: 'dash-single-file',
+  format: 'dash-single-file',
+  durationSeconds: 30,
+  variants: [[480, 270, 400]],
+};
+
+/**
  * The stream player's seek test: two minutes of 360p over MPEG-TS (60 segments, about 10 MB), long
  * enough that a seek to 80 % lands far ahead of what a download at twice its bitrate has reached.
  */
@@ -79,18 +102,15 @@ const FPS = 25;
 export const STREAM_KEY = Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex');
 
 function ffmpegArgs(recipe: StreamRecipe): string[] {
-  const { durationSeconds: d, variants, format, noise = 10 } = recipe;
-  const [width, height] = variants[variants.length - 1]!;
-  const inputs = [
-    ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${d},noise=alls=${noise}:allf=t`],
-    ...['-f', 'lavfi', '-i', `aevalsrc=0.3*sin(880*2*PI*t)+0.1*(random(0)*2-1):s=48000:d=${d}`],
-  ];
+  const { variants, format } = recipe;
+  if (format === 'dash' || format === 'dash-single-file') return dashArgs(recipe);
+  const inputs = sourceInputs(recipe);
   const split = variants.map((_, i) => `[s${i}]`).join('');
   const scaled = variants.map(([w, h], i) => `[s${i}]scale=${w}:${h}[v${i}]`).join(';');
   const maps = variants.flatMap((_, i) => ['-map', `[v${i}]`, '-map', '1:a']);
   const rates = variants.flatMap(([, , kbps], i) => [`-b:v:${i}`, `${kbps}k`]);
   const streamMap = variants.map((_, i) => `v:${i},a:${i}`).join(' ');
-  const muxer: Record<StreamFormat, string[]> = {
+  const muxer: Record<typeof format, string[]> = {
     ts: [],
     fmp4: ['-hls_segment_type', 'fmp4'],
     aes: ['-hls_key_info_file', 'key.info'],
@@ -109,6 +129,66 @@ function ffmpegArgs(recipe: StreamRecipe): string[] {
   ];
 }
 
+/** The picture and the sound, as every recipe has them (ffmpeg's test pattern with noise, a tone with noise). */
+function sourceInputs({ durationSeconds: d, variants, noise = 10 }: StreamRecipe): string[] {
+  const [width, height] = variants[variants.length - 1]!;
+  return [
+    ...['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${d},noise=alls=${noise}:allf=t`],
+    ...['-f', 'lavfi', '-i', `aevalsrc=0.3*sin(880*2*PI*t)+0.1*(random(0)*2-1):s=48000:d=${d}`],
+  ];
+}
+
+/** ffmpeg's dash muxer with its defaults: one adaptation set per stream, the sound once. */
+function dashArgs(recipe: StreamRecipe): string[] {
+  const { variants } = recipe;
+  const split = variants.map((_, i) => `[s${i}]`).join('');
+  const scaled = variants.map(([w, h], i) => `[s${i}]scale=${w}:${h}[v${i}]`).join(';');
+  return [
+    ...['-hide_banner', '-loglevel', 'error', '-y'],
+    ...sourceInputs(recipe),
+    ...['-filter_complex', `[0:v]split=${variants.length}${split};${scaled}`],
+    ...variants.flatMap((_, i) => ['-map', `[v${i}]`]),
+    ...['-map', '1:a'],
+    ...['-c:v', 'libx264', '-preset', 'veryfast', '-g', String(2 * FPS), ...variants.flatMap(([, , kbps], i) => [`-b:v:${i}`, `${kbps}k`])],
+    ...['-c:a', 'aac', '-fflags', '+bitexact', '-map_metadata', '-1'],
+    ...['-f', 'dash', ...(recipe.format === 'dash-single-file' ? ['-single_file', '1'] : []), 'manifest.mpd'],
+  ];
+}
+
+/**
+ * A DASH stream's representation (`id`, as its manifest numbers them: the pictures first, then the
+ * sound) as one file: its initialization and media joined, read from ffmpeg's own files.
+ */
+export function dashTrackBytes(made: MadeStream, id: number): Buffer {
+  if (made.format === 'dash-single-file') return readFileSync(join(made.dir, `manifest-stream${id}.mp4`));
+  const names = readdirSync(made.dir)
+    .filter((name) => name.startsWith(`chunk-stream${id}-`))
+    .sort();
+  return Buffer.concat([readFileSync(join(made.dir, `init-stream${id}.m4s`)), ...names.map((name) => readFileSync(join(made.dir, name)))]);
+}
+
+/**
+ * The packets of a media file's stream `map` (`0:v`, `0:a`) as ffmpeg reads them: each one's size
+ * and MD5, in order. Two files whose lists match carry the same media, whatever their boxes.
+ */
+export function packets(path: string, map: string): string[] {
+  const run = spawnSync('ffmpeg', ['-v', 'error', '-i', path, '-map', map, '-c', 'copy', '-f', 'framemd5', '-'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (run.status !== 0) throw new Error(`ffmpeg could not read ${path}: ${run.stderr}`);
+  return run.stdout
+    .split('\n')
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) =>
+      line
+        .split(',')
+        .slice(4)
+        .map((field) => field.trim())
+        .join(' '),
+    );
+}
+
 /** The stream of `recipe`, made now unless an earlier run left it. */
 export async function stream(recipe: StreamRecipe): Promise<MadeStream> {
   const args = ffmpegArgs(recipe);
@@ -117,7 +197,7 @@ export async function stream(recipe: StreamRecipe): Promise<MadeStream> {
   mkdirSync(DIR, { recursive: true });
   await makeOnce(dir, async (partial) => {
     mkdirSync(partial, { recursive: true });
-    recipe.variants.forEach((_, i) => mkdirSync(join(partial, `v${i}`)));
+    if (!recipe.format.startsWith('dash')) recipe.variants.forEach((_, i) => mkdirSync(join(partial, `v${i}`)));
     if (recipe.format === 'aes') {
       writeFileSync(join(partial, 'stream.key'), STREAM_KEY);
       // The key's URI as the playlists carry it (relative to each variant's playlist), and where ffmpeg reads it.

@@ -1,4 +1,4 @@
-import { planHlsStream, readHlsStream, StreamRefusal, trustedFetch, type HlsVariant, type HttpFetch } from '../../engine';
+import { planStream, readStreamOffer, StreamRefusal, trustedFetch, type HlsVariant, type HttpFetch } from '../../engine';
 import type { JobView, StreamRow } from '../../messages';
 import { t } from '../../words/i18n';
 import { REFUSAL_WORDS } from '../../words/stream-words';
@@ -60,7 +60,7 @@ export function installStreams({ api, manager, localNetwork, onChange }: Streams
     const choose = wanted && ((variants: readonly HlsVariant[]) => variants.find((v) => sameVariant(v, wanted)));
     try {
       const { layout } = await localNetwork.during(url, [], () =>
-        planHlsStream(url, {
+        planStream(url, {
           fetch: pageFetch(url, found),
           name: found?.title?.trim() || undefined,
           pageUrl: found?.pageUrl,
@@ -109,15 +109,18 @@ function pageFetch(url: string, found: FoundStream | undefined): HttpFetch {
 
 async function describe(found: FoundStream): Promise<StreamDescription> {
   try {
-    const { variants, media } = await readHlsStream(found.url, { fetch: pageFetch(found.url, found), pageUrl: found.pageUrl });
+    const { variants, durationSeconds, covers } = await readStreamOffer(found.url, {
+      fetch: pageFetch(found.url, found),
+      pageUrl: found.pageUrl,
+    });
     const chosen = variants[0];
     return {
       width: chosen?.resolution?.width,
       height: chosen?.resolution?.height,
       bandwidth: chosen?.bandwidth,
       variants: byQuality(variants).map((v) => ({ width: v.resolution?.width, height: v.resolution?.height, bandwidth: v.bandwidth })),
-      durationSeconds: media[0]?.durationSeconds,
-      covers: [...variants.flatMap((variant) => variant.uris), ...media.map((m) => m.url)],
+      durationSeconds,
+      covers,
     };
   } catch (error) {
     if (error instanceof StreamRefusal) return { refused: error.reason, covers: [] };

@@ -13,7 +13,7 @@ import type { Bypass } from '../takeover/bypass';
 import { Aria2Unavailable, type Aria2Link } from '../aria2/aria2-link';
 import type { DownloadWatcher } from '../takeover/download-watcher';
 import type { Streams } from '../streams/install';
-import { looksLikeHlsPlaylist } from '../../engine';
+import { looksLikeStreamManifest } from '../../engine';
 
 type RequestOfType<T extends RequestType> = Extract<ParsedRequest, { type: T }>;
 type PlayRequest = RequestOfType<'play'>;
@@ -150,8 +150,8 @@ async function jobToPlay(request: PlayRequest, manager: JobManager, deps: Handle
   const url = request.url!; // the schema asks for one of id and url
   const existing = manager.findPlayable(url);
   if (existing) return { job: existing, started: false };
-  // A playlist is a stream to download as one file (its segments), not a file of text.
-  if (deps.streams && looksLikeHlsPlaylist(url, undefined)) return { job: await deps.streams.download(url), started: true };
+  // A playlist (or a DASH manifest) is a stream to download as one file, not a file of text.
+  if (deps.streams && looksLikeStreamManifest(url, undefined)) return { job: await deps.streams.download(url), started: true };
   return { job: await manager.add(newDownload({ url, referrer: request.referrer }, deps.mirrorsFor)), started: true };
 }
 

@@ -2,6 +2,7 @@ import type { HttpFetch, HttpRequest, HttpResponse } from '../http/fetch-port';
 import { parseContentLength, parseContentRange } from '../http/headers';
 import { hexToBytes } from '../integrity/digests';
 import { AesCbc } from './aes-cbc';
+import { patched } from './fmp4-mux';
 import { AES_BLOCK, partOffsets, piecesOf, type PartPiece, type StreamLayout, type StreamSource } from './stream-layout';
 
 /**
@@ -9,7 +10,8 @@ import { AES_BLOCK, partOffsets, piecesOf, type PartPiece, type StreamLayout, ty
  * answered from that source's segments, as a server of the laid-out file would answer it (206,
  * Content-Range, Content-Length). So the engine's blocks, mirrors, retries, resumes and checks
  * work on streams unchanged. Each segment's answer is checked against the layout (its range, its
- * size), AES-128 parts are decrypted, and the next segment's request is sent while the current
+ * size), AES-128 parts are decrypted, a DASH stream's joined init is served from the layout and its
+ * fragments' patches written over them (fmp4-mux.ts), and the next segment's request is sent while the current
  * one's body arrives, so a block over many small segments does not wait a round trip for each.
  * Any other URL goes to `inner` as it is.
  */
@@ -130,6 +132,11 @@ class SegmentReader {
   /** Sends the piece's request and checks its answer's status and range against the layout. */
   async open(piece: PartPiece): Promise<OpenedPiece | FailedPiece> {
     const part = this.layout.parts[piece.index]!;
+    if (part.literal !== undefined) {
+      const bytes = hexToBytes(part.literal)!.subarray(piece.start, piece.end);
+      const body = new ReadableStream<Uint8Array>({ start: (stream) => (stream.enqueue(bytes), stream.close()) });
+      return { piece, response: answer('', 200, 'OK', {}, body), close: () => {}, skip: 0, take: bytes.length };
+    }
     let from = piece.start;
     let to = piece.end;
     let decrypt: OpenedPiece['decrypt'];
@@ -196,6 +203,8 @@ class SegmentReader {
 
   private async *piece(opened: OpenedPiece): AsyncGenerator<Uint8Array, void> {
     const { piece, response, decrypt } = opened;
+    const { patches } = this.layout.parts[piece.index]!;
+    let at = piece.start;
     const reader = response.body?.getReader();
     let skip = opened.skip;
     let left = opened.take;
@@ -214,7 +223,8 @@ class SegmentReader {
         left -= chunk.length;
         if (chunk.length === 0) continue;
         if (!decrypt) {
-          yield chunk;
+          yield patched(chunk, at, patches);
+          at += chunk.length;
           continue;
         }
         // The chunk may be lent: copied once into the queue, joined once per piece decrypted.

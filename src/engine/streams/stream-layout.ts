@@ -1,3 +1,5 @@
+import type { BytePatch } from './fmp4-mux';
+
 /**
  * A stream (an HLS playlist's segments) as one file: its parts laid end to end. The engine
  * downloads that file like any other, in blocks from every source at once; stream-fetch.ts
@@ -17,6 +19,12 @@ export interface StreamPart {
   key?: { index: number; iv: string };
   /** A segment's duration (its EXTINF); absent on an initialization section. */
   seconds?: number;
+  /** A part made by Stitch (a DASH stream's joined initialization section), in hex: fetched from nowhere. */
+  literal?: string;
+  /** Bytes written over the segment's own as it is read (fmp4-mux.ts): a DASH track's fragments joining the other's. */
+  patches?: BytePatch[];
+  /** A DASH stream's sound segment, between the picture's: played with the picture segment before it. */
+  sound?: true;
 }
 
 /** One host of the stream: its media playlist and, for each part, the URL it serves it at. */
@@ -28,8 +36,8 @@ export interface StreamSource {
 }
 
 export interface StreamLayout {
-  kind: 'hls';
-  /** The playlist the stream was asked for (a master playlist, or the media playlist itself). */
+  kind: 'hls' | 'dash';
+  /** The playlist (or DASH manifest) the stream was asked for (a master playlist, or the media playlist itself). */
   playlist: string;
   /** The file's name: the playlist's, with the container's extension. */
   filename: string;
@@ -82,7 +90,7 @@ export function piecesOf(offsets: readonly number[], start: number, end: number)
 /** Validates a stored layout; undefined when it is not one this version understands. */
 export function parseStreamLayout(value: unknown): StreamLayout | undefined {
   const layout = value as Partial<StreamLayout> | null;
-  if (typeof layout !== 'object' || layout === null || layout.kind !== 'hls') return undefined;
+  if (typeof layout !== 'object' || layout === null || (layout.kind !== 'hls' && layout.kind !== 'dash')) return undefined;
   const { parts, sources, keys } = layout;
   if (!Array.isArray(parts) || !Array.isArray(sources) || !Array.isArray(keys) || sources.length === 0) return undefined;
   const count = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
@@ -93,7 +101,12 @@ export function parseStreamLayout(value: unknown): StreamLayout | undefined {
     count(part.sourceOffset) &&
     count(part.sourceLength) &&
     (part.key === undefined || (count(part.key.index) && part.key.index < keys.length && /^[0-9a-f]{32}$/.test(part.key.iv))) &&
-    (part.seconds === undefined || (Number.isFinite(part.seconds) && part.seconds >= 0));
+    (part.seconds === undefined || (Number.isFinite(part.seconds) && part.seconds >= 0)) &&
+    (part.literal === undefined || (/^([0-9a-f]{2})*$/.test(part.literal) && part.literal.length === 2 * part.length)) &&
+    (part.patches === undefined ||
+      (part.key === undefined &&
+        Array.isArray(part.patches) &&
+        part.patches.every((patch) => count(patch?.at) && /^([0-9a-f]{2})+$/.test(String(patch.hex)))));
   const sourceOk = (source: StreamSource) =>
     typeof source?.url === 'string' &&
     Array.isArray(source.uris) &&
@@ -116,5 +129,12 @@ export interface StreamTimeline {
 /** The layout's timeline; undefined when it has no segment durations (a layout stored before they were kept). */
 export function timelineOf(layout: Pick<StreamLayout, 'parts'>): StreamTimeline | undefined {
   if (!layout.parts.some((part) => part.seconds !== undefined)) return undefined;
-  return { parts: layout.parts.map(({ length, seconds }) => (seconds === undefined ? { length } : { length, seconds })) };
+  const parts: StreamTimeline['parts'] = [];
+  for (const { length, seconds, sound } of layout.parts) {
+    const last = parts[parts.length - 1];
+    // A DASH stream's sound segments play with the picture segment before them: one segment of both tracks.
+    if (sound && last?.seconds !== undefined) last.length += length;
+    else parts.push(seconds === undefined ? { length } : { length, seconds });
+  }
+  return { parts };
 }

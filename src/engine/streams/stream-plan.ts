@@ -22,7 +22,7 @@ const PLAYLIST_LIMITS = { maxBytes: 16 * 1024 * 1024, timeoutMs: 30_000 };
  * Segments whose size is asked at once of each host (one small request each, before the
  * download): each segment of the host `index % hosts`, so redundant hosts share the round trips.
  */
-const PROBE_CONCURRENCY_PER_HOST = 6;
+export const PROBE_CONCURRENCY_PER_HOST = 6;
 /** A probe (or a key) that does not answer within this is an error, not a wait for ever. */
 const PROBE_TIMEOUT_MS = 30_000;
 /**
@@ -64,16 +64,16 @@ export interface HlsStreamPlaylists {
 }
 
 /**
- * Reads an HLS stream's playlists: the variant chosen (the highest by default), and its
+ * Reads an HLS stream's playlists (`text`: the first one's, when read already): the variant chosen (the highest by default), and its
  * redundant hosts' media playlists, kept as mirrors when they list the same segments. Live
  * streams, DRM and sound in a playlist of its own are refused with a StreamRefusal.
  */
-export async function readHlsStream(url: string, options: PlanOptions): Promise<HlsStreamPlaylists> {
+export async function readHlsStream(url: string, options: PlanOptions, text?: string): Promise<HlsStreamPlaylists> {
   const { signal } = options;
   refuseSite(url, options.pageUrl);
   const requests = new PlanRequests(options);
   const notes: string[] = [];
-  const top = parseHlsPlaylist(await requests.playlist(url), url);
+  const top = parseHlsPlaylist(text ?? (await requests.playlist(url)), url);
   let variants: HlsVariant[] = [];
   let mediaUris = [url];
   if (top.kind === 'master') {
@@ -116,14 +116,14 @@ export async function readHlsStream(url: string, options: PlanOptions): Promise<
 }
 
 /**
- * Lays an HLS stream out as one file (readHlsStream's variant and hosts): each segment's size asked
+ * Lays an HLS stream out as one file (readHlsStream's variant and hosts; `text`, the playlist's, when read already): each segment's size asked
  * (a one-byte range, or the last two AES blocks of an encrypted one, whose padding gives its
  * plaintext's size) of one of the hosts in turn, and the AES-128 keys fetched. `name` (a page's title) names
  * the file, else the playlist's name does.
  */
-export async function planHlsStream(url: string, options: PlanOptions & { name?: string }): Promise<StreamPlan> {
+export async function planHlsStream(url: string, options: PlanOptions & { name?: string }, text?: string): Promise<StreamPlan> {
   const requests = new PlanRequests(options);
-  const { variants, media, notes } = await readHlsStream(url, options);
+  const { variants, media, notes } = await readHlsStream(url, options, text);
   const primary = media[0]!;
   const resources = resourcesOf(media.map((m) => m.segments));
   const keyUris = [...new Set(resources.flatMap((r) => (r.key ? [r.key.uri] : [])))];
@@ -272,7 +272,7 @@ async function countBody(response: HttpResponse): Promise<{ resourceSize: number
   return { resourceSize: size, tail };
 }
 
-async function readAtMost(response: HttpResponse, max: number): Promise<Uint8Array<ArrayBuffer>> {
+export async function readAtMost(response: HttpResponse, max: number): Promise<Uint8Array<ArrayBuffer>> {
   const bytes = new Uint8Array(max + 1);
   let length = 0;
   const reader = response.body?.getReader();
@@ -353,7 +353,7 @@ export class PlanRequests {
 }
 
 /** `work` over every item, at most `limit` at once, results in order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

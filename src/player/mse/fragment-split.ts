@@ -1,5 +1,4 @@
-import { box, concat, fullBox, u32, u64 } from './boxes';
-import { children } from './mp4';
+import { box, children, concat, fullBox, u32, u64 } from '../../engine/streams/mp4-boxes';
 
 /**
  * Splits a fragment of a fragmented MP4 into smaller ones for Media Source. ffmpeg cuts a

@@ -1,4 +1,4 @@
-import { box, concat, fullBox, u16, u32, u64 } from './boxes';
+import { box, concat, fullBox, u16, u32, u64 } from '../../engine/streams/mp4-boxes';
 import { Unsupported, type MediaSegments, type StoredReader } from './segments';
 
 /**

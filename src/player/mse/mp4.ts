@@ -1,5 +1,6 @@
 import { moofSamples, runRange, splitRuns, writeChunk, type Chunk, type Sample, type TrackDefaults } from './fragment-split';
 import { Unsupported, type MediaSegments, type StoredReader } from './segments';
+import { children, readBoxHeader, type Box } from '../../engine/streams/mp4-boxes';
 
 /**
  * ISO BMFF (MP4) for MSE. Fragmented MP4 (a moov with mvex, then moof + mdat pairs): ftyp +
@@ -11,46 +12,6 @@ import { Unsupported, type MediaSegments, type StoredReader } from './segments';
 
 /** A plain (non-fragmented) MP4: the route remuxes it (plain-mp4.ts). */
 export class NotFragmented extends Unsupported {}
-
-export interface Box {
-  type: string;
-  /** Absolute offset of the box. */
-  start: number;
-  /** Absolute offset after it. */
-  end: number;
-  /** Absolute offset of its payload. */
-  data: number;
-}
-
-/** The box at `pos` of `bytes` (whose byte 0 is at absolute `base`), or undefined if cut off. */
-export function readBoxHeader(bytes: Uint8Array, pos: number, base = 0, fileSize = Infinity): Box | undefined {
-  if (pos + 8 > bytes.length) return undefined;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let size = view.getUint32(pos);
-  const type = String.fromCharCode(bytes[pos + 4]!, bytes[pos + 5]!, bytes[pos + 6]!, bytes[pos + 7]!);
-  let headerLength = 8;
-  if (size === 1) {
-    if (pos + 16 > bytes.length) return undefined;
-    size = Number(view.getBigUint64(pos + 8));
-    headerLength = 16;
-  } else if (size === 0) {
-    size = fileSize - (base + pos); // to the end of the file
-  }
-  if (size < headerLength) throw new Error(`bad MP4 box ${type} at byte ${base + pos}`);
-  return { type, start: base + pos, end: base + pos + size, data: base + pos + headerLength };
-}
-
-/** The child boxes of [start, end) within `bytes` (absolute offsets, bytes[0] at `base`). */
-export function children(bytes: Uint8Array, start: number, end: number, base = 0): Box[] {
-  const boxes: Box[] = [];
-  for (let pos = start; pos < end;) {
-    const box = readBoxHeader(bytes, pos - base, base);
-    if (!box || box.end > base + bytes.length) break;
-    boxes.push(box);
-    pos = box.end;
-  }
-  return boxes;
-}
 
 function child(bytes: Uint8Array, parent: Box, type: string, base: number, skip = 0): Box | undefined {
   return children(bytes, parent.data + skip, parent.end, base).find((b) => b.type === type);

@@ -1,6 +1,5 @@
 import { createFile, MP4BoxBuffer, type ISOFile, type Movie } from 'mp4box';
-import { concat } from './boxes';
-import { readBoxHeader } from './mp4';
+import { concat, readBoxHeader } from '../../engine/streams/mp4-boxes';
 import { Unsupported, type MediaSegments, type StoredReader } from './segments';
 
 /**

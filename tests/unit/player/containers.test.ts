@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fixture, reader } from './stored-fixture';
 import { readElementHeader, readUint } from '../../../src/player/mse/ebml';
-import { openFragmentedMp4, readBoxHeader } from '../../../src/player/mse/mp4';
+import { readBoxHeader } from '../../../src/engine/streams/mp4-boxes';
+import { openFragmentedMp4 } from '../../../src/player/mse/mp4';
 import { Unsupported, unsupportedText, type MediaSegments } from '../../../src/player/mse/segments';
 import { speak } from '../pages/fixtures';
 import { openWebm } from '../../../src/player/mse/webm';

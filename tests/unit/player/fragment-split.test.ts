@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { moofSamples, type TrackRun } from '../../../src/player/mse/fragment-split';
-import { children, openFragmentedMp4, parseMoov } from '../../../src/player/mse/mp4';
+import { children } from '../../../src/engine/streams/mp4-boxes';
+import { openFragmentedMp4, parseMoov } from '../../../src/player/mse/mp4';
 import { clip, FRAGMENTED_MP4_SHORT } from '../../support/clips';
 import { reader } from './stored-fixture';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { children, readBoxHeader } from '../../../src/player/mse/mp4';
+import { children, readBoxHeader } from '../../../src/engine/streams/mp4-boxes';
 import { FRAMES_PER_SEGMENT, frameHeader, openMp3 } from '../../../src/player/mse/mp3';
 import type { MediaSegments } from '../../../src/player/mse/segments';
 import { clip, MP3_SHORT, MP3_VBR_SHORT } from '../../support/clips';

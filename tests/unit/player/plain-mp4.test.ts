@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { clip, MP4_SHORT } from '../../support/clips';
 import { fixture, reader } from './stored-fixture';
-import { children, readBoxHeader, type Box } from '../../../src/player/mse/mp4';
+import { children, readBoxHeader, type Box } from '../../../src/engine/streams/mp4-boxes';
 import { openPlainMp4, SAMPLES, type PlainMp4Source } from '../../../src/player/mse/plain-mp4';
 import { Unsupported } from '../../../src/player/mse/segments';
 

@@ -1,0 +1,97 @@
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runStitch } from '../support/cli';
+import { startStreamServer, type StreamServer, type StreamServerOptions } from '../support/stream-server';
+import { DASH, DASH_SINGLE_FILE, dashTrackBytes, packets, probedSeconds, stream, type MadeStream } from '../support/streams';
+
+// Issue 30: `stitch get MANIFEST.mpd` saves a DASH stream, picture and sound in separate
+// representations, as one MP4 holding both: every packet of both tracks as ffmpeg's own files
+// carry them (compared packet by packet by ffmpeg, not through the code under test).
+let dir: string;
+let servers: StreamServer[] = [];
+const made: Record<string, MadeStream> = {};
+
+beforeAll(async () => {
+  for (const recipe of [DASH, DASH_SINGLE_FILE]) made[recipe.name] = await stream(recipe);
+}, 180_000);
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'stitch-dash-'));
+});
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  servers = [];
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function serve(options: StreamServerOptions): Promise<StreamServer> {
+  const server = await startStreamServer(options);
+  servers.push(server);
+  return server;
+}
+
+/** Representation `id` of `made` as ffmpeg wrote it, joined into a file of its own. */
+async function track(stream: MadeStream, id: number): Promise<string> {
+  const path = join(dir, `track${id}.mp4`);
+  writeFileSync(path, dashTrackBytes(stream, id));
+  return path;
+}
+
+async function expectSameMedia(saved: string, stream: MadeStream, picture: number, sound: number): Promise<void> {
+  expect(packets(saved, '0:v')).toEqual(packets(await track(stream, picture), '0:v'));
+  expect(packets(saved, '0:a')).toEqual(packets(await track(stream, sound), '0:a'));
+  expect(probedSeconds(saved)).toBeGreaterThan(stream.durationSeconds - 1);
+}
+
+describe('stitch get on a DASH stream', () => {
+  it('joins the best picture and the sound into one MP4 with every packet of both, asking only their segments', async () => {
+    const stream = made.dash!;
+    const server = await serve({ root: stream.dir });
+    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], dir, { timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('a DASH stream: 640×360');
+    expect(await readdir(dir)).toEqual(['manifest.mp4']);
+    // Representation 1 is the 640×360 picture, 2 the sound.
+    await expectSameMedia(join(dir, 'manifest.mp4'), stream, 1, 2);
+    expect(server.requests.filter((r) => /stream0/.test(r.path))).toEqual([]);
+  });
+
+  it('joins representations whose segments are byte ranges of one file each (SegmentList)', async () => {
+    const stream = made['dash-single-file']!;
+    const server = await serve({ root: stream.dir });
+    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], dir, { timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    await expectSameMedia(join(dir, 'manifest.mp4'), stream, 0, 1);
+  });
+
+  it('resumes across resets mid-segment and still joins every packet', async () => {
+    const stream = made.dash!;
+    // A picture segment's download is cut (its probe, the first response, is shorter); a sound segment's probe is.
+    const faults = {
+      '/chunk-stream1-00002.m4s': { resetAfterBytes: 20_000, times: 2 },
+      '/chunk-stream2-00003.m4s': { resetAfterBytes: 5_000 },
+    };
+    const server = await serve({ root: stream.dir, faults });
+    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], dir, { timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    const picture = server.requests.filter((r) => r.path === '/chunk-stream1-00002.m4s' && r.range !== 'bytes=0-8191');
+    expect(picture.length).toBeGreaterThanOrEqual(2);
+    expect(picture[0]!.bytesSent).toBe(20_000);
+    await expectSameMedia(join(dir, 'manifest.mp4'), stream, 1, 2);
+  });
+
+  it('refuses a stream protected by DRM, in words, saving nothing', async () => {
+    const stream = made.dash!;
+    const manifest = (await readFile(join(stream.dir, 'manifest.mpd'), 'utf8')).replace(
+      '<Representation id="1"',
+      '<ContentProtection schemeIdUri="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"/><Representation id="1"',
+    );
+    const server = await serve({ root: stream.dir, files: { '/manifest.mpd': manifest } });
+    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], dir, { timeoutMs: 60_000 });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('protected by DRM');
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
