@@ -243,7 +243,10 @@ async function streamSources(command: GetCommand, url: string): Promise<{ url: s
     ? `${chosen.resolution ? `${chosen.resolution.width}×${chosen.resolution.height}, ` : ''}${Math.round((chosen.bandwidth ?? 0) / 1000)} kbit/s (the best of ${variants.length}), `
     : '';
   const hosts = layout.sources.length > 1 ? ` from ${layout.sources.length} hosts` : '';
-  log(command, `stitch: ${layout.kind === 'dash' ? 'a DASH' : 'an HLS'} stream: ${quality}${formatDuration(layout.durationSeconds)} in ${layout.parts.length} parts${hosts}`);
+  log(
+    command,
+    `stitch: ${layout.kind === 'dash' ? 'a DASH' : 'an HLS'} stream: ${quality}${formatDuration(layout.durationSeconds)} in ${layout.parts.length} parts${hosts}`,
+  );
   return { url: primary!.url, mirrors: others.map((source) => source.url), stream: layout };
 }
 
