@@ -4,12 +4,12 @@
  * as one file: exact against ffmpeg's own segments, and read by ffprobe to its full duration.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { startStreamServer, type StreamServer } from '../support/stream-server';
-import { expectedBytes, probedSeconds, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
+import { DASH, dashTrackBytes, expectedBytes, packets, probedSeconds, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
 import { extensionPage } from './support/chromium';
 import { fileSha256, waitForFile } from './support/files';
 import { addonWithReachablePlayer, launchFirefox, openAddonPage, showPopupIn } from './support/firefox';
@@ -70,6 +70,44 @@ test('Chromium: the popup lists the stream a page loads with its qualities; Down
   expect(probedSeconds(saved)).toBeGreaterThan(29);
   // The chosen variant only: the others' segments were never asked for.
   expect(server.requests.filter((r) => /^\/v[12]\/seg/.test(r.path))).toEqual([]);
+});
+
+test('Chromium: a DASH stream a page loads is listed with its qualities; the one chosen is saved with its sound as one MP4', async () => {
+  const dash = await stream(DASH);
+  // A page whose player (as dash.js does) fetches the manifest.
+  const page = `<!doctype html><title>Episode 2</title><script>
+    fetch('manifest.mpd').then((r) => r.text()).then(() => document.body.append(Object.assign(document.createElement('p'), { id: 'loaded' })));
+  </script>`;
+  const server = await startStreamServer({ root: dash.dir, files: { '/watch.html': page } });
+  onCleanup(() => server.close());
+  const p = profile();
+  const browser = await browserWith(p);
+  const popup = await extensionPage(browser, 'popup.html');
+  await popup.getByTestId('empty').waitFor();
+  const tab = await browser.context.newPage();
+  await tab.goto(`${server.origin}/watch.html`);
+  await tab.locator('#loaded').waitFor({ state: 'attached' });
+
+  const row = popup.getByTestId('stream-row');
+  await expect
+    .poll(() => row.getByTestId('stream-figures').textContent(), { timeout: 15_000 })
+    .toMatch(/^640×360 · 30 sec · about [\d.]+ MB · 127.0.0.1:\d+$/);
+  expect(await row.getAttribute('data-url')).toBe(`${server.origin}/manifest.mpd`);
+  const qualities = row.getByTestId('stream-variant');
+  expect(await qualities.locator('option').allTextContents()).toEqual([
+    expect.stringMatching(/^640×360 · about /),
+    expect.stringMatching(/^320×180 · about /),
+  ]);
+  await qualities.selectOption({ index: 1 });
+  await row.getByTestId('stream-download').click();
+
+  const saved = await waitForFile(p.downloads, 'Episode 2.mp4', undefined, 60_000);
+  // Representation 0 is the 320×180 picture, 2 the sound: every packet of both, as ffmpeg wrote them.
+  writeFileSync(join(p.dir, 'picture.mp4'), dashTrackBytes(dash, 0));
+  writeFileSync(join(p.dir, 'sound.mp4'), dashTrackBytes(dash, 2));
+  expect(packets(saved, '0:v')).toEqual(packets(join(p.dir, 'picture.mp4'), '0:v'));
+  expect(packets(saved, '0:a')).toEqual(packets(join(p.dir, 'sound.mp4'), '0:a'));
+  expect(server.requests.filter((r) => r.path.startsWith('/chunk-stream1-'))).toEqual([]);
 });
 
 test('Chromium: a live stream is listed with why it cannot be downloaded', async () => {

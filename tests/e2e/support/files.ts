@@ -9,18 +9,22 @@ export async function fileSha256(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Waits until `dir` holds a finished file named `name` of `size` bytes; returns its path. */
-export async function waitForFile(dir: string, name: string, size: number, timeoutMs: number): Promise<string> {
+/** Waits until `dir` holds a finished file named `name` of `size` bytes (any size: undefined); returns its path. */
+export async function waitForFile(dir: string, name: string, size: number | undefined, timeoutMs: number): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   const path = join(dir, name);
   for (;;) {
     try {
-      if (statSync(path).size === size && !readdirSync(dir).some((f) => f.endsWith('.crdownload') || f.endsWith('.part'))) return path;
+      const found = statSync(path).size;
+      if ((size === undefined || found === size) && !readdirSync(dir).some((f) => f.endsWith('.crdownload') || f.endsWith('.part')))
+        return path;
     } catch {
       // not there yet
     }
     if (Date.now() > deadline)
-      throw new Error(`no ${name} of ${size} bytes in ${dir} after ${timeoutMs} ms; found: ${readdirSync(dir).join(', ') || 'nothing'}`);
+      throw new Error(
+        `no ${name} of ${size ?? 'any number of'} bytes in ${dir} after ${timeoutMs} ms; found: ${readdirSync(dir).join(', ') || 'nothing'}`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
