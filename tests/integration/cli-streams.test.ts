@@ -8,6 +8,7 @@ import { runStitch, startStitch } from '../support/cli';
 import { startStreamServer, type StreamServer, type StreamServerOptions } from '../support/stream-server';
 import {
   AES,
+  AES_SINGLE_FILE,
   expectedBytes,
   FMP4,
   probedSeconds,
@@ -25,7 +26,7 @@ let servers: StreamServer[] = [];
 const made: Record<string, MadeStream> = {};
 
 beforeAll(async () => {
-  for (const recipe of [TS_VARIANTS, FMP4, AES, SINGLE_FILE]) made[recipe.name] = await stream(recipe);
+  for (const recipe of [TS_VARIANTS, FMP4, AES, SINGLE_FILE, AES_SINGLE_FILE]) made[recipe.name] = await stream(recipe);
 }, 180_000);
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'stitch-streams-'));
@@ -97,6 +98,15 @@ describe('stitch get on an HLS stream', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(sha256(saved('index.mp4'))).toBe(sha256(expectedBytes(stream, 0)));
     expect(probedSeconds(join(dir, 'index.mp4'))).toBeGreaterThan(29);
+  });
+
+  it('decrypts AES-128 segments that are byte ranges of one file, from a server that ignores ranges', async () => {
+    const stream = made['aes-single-file']!;
+    const server = await serve({ root: stream.dir, ignoreRanges: true });
+    const result = await runStitch(['get', `${server.origin}/v0/index.m3u8`], dir, { timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(sha256(saved('index.ts'))).toBe(sha256(expectedBytes(stream, 0)));
+    expect(server.requests.every((r) => r.status === 200)).toBe(true);
   });
 
   it('decrypts AES-128 segments with their key', async () => {

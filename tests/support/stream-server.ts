@@ -37,6 +37,8 @@ export interface StreamServerOptions {
   latencyMs?: number;
   /** Faults by path (`/v0/seg3.ts`). */
   faults?: Record<string, StreamFaults>;
+  /** Answers every request with the whole file (200), as a server that does not do ranges. */
+  ignoreRanges?: boolean;
 }
 
 export interface StreamRequest {
@@ -112,7 +114,7 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
     let start = 0;
     let end = size;
     let status = 200;
-    const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
+    const range = options.ignoreRanges ? null : /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
     if (range) {
       if (range[1] === '') start = Math.max(0, size - Number(range[2]));
       else {
@@ -130,7 +132,7 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
     res.writeHead(status, {
       'Content-Type': TYPES[extname(path)] ?? 'application/octet-stream',
       'Content-Length': String(end - start),
-      'Accept-Ranges': 'bytes',
+      ...(options.ignoreRanges ? {} : { 'Accept-Ranges': 'bytes' }),
       ETag: etag,
       ...(status === 206 ? { 'Content-Range': `bytes ${start}-${end - 1}/${size}` } : {}),
     });

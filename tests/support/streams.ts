@@ -14,7 +14,7 @@ import { ffmpeg, makeOnce } from './clips';
 import { join, resolve } from 'node:path';
 
 /** HLS's formats, and DASH's (ffmpeg's dash muxer: a segment per file, or one file per representation with byte ranges). */
-export type StreamFormat = 'ts' | 'fmp4' | 'aes' | 'single-file' | 'dash' | 'dash-single-file';
+export type StreamFormat = 'ts' | 'fmp4' | 'aes' | 'single-file' | 'aes-single-file' | 'dash' | 'dash-single-file';
 
 export interface StreamRecipe {
   name: string;
@@ -43,6 +43,13 @@ export const FMP4: StreamRecipe = { name: 'fmp4', format: 'fmp4', durationSecond
 export const AES: StreamRecipe = { name: 'aes', format: 'aes', durationSeconds: 30, variants: [[480, 270, 400]] };
 /** One .ts file whose segments are byte ranges of it (EXT-X-BYTERANGE). */
 export const SINGLE_FILE: StreamRecipe = { name: 'single-file', format: 'single-file', durationSeconds: 30, variants: [[480, 270, 400]] };
+/** Both: one .ts file of AES-128 encrypted segments, each a byte range of it. */
+export const AES_SINGLE_FILE: StreamRecipe = {
+  name: 'aes-single-file',
+  format: 'aes-single-file',
+  durationSeconds: 30,
+  variants: [[480, 270, 400]],
+};
 /**
  * Issue 30's goal, the benchmark's stream: ten minutes of 720p at a typical 720p bitrate (2.8 Mbit/s
  * of video, 300 segments, 223 MB), over MPEG-TS. Lighter noise than the others': x264 fills the
@@ -115,8 +122,9 @@ function ffmpegArgs(recipe: StreamRecipe): string[] {
     fmp4: ['-hls_segment_type', 'fmp4'],
     aes: ['-hls_key_info_file', 'key.info'],
     'single-file': ['-hls_flags', 'single_file'],
+    'aes-single-file': ['-hls_key_info_file', 'key.info', '-hls_flags', 'single_file'],
   };
-  const segmentName = format === 'fmp4' ? 'v%v/seg%d.m4s' : format === 'single-file' ? 'v%v/all.ts' : 'v%v/seg%d.ts';
+  const segmentName = format === 'fmp4' ? 'v%v/seg%d.m4s' : format.endsWith('single-file') ? 'v%v/all.ts' : 'v%v/seg%d.ts';
   return [
     ...['-hide_banner', '-loglevel', 'error', '-y'],
     ...inputs,
@@ -198,7 +206,7 @@ export async function stream(recipe: StreamRecipe): Promise<MadeStream> {
   await makeOnce(dir, async (partial) => {
     mkdirSync(partial, { recursive: true });
     if (!recipe.format.startsWith('dash')) recipe.variants.forEach((_, i) => mkdirSync(join(partial, `v${i}`)));
-    if (recipe.format === 'aes') {
+    if (recipe.format.startsWith('aes')) {
       writeFileSync(join(partial, 'stream.key'), STREAM_KEY);
       // The key's URI as the playlists carry it (relative to each variant's playlist), and where ffmpeg reads it.
       writeFileSync(join(partial, 'key.info'), `../stream.key\n${join(partial, 'stream.key')}\n`);
@@ -234,7 +242,7 @@ export function expectedBytes(made: MadeStream, variant: number): Buffer {
     let bytes = readFileSync(join(folder, line.trim()));
     if (byterange) bytes = bytes.subarray(byterange.offset, byterange.offset + byterange.length);
     byterange = undefined;
-    if (made.format === 'aes') {
+    if (made.format.startsWith('aes')) {
       // The playlist's IV when it gives one (ffmpeg does, once, for every segment), else the sequence number.
       const given = /#EXT-X-KEY:.*IV=0x([0-9a-f]{32})/i.exec(playlist)?.[1];
       const iv = given ? Buffer.from(given, 'hex') : Buffer.alloc(16);

@@ -1,6 +1,6 @@
 import { isDashText, looksLikeDashManifest } from './dash-manifest';
 import { planDashStream, readDashStream } from './dash-plan';
-import { looksLikeHlsPlaylist, type HlsVariant } from './hls-playlist';
+import { looksLikeHlsPlaylist, refuseSite, type HlsVariant } from './hls-playlist';
 import { planHlsStream, PlanRequests, readHlsStream, type PlanOptions, type StreamPlan } from './stream-plan';
 
 /** Whether a response is a stream's manifest (an HLS playlist or a DASH manifest), by its type or its name. */
@@ -10,6 +10,8 @@ export function looksLikeStreamManifest(url: string, contentType: string | undef
 
 /** Lays a stream out as one file: an HLS playlist or a DASH manifest, told apart by its text. */
 export async function planStream(url: string, options: PlanOptions & { name?: string }): Promise<StreamPlan> {
+  // Before any request: a refused site's manifest is not even read.
+  refuseSite(url, options.pageUrl);
   const text = await new PlanRequests(options).playlist(url);
   return isDashText(text) ? planDashStream(url, text, options) : planHlsStream(url, options, text);
 }
@@ -25,6 +27,7 @@ export interface StreamOffer {
 
 /** Reads a stream's manifest (HLS or DASH) for what it offers; refusals throw a StreamRefusal. */
 export async function readStreamOffer(url: string, options: PlanOptions): Promise<StreamOffer> {
+  refuseSite(url, options.pageUrl);
   const text = await new PlanRequests(options).playlist(url);
   if (isDashText(text)) {
     const { variants, durationSeconds } = readDashStream(url, text, options);

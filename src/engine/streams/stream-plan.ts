@@ -233,8 +233,8 @@ async function probePart(
       const total = contentRange?.kind === 'bytes' ? contentRange.total : undefined;
       return { resourceSize: total, tail: key ? await readAtMost(response, 2 * AES_BLOCK) : new Uint8Array(0) };
     }
-    // Ranges ignored: the whole segment comes; its length is counted and its end kept.
-    if (response.status === 200) return countBody(response);
+    // Ranges ignored: the whole resource comes; its length is counted and the end of the part's bytes kept.
+    if (response.status === 200) return countBody(response, known === undefined ? undefined : offset + known);
     throw new Error(`${what} answered ${response.status} ${response.statusText}`.trim());
   });
   if (resourceSize === undefined) throw new Error(`${what} did not say its size`);
@@ -255,18 +255,23 @@ function tailRange(offset: number, length: number): string {
   return `bytes=${from}-${offset + length - 1}`;
 }
 
-/** A whole body's length and its last 32 bytes, read without keeping it. */
-async function countBody(response: HttpResponse): Promise<{ resourceSize: number; tail: Uint8Array }> {
+/**
+ * A whole body's length and the 32 bytes before its byte `end` (its last 32 when undefined: the part
+ * is the resource's end), read without keeping it.
+ */
+async function countBody(response: HttpResponse, end?: number): Promise<{ resourceSize: number; tail: Uint8Array }> {
   let size = 0;
   let tail = new Uint8Array(0);
   const reader = response.body?.getReader();
   for (;;) {
     const chunk = await reader?.read();
     if (!chunk || chunk.done) break;
+    const kept = end === undefined ? chunk.value : chunk.value.subarray(0, Math.max(0, end - size));
     size += chunk.value.length;
-    const joined = new Uint8Array(tail.length + chunk.value.length);
+    if (kept.length === 0) continue;
+    const joined = new Uint8Array(tail.length + kept.length);
     joined.set(tail);
-    joined.set(chunk.value, tail.length);
+    joined.set(kept, tail.length);
     tail = joined.slice(-2 * AES_BLOCK);
   }
   return { resourceSize: size, tail };

@@ -30,6 +30,7 @@ function fakeDeps(calls: Calls): HandlerDeps {
     views: () => [job],
     get: (id: string) => (id === 'j1' ? job : undefined),
     findPlayable: () => undefined,
+    streamTimeline: () => undefined,
     handoffFacts: (id: string) => (id === 'j1' ? { url: job.url } : undefined),
     act: record('act', job),
     actAll: record('actAll', 1),

@@ -43,7 +43,7 @@ describe('the stream layout', () => {
     expect(parseStreamLayout({ ...layout, sources: [{ url: 'x', uris: ['a.ts'] }] })).toBeUndefined();
     expect(parseStreamLayout({ ...layout, keys: ['short'] })).toBeUndefined();
     expect(parseStreamLayout({ ...layout, parts: [{ length: -1, sourceOffset: 0, sourceLength: 0 }] })).toBeUndefined();
-    expect(parseStreamLayout({ ...layout, kind: 'dash' })).toBeUndefined();
+    expect(parseStreamLayout({ ...layout, kind: 'smooth' })).toBeUndefined();
     expect(parseStreamLayout({ ...layout, parts: [{ length: 1, sourceOffset: 0, sourceLength: 1, seconds: -2 }] })).toBeUndefined();
   });
 
