@@ -174,6 +174,9 @@ export const REQUESTS = {
     url: HTTP_URL,
     variant: v.optional(v.pipe(v.number('unknown variant'), v.integer('unknown variant'), v.minValue(0, 'unknown variant'))),
   }),
+  /** Starts recording a found live stream (its playlist's URL); `stop-recording` saves what was recorded. */
+  'record-stream': request('record-stream', { url: HTTP_URL }),
+  'stop-recording': request('stop-recording', { url: HTTP_URL }),
 } satisfies {
   [T in keyof Replies]: v.ObjectSchema<{ type: v.LiteralSchema<T, undefined> } & v.ObjectEntries, v.ErrorMessage<v.ObjectIssue>>;
 };

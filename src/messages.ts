@@ -284,6 +284,18 @@ export interface StreamRow {
   variants?: StreamVariantView[];
   /** Its playlists could not be read (yet): the row offers Download all the same. */
   unread?: boolean;
+  /** A live stream: the row offers Record instead of Download. */
+  live?: true;
+  /** Its recording under way (or being saved). */
+  recording?: StreamRecordingView;
+}
+
+/** A live stream's recording, as the popup shows it. */
+export interface StreamRecordingView {
+  seconds: number;
+  bytes: number;
+  /** Stopped: the file is being saved. */
+  saving: boolean;
 }
 
 /**
@@ -319,6 +331,8 @@ export interface Replies {
   'hand-to-browser': Record<string, never>;
   'take-over-watched': { taken: boolean };
   'download-stream': { job: JobView };
+  'record-stream': Record<string, never>;
+  'stop-recording': Record<string, never>;
 }
 
 export type RequestType = keyof Replies;

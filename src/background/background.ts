@@ -82,6 +82,9 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const streams = installStreams({
     api,
     manager: jobs.manager,
+    store,
+    saver: saving.saver,
+    notice: (message, url) => ui.notice(message, url),
     localNetwork: network.localNetwork,
     onChange: (rows) => ui.broadcast({ type: 'streams', rows }),
   });

@@ -6,7 +6,6 @@ import {
   type PortMessage,
   type RequestOf,
   type RequestType,
-  type StreamRow,
   type WatchedRow,
 } from '../messages';
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
@@ -97,7 +96,18 @@ export class PopupPage {
   );
   private readonly aria2 = new Aria2List((gid, action, button) => void this.aria2Act(gid, action, button));
   private readonly watched = new WatchedList((row, button) => void this.takeOver(row, button));
-  private readonly streams = new StreamList((row, button, variant) => void this.downloadStream(row, button, variant));
+  private readonly streams = new StreamList({
+    // A download's job comes on the port; reading its segments' sizes takes a moment.
+    download: (row, button, variant) =>
+      void this.streamAction(
+        button,
+        { type: 'download-stream', url: row.url, ...(variant === undefined ? {} : { variant }) },
+        'failedDownloadStream',
+        row.title,
+      ),
+    record: (row, button) => void this.streamAction(button, { type: 'record-stream', url: row.url }, 'failedRecordStream', row.title),
+    stop: (row, button) => void this.streamAction(button, { type: 'stop-recording', url: row.url }, 'failedRecordStream', row.title),
+  });
   /** Out of the way until wanted: the toolbar's Add URL… shows it. */
   private readonly addForm: HTMLFormElement;
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
@@ -388,15 +398,20 @@ export class PopupPage {
     }
   }
 
-  /** Download of a found video stream: its job comes on the port; reading its segments' sizes takes a moment. */
-  private async downloadStream(row: StreamRow, button: HTMLButtonElement, variant?: number): Promise<void> {
+  /** Download, Record or Stop on a found stream's row: what follows comes on the port; a failure is said under the list. */
+  private async streamAction(
+    button: HTMLButtonElement,
+    request: RequestOf<'download-stream' | 'record-stream' | 'stop-recording'>,
+    failed: MessageKey,
+    title: string,
+  ): Promise<void> {
     if (button.getAttribute('aria-disabled') === 'true') return;
     button.setAttribute('aria-disabled', 'true');
     try {
-      await this.call({ type: 'download-stream', url: row.url, ...(variant === undefined ? {} : { variant }) });
+      await this.call(request);
       this.showActionError('');
     } catch (error) {
-      this.showActionError(t('failedDownloadStream', row.title, errorText(error)));
+      this.showActionError(t(failed, title, errorText(error)));
     } finally {
       button.removeAttribute('aria-disabled');
     }

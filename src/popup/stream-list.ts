@@ -5,9 +5,17 @@ import { formatDuration, formatSize } from '../words/format';
 import { t } from '../words/i18n';
 import { REFUSAL_WORDS } from '../words/stream-words';
 
+/** What the rows' buttons do: `variant` is the index of the quality chosen in the row's `variants`, when it lists several. */
+export interface StreamActions {
+  download(row: StreamRow, button: HTMLButtonElement, variant?: number): void;
+  record(row: StreamRow, button: HTMLButtonElement): void;
+  stop(row: StreamRow, button: HTMLButtonElement): void;
+}
+
 /**
  * The video streams the open tabs loaded, under their own heading: the page's title, the picture
- * size, duration, estimated size and host, why one cannot be downloaded, and Download. Hidden while
+ * size, duration, estimated size and host, why one cannot be downloaded, and Download; a live one
+ * says so and offers Record, then its recording's length and size, and Stop and save. Hidden while
  * none was found.
  */
 export class StreamList {
@@ -19,8 +27,7 @@ export class StreamList {
     (row: StreamRow) => this.create(row),
   );
 
-  /** `variant`: the index of the quality chosen in the row's `variants`, when it lists several. */
-  constructor(private readonly download: (row: StreamRow, button: HTMLButtonElement, variant?: number) => void) {
+  constructor(private readonly actions: StreamActions) {
     this.element.hidden = true;
     this.element.append(h('h2', { id: 'stream-title', class: 'list-title' }, t('streamListTitle')), this.list);
   }
@@ -39,16 +46,20 @@ export class StreamList {
       variant: h('select', { 'data-testid': 'stream-variant', 'aria-label': t('streamQuality') }),
       shownVariants: '',
       download: h('button', { type: 'button', 'data-testid': 'stream-download' }, t('actionDownloadStream')),
+      record: h('button', { type: 'button', 'data-testid': 'stream-record' }, t('actionRecordStream')),
+      stop: h('button', { type: 'button', 'data-testid': 'stream-stop' }, t('actionStopRecording')),
       row,
     };
     elements.download.addEventListener('click', () =>
-      this.download(elements.row, elements.download, elements.variant.hidden ? undefined : elements.variant.selectedIndex),
+      this.actions.download(elements.row, elements.download, elements.variant.hidden ? undefined : elements.variant.selectedIndex),
     );
+    elements.record.addEventListener('click', () => this.actions.record(elements.row, elements.record));
+    elements.stop.addEventListener('click', () => this.actions.stop(elements.row, elements.stop));
     elements.item.append(
       h('div', { class: 'line job-head' }, elements.title),
       elements.figures,
       elements.refused,
-      h('div', { class: 'actions', role: 'group' }, elements.variant, elements.download),
+      h('div', { class: 'actions', role: 'group' }, elements.variant, elements.download, elements.record, elements.stop),
     );
     return elements;
   }
@@ -70,14 +81,31 @@ export class StreamList {
     const duration = formatDuration(row.durationSeconds);
     const size = row.estimatedBytes !== undefined ? t('streamEstimate', formatSize(row.estimatedBytes)) : '';
     const unread = row.unread ? t('streamUnread') : '';
-    setText(elements.figures, [picture, duration, size, row.host, unread].filter(Boolean).join(' · '));
+    const live = row.live ? t('streamLive') : '';
+    const { recording } = row;
+    const recorded =
+      recording &&
+      t(
+        recording.saving ? 'streamRecordingSaving' : 'streamRecording',
+        formatDuration(recording.seconds) || '0 sec',
+        formatSize(recording.bytes),
+      );
+    setText(elements.figures, [live, picture, duration, size, row.host, unread, recorded].filter(Boolean).join(' · '));
     elements.refused.hidden = row.refused === undefined;
     setText(elements.refused, row.refused ? t(REFUSAL_WORDS[row.refused]) : '');
-    elements.download.hidden = row.refused !== undefined;
+    elements.download.hidden = row.refused !== undefined || row.live === true;
+    elements.record.hidden = row.refused !== undefined || row.live !== true || recording !== undefined;
+    elements.stop.hidden = recording === undefined;
+    elements.stop.disabled = recording?.saving === true;
     this.showVariants(elements, row);
-    const label = `${t('actionDownloadStream')} ${row.title}`;
-    if (elements.download.getAttribute('aria-label') !== label) elements.download.setAttribute('aria-label', label);
+    labelFor(elements.download, `${t('actionDownloadStream')} ${row.title}`);
+    labelFor(elements.record, `${t('actionRecordStream')} ${row.title}`);
+    labelFor(elements.stop, `${t('actionStopRecording')} ${row.title}`);
   }
+}
+
+function labelFor(button: HTMLButtonElement, label: string): void {
+  if (button.getAttribute('aria-label') !== label) button.setAttribute('aria-label', label);
 }
 
 /** `1280×720 · about 250 MB`, or the bitrate's estimate alone. */
@@ -96,6 +124,8 @@ interface RowElements {
   figures: HTMLDivElement;
   refused: HTMLDivElement;
   download: HTMLButtonElement;
+  record: HTMLButtonElement;
+  stop: HTMLButtonElement;
   /** The row as last shown: a click downloads what the user saw. */
   row: StreamRow;
 }

@@ -11,7 +11,8 @@ export type JobReader = Pick<BrowserStore, 'read' | 'readBlobs'> & { close(): vo
 export async function openJobReader(jobId: string): Promise<JobReader> {
   if ((await indexedDB.databases()).some((db) => db.name === OPFS_STORE_DB)) {
     const opfs = await openOpfsStore(undefined);
-    if ((await opfs.loadState(jobId)) !== undefined) return opfs;
+    // A job's state, or bytes without one (a live recording's, which is no job).
+    if ((await opfs.loadState(jobId)) !== undefined || (await opfs.storedRanges(jobId)).length > 0) return opfs;
     opfs.close();
   }
   return openIdbStore();

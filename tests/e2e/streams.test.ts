@@ -110,22 +110,63 @@ test('Chromium: a DASH stream a page loads is listed with its qualities; the one
   expect(server.requests.filter((r) => r.path.startsWith('/chunk-stream1-'))).toEqual([]);
 });
 
-test('Chromium: a live stream is listed with why it cannot be downloaded', async () => {
-  const live = '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:40\n#EXTINF:2,\nv2/seg0.ts\n#EXTINF:2,\nv2/seg1.ts\n';
+/**
+ * A live playlist over the variant v2's segments: a window of the last four published, one more
+ * every second (a target duration of 1 s), never ending while the test runs.
+ */
+function livePlaylist(): { playlist: () => string; segments: Buffer[] } {
+  const names = readFileSync(join(made.dir, 'v2/index.m3u8'), 'utf8')
+    .split('\n')
+    .filter((line) => line.endsWith('.ts'));
+  const started = Date.now();
+  const playlist = () => {
+    const end = Math.min(names.length, 4 + Math.floor((Date.now() - started) / 1000));
+    const start = Math.max(0, end - 4);
+    const lines = ['#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-TARGETDURATION:1', `#EXT-X-MEDIA-SEQUENCE:${start}`];
+    for (let i = start; i < end; i++) lines.push('#EXTINF:2.0,', `v2/${names[i]}`);
+    return `${lines.join('\n')}\n`;
+  };
+  return { playlist, segments: names.map((name) => readFileSync(join(made.dir, 'v2', name))) };
+}
+
+test('Chromium: a live stream is recorded from the popup until Stop, and what was recorded is saved: whole segments in order', async () => {
+  const live = livePlaylist();
   const page = `<!doctype html><title>Live now</title><script>
     fetch('live.m3u8').then((r) => r.text()).then(() => document.body.append(Object.assign(document.createElement('p'), { id: 'loaded' })));
   </script>`;
-  const server = await startStreamServer({ root: made.dir, files: { '/live.m3u8': live, '/live.html': page } });
+  const server = await startStreamServer({ root: made.dir, files: { '/live.m3u8': live.playlist, '/live.html': page } });
   onCleanup(() => server.close());
-  const browser = await browserWith(profile());
+  const p = profile();
+  const browser = await browserWith(p);
   const popup = await extensionPage(browser, 'popup.html');
   await popup.getByTestId('empty').waitFor();
   const tab = await browser.context.newPage();
   await tab.goto(`${server.origin}/live.html`);
   await tab.locator('#loaded').waitFor({ state: 'attached' });
-  const refused = popup.getByTestId('stream-row').getByTestId('stream-refused');
-  await expect.poll(() => refused.textContent(), { timeout: 15_000 }).toBe('It is a live stream: Stitch cannot record live streams yet.');
-  expect(await popup.getByTestId('stream-download').isVisible()).toBe(false);
+
+  const row = popup.getByTestId('stream-row');
+  const figures = row.getByTestId('stream-figures');
+  await expect.poll(() => figures.textContent(), { timeout: 15_000 }).toMatch(/^Live · 127.0.0.1:\d+$/);
+  expect(await row.getByTestId('stream-download').isVisible()).toBe(false);
+  await row.getByTestId('stream-record').click();
+  // Three segments before the live edge, then one more a second: at least 10 s of video.
+  await expect.poll(() => figures.textContent(), { timeout: 20_000 }).toMatch(/Recording: (1\d|[2-9]\d) sec, /);
+  await row.getByTestId('stream-stop').click();
+
+  const saved = readFileSync(await waitForFile(p.downloads, 'Live now.ts', undefined, 30_000));
+  const first = live.segments.findIndex((segment) => saved.subarray(0, segment.length).equals(segment));
+  expect(first).toBeGreaterThanOrEqual(0);
+  let end = first;
+  let length = 0;
+  while (length < saved.length) length += live.segments[end++]!.length;
+  expect(saved.equals(Buffer.concat(live.segments.slice(first, end)))).toBe(true);
+  expect(end - first).toBeGreaterThanOrEqual(5);
+  expect(probedSeconds(join(p.downloads, 'Live now.ts'))).toBeGreaterThan(9);
+  // Said, and the row is a live stream again, ready to record anew.
+  await expect
+    .poll(() => popup.locator('body').innerText(), { timeout: 10_000 })
+    .toMatch(/Saved the recording Live now\.ts \(\d+ sec of video, [\d.]+ MB\)\./);
+  await expect.poll(() => row.getByTestId('stream-record').isVisible(), { timeout: 10_000 }).toBe(true);
 });
 
 test('Firefox: the popup lists the stream a page loads, and Download saves it as one exact .ts', async () => {

@@ -1,5 +1,15 @@
-import { planStream, readStreamOffer, StreamRefusal, trustedFetch, type HlsVariant, type HttpFetch } from '../../engine';
-import type { JobView, StreamRow } from '../../messages';
+import {
+  filenameFromUrl,
+  planStream,
+  readStreamOffer,
+  sanitizeFilename,
+  StreamRefusal,
+  trustedFetch,
+  type HlsVariant,
+  type HttpFetch,
+} from '../../engine';
+import type { JobView, StreamRecordingView, StreamRow } from '../../messages';
+import { LiveRecordings, type LiveRecordingsDeps } from './live-recordings';
 import { t } from '../../words/i18n';
 import { REFUSAL_WORDS } from '../../words/stream-words';
 import type { BrowserApi } from '../browser-api';
@@ -14,6 +24,10 @@ const FOUND_STREAMS_KEY = 'foundStreams';
 export interface StreamsDeps {
   api: BrowserApi;
   manager: Promise<JobManager>;
+  /** Where a live recording's bytes go as they come, and what saves them. */
+  store: LiveRecordingsDeps['store'];
+  saver: LiveRecordingsDeps['saver'];
+  notice: (message: string, url?: string) => Promise<unknown>;
   /** Lets Stitch's requests reach a stream on a local address (they are stopped there otherwise). */
   localNetwork: Pick<LocalNetworkRules, 'during'>;
   onChange: (rows: StreamRow[]) => void;
@@ -29,6 +43,10 @@ export interface Streams {
   download(url: string, variant?: number): Promise<JobView>;
   /** Downloads the stream a tab loaded last (not a refused one); undefined when it loaded none. */
   downloadTab(tabId: number): Promise<JobView | undefined>;
+  /** Starts recording a live stream (found in a tab, or any live HLS playlist's), named after its page. */
+  record(url: string): Promise<void>;
+  /** Stops a recording: what it recorded is saved. */
+  stopRecording(url: string): void;
 }
 
 /**
@@ -36,22 +54,34 @@ export interface Streams {
  * (webRequest, no content script), read once to describe them, and downloaded on request as one
  * file through the engine (streams/stream-plan.ts). Registers its listeners synchronously.
  */
-export function installStreams({ api, manager, localNetwork, onChange }: StreamsDeps): Streams {
+export function installStreams({ api, manager, localNetwork, store, saver, notice, onChange }: StreamsDeps): Streams {
+  // The popup's rows: the finder's, with the recordings under way.
+  const rows = () => finder.rows().map((row) => withRecording(row, recordings.view(row.url)));
   const finder = new StreamFinder({
     describe: (found) => localNetwork.during(found.url, [], () => describe(found)),
     tab: async (tabId) => (await api.tabs?.get?.(tabId)) ?? undefined,
     load: () => api.storage.get(FOUND_STREAMS_KEY),
     save: (found) => api.storage.set(FOUND_STREAMS_KEY, found),
-    onChange,
+    onChange: () => onChange(rows()),
     now: () => Date.now(),
   });
+  const recordings = new LiveRecordings({
+    store,
+    saver,
+    storage: api.storage,
+    fetchFor: (url) => pageFetch(url, finder.get(url)),
+    during: (url, work) => localNetwork.during(url, [], work),
+    notice,
+    onChange: () => onChange(rows()),
+  });
+  void recordings.restore().catch((error: unknown) => console.error('Stitch: saving the recordings of before failed', error));
   api.webRequest?.onPlaylist?.addListener(({ url, tabId }) => void finder.seen(url, tabId));
   api.webRequest?.onBeforeRequest.addListener((request) => {
     if (request.type === 'main_frame' && request.tabId !== undefined && request.tabId >= 0) void finder.navigated(request.tabId);
   });
   api.tabs?.onRemoved?.addListener((tabId) => void finder.navigated(tabId));
   api.runtime.onStartup.addListener(() => void finder.clear());
-  void finder.restore().then(() => onChange(finder.rows()));
+  void finder.restore().then(() => onChange(rows()));
 
   const download = async (url: string, variant?: number): Promise<JobView> => {
     await finder.restore();
@@ -83,8 +113,15 @@ export function installStreams({ api, manager, localNetwork, onChange }: Streams
     }
   };
   return {
-    rows: () => finder.rows(),
+    rows,
     download,
+    record: async (url) => {
+      await finder.restore();
+      const found = finder.get(url);
+      const stem = sanitizeFilename(found?.title?.trim() || (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, ''));
+      await recordings.start(url, stem);
+    },
+    stopRecording: (url) => recordings.stop(url),
     downloadTab: async (tabId) => {
       await finder.restore();
       const found = finder.lastOfTab(tabId);
@@ -107,9 +144,13 @@ function pageFetch(url: string, found: FoundStream | undefined): HttpFetch {
   return trustedFetch(downloadFetch, { primaryUrl: url, credentials: 'include', credentialOrigins: [], referrer: found?.pageUrl });
 }
 
+function withRecording(row: StreamRow, recording: StreamRecordingView | undefined): StreamRow {
+  return recording ? { ...row, recording } : row;
+}
+
 async function describe(found: FoundStream): Promise<StreamDescription> {
   try {
-    const { variants, durationSeconds, covers } = await readStreamOffer(found.url, {
+    const { variants, durationSeconds, covers, live } = await readStreamOffer(found.url, {
       fetch: pageFetch(found.url, found),
       pageUrl: found.pageUrl,
     });
@@ -121,6 +162,7 @@ async function describe(found: FoundStream): Promise<StreamDescription> {
       variants: byQuality(variants).map((v) => ({ width: v.resolution?.width, height: v.resolution?.height, bandwidth: v.bandwidth })),
       durationSeconds,
       covers,
+      ...(live && { live }),
     };
   } catch (error) {
     if (error instanceof StreamRefusal) return { refused: error.reason, covers: [] };

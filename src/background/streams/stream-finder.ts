@@ -10,6 +10,8 @@ export interface StreamDescription {
   /** A master playlist's qualities, the best (width, height, bandwidth above) first. */
   variants?: { width?: number; height?: number; bandwidth?: number }[];
   refused?: RefusalReason;
+  /** A live stream (its playlist has no end): recorded, not downloaded. */
+  live?: boolean;
   /** The media playlists a master playlist names: a tab's player loads them too, and they are not other streams. */
   covers: string[];
 }
@@ -142,6 +144,7 @@ function rowOf(found: FoundStream): StreamRow {
     ...(description?.durationSeconds !== undefined ? { durationSeconds: description.durationSeconds } : {}),
     ...(estimatedBytes !== undefined ? { estimatedBytes } : {}),
     ...(description?.refused ? { refused: description.refused } : {}),
+    ...(description?.live ? { live: true } : {}),
     ...(variants && variants.length > 1 ? { variants } : {}),
     ...(found.unread ? { unread: true } : {}),
   };

@@ -33,8 +33,8 @@ export interface UiDeps {
   aria2: Aria2Link;
   /** The downloads left with the browser: their rows, and Take over. */
   watcher: Pick<DownloadWatcher, 'rows' | 'takeOver'>;
-  /** The video streams the tabs loaded: their rows, and Download. */
-  streams: Pick<Streams, 'rows' | 'download' | 'downloadTab'>;
+  /** The video streams the tabs loaded: their rows, Download, and Record and Stop for a live one. */
+  streams: Pick<Streams, 'rows' | 'download' | 'downloadTab' | 'record' | 'stopRecording'>;
 }
 
 export interface Ui {

@@ -32,8 +32,8 @@ export interface HandlerDeps {
   aria2?: Aria2Link;
   /** The downloads left with the browser: Take over in the popup. */
   watcher?: Pick<DownloadWatcher, 'takeOver'>;
-  /** The video streams the tabs loaded: Download in the popup. */
-  streams?: Pick<Streams, 'download'>;
+  /** The video streams the tabs loaded: Download (Record, Stop for a live one) in the popup. */
+  streams?: Pick<Streams, 'download' | 'record' | 'stopRecording'>;
 }
 
 /**
@@ -123,6 +123,14 @@ async function jobRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Re
     case 'download-stream':
       if (!deps.streams) throw new Error(`unknown request ${request.type}`);
       return { job: await deps.streams.download(request.url, request.variant) };
+    case 'record-stream':
+      if (!deps.streams) throw new Error(`unknown request ${request.type}`);
+      await deps.streams.record(request.url);
+      return {};
+    case 'stop-recording':
+      if (!deps.streams) throw new Error(`unknown request ${request.type}`);
+      deps.streams.stopRecording(request.url);
+      return {};
     case 'aria2-action': {
       const url = await aria2Of(deps).act(request.gid, request.action);
       if (url) await manager.add(newDownload({ url }, deps.mirrorsFor));

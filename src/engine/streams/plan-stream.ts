@@ -23,6 +23,8 @@ export interface StreamOffer {
   durationSeconds?: number;
   /** The URLs that are this same stream (a master's media playlists): a tab loading them adds no other stream. */
   covers: string[];
+  /** A live HLS stream (its playlist has no end): recorded, not downloaded. */
+  live: boolean;
 }
 
 /** Reads a stream's manifest (HLS or DASH) for what it offers; refusals throw a StreamRefusal. */
@@ -31,12 +33,15 @@ export async function readStreamOffer(url: string, options: PlanOptions): Promis
   const text = await new PlanRequests(options).playlist(url);
   if (isDashText(text)) {
     const { variants, durationSeconds } = readDashStream(url, text, options);
-    return { variants, durationSeconds, covers: [url] };
+    return { variants, durationSeconds, covers: [url], live: false };
   }
-  const { variants, media } = await readHlsStream(url, options, text);
+  const { variants, media } = await readHlsStream(url, { ...options, live: true }, text);
+  const live = media[0]?.live === true;
   return {
     variants,
-    durationSeconds: media[0]?.durationSeconds,
+    live,
+    // A live playlist's duration is its window's, not the stream's.
+    durationSeconds: live ? undefined : media[0]?.durationSeconds,
     covers: [...variants.flatMap((variant) => variant.uris), ...media.map((m) => m.url)],
   };
 }

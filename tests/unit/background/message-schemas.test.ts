@@ -69,7 +69,11 @@ function fakeDeps(calls: Calls): HandlerDeps {
       act: record('act-aria2', undefined),
     } as unknown as Aria2Link,
     watcher: { takeOver: record('takeOver', 'taken') },
-    streams: { download: record('downloadStream', {} as JobView) },
+    streams: {
+      download: record('downloadStream', {} as JobView),
+      record: record('recordStream', undefined),
+      stopRecording: record('stopRecording', undefined),
+    },
   };
 }
 
@@ -218,6 +222,19 @@ const CASES: Record<RequestType, Case> = {
       [{ url: 'https://video.example/a.m3u8', variant: -1 }, 'unknown variant'],
       [{ url: 'https://video.example/a.m3u8', variant: '1' }, 'unknown variant'],
     ],
+  },
+  'record-stream': {
+    valid: { url: 'https://video.example/live/index.m3u8' },
+    calls: [['recordStream', 'https://video.example/live/index.m3u8']],
+    malformed: [
+      [{}, NOT_A_URL],
+      [{ url: 'file:///live.m3u8' }, NOT_HTTP],
+    ],
+  },
+  'stop-recording': {
+    valid: { url: 'https://video.example/live/index.m3u8' },
+    calls: [['stopRecording', 'https://video.example/live/index.m3u8']],
+    malformed: [[{}, NOT_A_URL]],
   },
 };
 
