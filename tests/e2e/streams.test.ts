@@ -129,6 +129,17 @@ function livePlaylist(): { playlist: () => string; segments: Buffer[] } {
   return { playlist, segments: names.map((name) => readFileSync(join(made.dir, 'v2', name))) };
 }
 
+/** `saved` is at least `least` of `segments`, whole and in order, from wherever the recording began. */
+function expectWholeSegments(saved: Buffer, segments: readonly Buffer[], least: number): void {
+  const first = segments.findIndex((segment) => saved.subarray(0, segment.length).equals(segment));
+  expect(first).toBeGreaterThanOrEqual(0);
+  let end = first;
+  let length = 0;
+  while (length < saved.length && end < segments.length) length += segments[end++]!.length;
+  expect(saved.equals(Buffer.concat(segments.slice(first, end)))).toBe(true);
+  expect(end - first).toBeGreaterThanOrEqual(least);
+}
+
 test('Chromium: a live stream is recorded from the popup until Stop, and what was recorded is saved: whole segments in order', async () => {
   const live = livePlaylist();
   const page = `<!doctype html><title>Live now</title><script>
@@ -153,14 +164,7 @@ test('Chromium: a live stream is recorded from the popup until Stop, and what wa
   await expect.poll(() => figures.textContent(), { timeout: 20_000 }).toMatch(/Recording: (1\d|[2-9]\d) sec, /);
   await row.getByTestId('stream-stop').click();
 
-  const saved = readFileSync(await waitForFile(p.downloads, 'Live now.ts', undefined, 30_000));
-  const first = live.segments.findIndex((segment) => saved.subarray(0, segment.length).equals(segment));
-  expect(first).toBeGreaterThanOrEqual(0);
-  let end = first;
-  let length = 0;
-  while (length < saved.length) length += live.segments[end++]!.length;
-  expect(saved.equals(Buffer.concat(live.segments.slice(first, end)))).toBe(true);
-  expect(end - first).toBeGreaterThanOrEqual(5);
+  expectWholeSegments(readFileSync(await waitForFile(p.downloads, 'Live now.ts', undefined, 30_000)), live.segments, 5);
   expect(probedSeconds(join(p.downloads, 'Live now.ts'))).toBeGreaterThan(9);
   // Said, and the row is a live stream again, ready to record anew.
   await expect
@@ -192,4 +196,31 @@ test('Firefox: the popup lists the stream a page loads, and Download saves it as
   const saved = await waitForFile(downloads, 'Episode 1.ts', expected.length, 60_000);
   expect(readFileSync(saved).equals(expected)).toBe(true);
   expect(probedSeconds(saved)).toBeGreaterThan(29);
+});
+
+test('Firefox: a live stream is recorded from the popup until Stop, and saved as whole segments in order', async () => {
+  const live = livePlaylist();
+  const page = `<!doctype html><title>Live now</title><script>
+    fetch('live.m3u8').then((r) => r.text()).then(() => document.body.append(Object.assign(document.createElement('p'), { id: 'loaded' })));
+  </script>`;
+  const server = await startStreamServer({ root: made.dir, files: { '/live.m3u8': live.playlist, '/live.html': page } });
+  onCleanup(() => server.close());
+  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
+  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
+  const browser = await launchFirefox(downloads, onCleanup, { addonDir: addonWithReachablePlayer(onCleanup) });
+  const tab = await browser.newPage();
+  await tab.goto(`${server.origin}/live.html`);
+  await tab.waitForSelector('#loaded');
+  const ui = await openAddonPage(browser, `player.html?url=${encodeURIComponent(`${server.origin}/v2/seg0.ts`)}`, onCleanup);
+  await showPopupIn(ui);
+  const inPopup = <T>(read: (popup: Document) => T) =>
+    ui.evaluate(`(${read.toString()})(document.querySelector('#popup').contentDocument)`) as Promise<T>;
+  const figures = () =>
+    inPopup((d) => d.querySelector('[data-testid="stream-row"][data-url$="live.m3u8"] [data-testid="stream-figures"]')?.textContent ?? '');
+  await expect.poll(figures, { timeout: 15_000 }).toMatch(/^Live · /);
+  await inPopup((d) => d.querySelector<HTMLButtonElement>('[data-url$="live.m3u8"] [data-testid="stream-record"]')?.click());
+  await expect.poll(figures, { timeout: 20_000 }).toMatch(/Recording: (1\d|[2-9]\d) sec, /);
+  await inPopup((d) => d.querySelector<HTMLButtonElement>('[data-url$="live.m3u8"] [data-testid="stream-stop"]')?.click());
+
+  expectWholeSegments(readFileSync(await waitForFile(downloads, 'Live now.ts', undefined, 30_000)), live.segments, 5);
 });
