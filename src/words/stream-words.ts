@@ -5,6 +5,7 @@ import type { MessageKey } from './i18n';
 export const REFUSAL_WORDS: Record<RefusalReason, MessageKey> = {
   drm: 'streamRefusedDrm',
   live: 'streamRefusedLive',
+  'live-dash': 'streamRefusedLiveDash',
   'separate-audio': 'streamRefusedSeparateAudio',
   'not-a-playlist': 'streamRefusedNotPlaylist',
   empty: 'streamRefusedEmpty',

@@ -41,8 +41,8 @@ export interface Streams {
    * `variant` (else the best); a refusal throws in the user's words.
    */
   download(url: string, variant?: number): Promise<JobView>;
-  /** Downloads the stream a tab loaded last (not a refused one); undefined when it loaded none. */
-  downloadTab(tabId: number): Promise<JobView | undefined>;
+  /** Downloads (records, when live) the stream a tab loaded last (not a refused one); false when it loaded none. */
+  downloadTab(tabId: number): Promise<boolean>;
   /** Starts recording a live stream (found in a tab, or any live HLS playlist's), named after its page. */
   record(url: string): Promise<void>;
   /** Stops a recording: what it recorded is saved. */
@@ -112,20 +112,24 @@ export function installStreams({ api, manager, localNetwork, store, saver, notic
       throw error;
     }
   };
+  const record = async (url: string): Promise<void> => {
+    await finder.restore();
+    const found = finder.get(url);
+    const stem = sanitizeFilename(found?.title?.trim() || (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, ''));
+    await recordings.start(url, stem);
+  };
   return {
     rows,
     download,
-    record: async (url) => {
-      await finder.restore();
-      const found = finder.get(url);
-      const stem = sanitizeFilename(found?.title?.trim() || (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, ''));
-      await recordings.start(url, stem);
-    },
+    record,
     stopRecording: (url) => recordings.stop(url),
     downloadTab: async (tabId) => {
       await finder.restore();
       const found = finder.lastOfTab(tabId);
-      return found && download(found.url);
+      if (!found) return false;
+      if (found.description?.live) await record(found.url);
+      else await download(found.url);
+      return true;
     },
   };
 }

@@ -106,7 +106,7 @@ export function installUi({ api, settings, manager, mirrorsFor, bypass, localNet
     const streamTab = streamTabFromClick(click);
     if (streamTab !== undefined)
       void streams.downloadTab(streamTab).then(
-        (job) => void (job ?? notices.add(t('noticeNoStream'), click.pageUrl)),
+        (started) => void (started || notices.add(t('noticeNoStream'), click.pageUrl)),
         (error: unknown) => void notices.add(t('noticeStreamFailed', (error as Error).message), click.pageUrl),
       );
     const player = playerFromClick(click);

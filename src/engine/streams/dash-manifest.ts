@@ -57,7 +57,7 @@ export function parseDashManifest(text: string, url: string): DashManifest {
     throw new StreamRefusal('drm', 'this stream is protected by DRM: Stitch does not download protected streams');
   }
   if (all.some((playlist) => !playlist.endList)) {
-    throw new StreamRefusal('live', 'this is a live stream (its manifest is dynamic): Stitch cannot record live DASH streams yet');
+    throw new StreamRefusal('live-dash', 'this is a live DASH stream (its manifest is dynamic): Stitch records live HLS streams only');
   }
   // An audio-only manifest lists its sound as playlists of its own.
   const audioOnly = sounds.length === 0 && manifest.playlists.every((playlist) => !playlist.attributes.RESOLUTION);

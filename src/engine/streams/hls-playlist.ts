@@ -39,7 +39,8 @@ export type HlsPlaylist =
     };
 
 /** Why a stream is refused, as data the pages put in words. */
-export type RefusalReason = 'not-a-playlist' | 'drm' | 'live' | 'separate-audio' | 'empty' | 'site';
+/** `live`: an HLS stream with no end, which can be recorded but not downloaded; `live-dash`: a dynamic DASH manifest, which cannot be either. */
+export type RefusalReason = 'not-a-playlist' | 'drm' | 'live' | 'live-dash' | 'separate-audio' | 'empty' | 'site';
 
 /**
  * Sites whose terms forbid downloading their videos, and whose videos the Chrome Web Store refuses

@@ -96,7 +96,7 @@ export async function readHlsStream(url: string, options: PlanOptions, text?: st
       const playlist = top.kind === 'media' ? top : parseHlsPlaylist(await requests.playlist(mediaUrl), mediaUrl);
       if (playlist.kind !== 'media') throw new StreamRefusal('not-a-playlist', `${mediaUrl} is a master playlist inside a master playlist`);
       if (playlist.live && !options.live) {
-        throw new StreamRefusal('live', 'this is a live stream (its playlist has no end): Stitch cannot record live streams yet');
+        throw new StreamRefusal('live', 'this is a live stream (its playlist has no end): it can be recorded, not downloaded');
       }
       const primary = media[0];
       if (primary && !sameSegments(primary.segments, playlist.segments)) {

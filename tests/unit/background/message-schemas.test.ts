@@ -72,7 +72,7 @@ function fakeDeps(calls: Calls): HandlerDeps {
     streams: {
       download: record('downloadStream', {} as JobView),
       record: record('recordStream', undefined),
-      stopRecording: record('stopRecording', undefined),
+      stopRecording: (...args: unknown[]) => void calls.push(['stopRecording', ...args]),
     },
   };
 }

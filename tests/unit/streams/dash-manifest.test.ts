@@ -58,7 +58,7 @@ describe('a DASH manifest', () => {
       return 'accepted';
     };
     expect(reason(mpd({ protect: true }))).toBe('drm');
-    expect(reason(mpd({ type: 'dynamic' }))).toBe('live');
+    expect(reason(mpd({ type: 'dynamic' }))).toBe('live-dash');
     expect(reason('<html><body>not found</body></html>')).toBe('not-a-playlist');
   });
 
