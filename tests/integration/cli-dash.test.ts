@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +67,41 @@ describe('stitch get on a DASH stream', () => {
     await expectSameMedia(join(dir, 'manifest.mp4'), stream, 0, 1);
   });
 
+  it('reads the segments of a representation indexed by its sidx (SegmentBase, one file each, as on-demand DASH has it)', async () => {
+    const stream = made.dash!;
+    // Each track remuxed by ffmpeg into one fragmented file with one index of its fragments at the front.
+    const root = join(dir, 'on-demand');
+    mkdirSync(root);
+    const ranges: string[] = [];
+    for (const [id, name] of [
+      [1, 'picture.mp4'],
+      [2, 'sound.mp4'],
+    ] as const) {
+      const remux = spawnSync('ffmpeg', [
+        ...['-v', 'error', '-i', await track(stream, id), '-c', 'copy', '-frag_duration', '2000000'],
+        ...['-movflags', 'empty_moov+default_base_moof+global_sidx', '-f', 'mp4', join(root, name)],
+      ]);
+      expect(remux.status, String(remux.stderr)).toBe(0);
+      const boxes = topBoxes(readFileSync(join(root, name)));
+      const sidx = boxes.find((b) => b.type === 'sidx')!;
+      ranges.push(`<SegmentBase indexRange="${sidx.start}-${sidx.end - 1}"><Initialization range="0-${sidx.start - 1}"/></SegmentBase>`);
+    }
+    const manifest = `<?xml version="1.0"?>
+<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT30S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">
+  <Period>
+    <AdaptationSet contentType="video" mimeType="video/mp4"><Representation id="v" bandwidth="500000" width="640" height="360" codecs="avc1.64001e"><BaseURL>picture.mp4</BaseURL>${ranges[0]}</Representation></AdaptationSet>
+    <AdaptationSet contentType="audio" mimeType="audio/mp4"><Representation id="a" bandwidth="69000" codecs="mp4a.40.2"><BaseURL>sound.mp4</BaseURL>${ranges[1]}</Representation></AdaptationSet>
+  </Period>
+</MPD>`;
+    const server = await serve({ root, files: { '/show.mpd': manifest } });
+    const out = join(dir, 'out');
+    mkdirSync(out);
+    const result = await runStitch(['get', `${server.origin}/show.mpd`], out, { timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(packets(join(out, 'show.mp4'), '0:v')).toEqual(packets(join(root, 'picture.mp4'), '0:v'));
+    expect(packets(join(out, 'show.mp4'), '0:a')).toEqual(packets(join(root, 'sound.mp4'), '0:a'));
+  });
+
   it('resumes across resets mid-segment and still joins every packet', async () => {
     const stream = made.dash!;
     // A picture segment's download is cut (its probe, the first response, is shorter); a sound segment's probe is.
@@ -95,3 +131,14 @@ describe('stitch get on a DASH stream', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 });
+
+/** A file's top-level MP4 boxes (32-bit sizes, as ffmpeg writes these). */
+function topBoxes(bytes: Buffer): { type: string; start: number; end: number }[] {
+  const boxes = [];
+  for (let at = 0; at + 8 <= bytes.length;) {
+    const end = at + bytes.readUInt32BE(at);
+    boxes.push({ type: bytes.toString('latin1', at + 4, at + 8), start: at, end });
+    at = end;
+  }
+  return boxes;
+}
