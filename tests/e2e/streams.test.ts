@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
-import { startStreamServer, type StreamServer } from '../support/stream-server';
+import { startStreamServer, type StreamServer, type StreamServerOptions } from '../support/stream-server';
 import { DASH, dashTrackBytes, expectedBytes, packets, probedSeconds, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
 import { extensionPage } from './support/chromium';
 import { fileSha256, waitForFile } from './support/files';
@@ -36,6 +36,28 @@ async function streamSite(): Promise<StreamServer> {
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** A page titled `title` whose player fetches `manifest` (as hls.js and dash.js do), then marks itself #loaded. */
+const watchPage = (title: string, manifest: string) => `<!doctype html><title>${title}</title><script>
+  fetch('${manifest}').then((r) => r.text()).then(() => document.body.append(Object.assign(document.createElement('p'), { id: 'loaded' })));
+</script>`;
+
+/**
+ * A stream server of `root` (with `files`), and Chromium with Stitch whose popup is open (its worker's
+ * listeners in place) before a tab loads `path` of it.
+ */
+async function chromiumOnPage(root: string, files: StreamServerOptions['files'], path: string) {
+  const server = await startStreamServer({ root, files });
+  onCleanup(() => server.close());
+  const p = profile();
+  const browser = await browserWith(p);
+  const popup = await extensionPage(browser, 'popup.html');
+  await popup.getByTestId('empty').waitFor();
+  const tab = await browser.context.newPage();
+  await tab.goto(`${server.origin}${path}`);
+  await tab.locator('#loaded').waitFor({ state: 'attached' });
+  return { server, p, popup };
+}
 
 test('Chromium: the popup lists the stream a page loads with its qualities; Download saves the one chosen as one exact .ts', async () => {
   const server = await streamSite();
@@ -74,19 +96,7 @@ test('Chromium: the popup lists the stream a page loads with its qualities; Down
 
 test('Chromium: a DASH stream a page loads is listed with its qualities; the one chosen is saved with its sound as one MP4', async () => {
   const dash = await stream(DASH);
-  // A page whose player (as dash.js does) fetches the manifest.
-  const page = `<!doctype html><title>Episode 2</title><script>
-    fetch('manifest.mpd').then((r) => r.text()).then(() => document.body.append(Object.assign(document.createElement('p'), { id: 'loaded' })));
-  </script>`;
-  const server = await startStreamServer({ root: dash.dir, files: { '/watch.html': page } });
-  onCleanup(() => server.close());
-  const p = profile();
-  const browser = await browserWith(p);
-  const popup = await extensionPage(browser, 'popup.html');
-  await popup.getByTestId('empty').waitFor();
-  const tab = await browser.context.newPage();
-  await tab.goto(`${server.origin}/watch.html`);
-  await tab.locator('#loaded').waitFor({ state: 'attached' });
+  const { server, p, popup } = await chromiumOnPage(dash.dir, { '/watch.html': watchPage('Episode 2', 'manifest.mpd') }, '/watch.html');
 
   const row = popup.getByTestId('stream-row');
   await expect
@@ -142,18 +152,11 @@ function expectWholeSegments(saved: Buffer, segments: readonly Buffer[], least: 
 
 test('Chromium: a live stream is recorded from the popup until Stop, and what was recorded is saved: whole segments in order', async () => {
   const live = livePlaylist();
-  const page = `<!doctype html><title>Live now</title><script>
-    fetch('live.m3u8').then((r) => r.text()).then(() => document.body.append(Object.assign(document.createElement('p'), { id: 'loaded' })));
-  </script>`;
-  const server = await startStreamServer({ root: made.dir, files: { '/live.m3u8': live.playlist, '/live.html': page } });
-  onCleanup(() => server.close());
-  const p = profile();
-  const browser = await browserWith(p);
-  const popup = await extensionPage(browser, 'popup.html');
-  await popup.getByTestId('empty').waitFor();
-  const tab = await browser.context.newPage();
-  await tab.goto(`${server.origin}/live.html`);
-  await tab.locator('#loaded').waitFor({ state: 'attached' });
+  const { p, popup } = await chromiumOnPage(
+    made.dir,
+    { '/live.m3u8': live.playlist, '/live.html': watchPage('Live now', 'live.m3u8') },
+    '/live.html',
+  );
 
   const row = popup.getByTestId('stream-row');
   const figures = row.getByTestId('stream-figures');
@@ -200,10 +203,8 @@ test('Firefox: the popup lists the stream a page loads, and Download saves it as
 
 test('Firefox: a live stream is recorded from the popup until Stop, and saved as whole segments in order', async () => {
   const live = livePlaylist();
-  const page = `<!doctype html><title>Live now</title><script>
-    fetch('live.m3u8').then((r) => r.text()).then(() => document.body.append(Object.assign(document.createElement('p'), { id: 'loaded' })));
-  </script>`;
-  const server = await startStreamServer({ root: made.dir, files: { '/live.m3u8': live.playlist, '/live.html': page } });
+  const files = { '/live.m3u8': live.playlist, '/live.html': watchPage('Live now', 'live.m3u8') };
+  const server = await startStreamServer({ root: made.dir, files });
   onCleanup(() => server.close());
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));

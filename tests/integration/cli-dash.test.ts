@@ -1,41 +1,26 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runStitch } from '../support/cli';
-import { startStreamServer, type StreamServer, type StreamServerOptions } from '../support/stream-server';
+import { streamTestBed } from '../support/stream-server';
 import { DASH, DASH_SINGLE_FILE, dashTrackBytes, packets, probedSeconds, stream, type MadeStream } from '../support/streams';
 
 // Issue 30: `stitch get MANIFEST.mpd` saves a DASH stream, picture and sound in separate
 // representations, as one MP4 holding both: every packet of both tracks as ffmpeg's own files
 // carry them (compared packet by packet by ffmpeg, not through the code under test).
-let dir: string;
-let servers: StreamServer[] = [];
 const made: Record<string, MadeStream> = {};
+const bed = streamTestBed('stitch-dash-');
+const serve = bed.serve;
 
 beforeAll(async () => {
   for (const recipe of [DASH, DASH_SINGLE_FILE]) made[recipe.name] = await stream(recipe);
 }, 180_000);
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'stitch-dash-'));
-});
-afterEach(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-  servers = [];
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function serve(options: StreamServerOptions): Promise<StreamServer> {
-  const server = await startStreamServer(options);
-  servers.push(server);
-  return server;
-}
 
 /** Representation `id` of `made` as ffmpeg wrote it, joined into a file of its own. */
 async function track(stream: MadeStream, id: number): Promise<string> {
-  const path = join(dir, `track${id}.mp4`);
+  const path = join(bed.dir, `track${id}.mp4`);
   writeFileSync(path, dashTrackBytes(stream, id));
   return path;
 }
@@ -50,27 +35,27 @@ describe('stitch get on a DASH stream', () => {
   it('joins the best picture and the sound into one MP4 with every packet of both, asking only their segments', async () => {
     const stream = made.dash!;
     const server = await serve({ root: stream.dir });
-    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('a DASH stream: 640×360');
-    expect(await readdir(dir)).toEqual(['manifest.mp4']);
+    expect(await readdir(bed.dir)).toEqual(['manifest.mp4']);
     // Representation 1 is the 640×360 picture, 2 the sound.
-    await expectSameMedia(join(dir, 'manifest.mp4'), stream, 1, 2);
+    await expectSameMedia(join(bed.dir, 'manifest.mp4'), stream, 1, 2);
     expect(server.requests.filter((r) => /stream0/.test(r.path))).toEqual([]);
   });
 
   it('joins representations whose segments are byte ranges of one file each (SegmentList)', async () => {
     const stream = made['dash-single-file']!;
     const server = await serve({ root: stream.dir });
-    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
-    await expectSameMedia(join(dir, 'manifest.mp4'), stream, 0, 1);
+    await expectSameMedia(join(bed.dir, 'manifest.mp4'), stream, 0, 1);
   });
 
   it('reads the segments of a representation indexed by its sidx (SegmentBase, one file each, as on-demand DASH has it)', async () => {
     const stream = made.dash!;
     // Each track remuxed by ffmpeg into one fragmented file with one index of its fragments at the front.
-    const root = join(dir, 'on-demand');
+    const root = join(bed.dir, 'on-demand');
     mkdirSync(root);
     const ranges: string[] = [];
     for (const [id, name] of [
@@ -94,7 +79,7 @@ describe('stitch get on a DASH stream', () => {
   </Period>
 </MPD>`;
     const server = await serve({ root, files: { '/show.mpd': manifest } });
-    const out = join(dir, 'out');
+    const out = join(bed.dir, 'out');
     mkdirSync(out);
     const result = await runStitch(['get', `${server.origin}/show.mpd`], out, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
@@ -110,12 +95,12 @@ describe('stitch get on a DASH stream', () => {
       '/chunk-stream2-00003.m4s': { resetAfterBytes: 5_000 },
     };
     const server = await serve({ root: stream.dir, faults });
-    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     const picture = server.requests.filter((r) => r.path === '/chunk-stream1-00002.m4s' && r.range !== 'bytes=0-8191');
     expect(picture.length).toBeGreaterThanOrEqual(2);
     expect(picture[0]!.bytesSent).toBe(20_000);
-    await expectSameMedia(join(dir, 'manifest.mp4'), stream, 1, 2);
+    await expectSameMedia(join(bed.dir, 'manifest.mp4'), stream, 1, 2);
   });
 
   it('refuses a stream protected by DRM, in words, saving nothing', async () => {
@@ -125,10 +110,10 @@ describe('stitch get on a DASH stream', () => {
       '<ContentProtection schemeIdUri="urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed"/><Representation id="1"',
     );
     const server = await serve({ root: stream.dir, files: { '/manifest.mpd': manifest } });
-    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/manifest.mpd`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('protected by DRM');
-    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(bed.dir)).toEqual([]);
   });
 });
 

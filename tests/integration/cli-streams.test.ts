@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runStitch, startStitch } from '../support/cli';
-import { startStreamServer, type StreamServer, type StreamServerOptions } from '../support/stream-server';
+import { streamTestBed, type StreamServer } from '../support/stream-server';
 import {
   AES,
   AES_SINGLE_FILE,
@@ -21,34 +19,20 @@ import {
 
 // Issue 30: `stitch get PLAYLIST.m3u8` saves an HLS stream as one file, exact against ffmpeg's
 // own segments, over the engine (blocks, mirrors, retries), against loopback stream servers.
-let dir: string;
-let servers: StreamServer[] = [];
 const made: Record<string, MadeStream> = {};
+const bed = streamTestBed('stitch-streams-');
+const serve = bed.serve;
 
 beforeAll(async () => {
   for (const recipe of [TS_VARIANTS, FMP4, AES, SINGLE_FILE, AES_SINGLE_FILE]) made[recipe.name] = await stream(recipe);
 }, 180_000);
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'stitch-streams-'));
-});
-afterEach(async () => {
-  await Promise.all(servers.map((server) => server.close()));
-  servers = [];
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function serve(options: StreamServerOptions): Promise<StreamServer> {
-  const server = await startStreamServer(options);
-  servers.push(server);
-  return server;
-}
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** The saved file's only file in the folder, read. */
 function saved(name: string): Buffer {
-  expect(readdirSync(dir)).toEqual([name]);
-  return readFileSync(join(dir, name));
+  expect(readdirSync(bed.dir)).toEqual([name]);
+  return readFileSync(join(bed.dir, name));
 }
 
 /**
@@ -81,12 +65,12 @@ describe('stitch get on an HLS stream', () => {
   it('saves the best variant of a master playlist as one .ts, exact, with its full duration', async () => {
     const stream = made['ts-3']!;
     const server = await serve({ root: stream.dir });
-    const result = await runStitch(['get', `${server.origin}/master.m3u8`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/master.m3u8`], bed.dir, { timeoutMs: 60_000 });
     expect(result.stderr).toContain('640×360');
     expect(result.code, result.stderr).toBe(0);
     const file = saved('master.ts');
     expect(sha256(file)).toBe(sha256(expectedBytes(stream, 2)));
-    expect(probedSeconds(join(dir, 'master.ts'))).toBeGreaterThan(29);
+    expect(probedSeconds(join(bed.dir, 'master.ts'))).toBeGreaterThan(29);
     // Only the chosen variant's segments were fetched.
     expect(server.requests.filter((r) => /^\/v[01]\//.test(r.path)).map((r) => r.path)).toEqual([]);
   });
@@ -94,16 +78,16 @@ describe('stitch get on an HLS stream', () => {
   it('joins fragmented MP4 segments after their initialization section into an .mp4', async () => {
     const stream = made.fmp4!;
     const server = await serve({ root: stream.dir });
-    const result = await runStitch(['get', `${server.origin}/v0/index.m3u8`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/v0/index.m3u8`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(sha256(saved('index.mp4'))).toBe(sha256(expectedBytes(stream, 0)));
-    expect(probedSeconds(join(dir, 'index.mp4'))).toBeGreaterThan(29);
+    expect(probedSeconds(join(bed.dir, 'index.mp4'))).toBeGreaterThan(29);
   });
 
   it('decrypts AES-128 segments that are byte ranges of one file, from a server that ignores ranges', async () => {
     const stream = made['aes-single-file']!;
     const server = await serve({ root: stream.dir, ignoreRanges: true });
-    const result = await runStitch(['get', `${server.origin}/v0/index.m3u8`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/v0/index.m3u8`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(sha256(saved('index.ts'))).toBe(sha256(expectedBytes(stream, 0)));
     expect(server.requests.every((r) => r.status === 200)).toBe(true);
@@ -112,17 +96,17 @@ describe('stitch get on an HLS stream', () => {
   it('decrypts AES-128 segments with their key', async () => {
     const stream = made.aes!;
     const server = await serve({ root: stream.dir });
-    const result = await runStitch(['get', `${server.origin}/master.m3u8`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/master.m3u8`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(sha256(saved('master.ts'))).toBe(sha256(expectedBytes(stream, 0)));
-    expect(probedSeconds(join(dir, 'master.ts'))).toBeGreaterThan(29);
+    expect(probedSeconds(join(bed.dir, 'master.ts'))).toBeGreaterThan(29);
     expect(server.requests.filter((r) => r.path === '/stream.key')).toHaveLength(1);
   });
 
   it('takes byte-range segments of one file with ranges of it', async () => {
     const stream = made['single-file']!;
     const server = await serve({ root: stream.dir });
-    const result = await runStitch(['get', `${server.origin}/v0/index.m3u8`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/v0/index.m3u8`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(sha256(saved('index.ts'))).toBe(sha256(expectedBytes(stream, 0)));
     // No probe: EXT-X-BYTERANGE gave every size.
@@ -137,7 +121,7 @@ describe('stitch get on an HLS stream', () => {
     const master = redundantMaster(stream, [first.origin, second.origin]);
     const gateway = await serve({ root: stream.dir, files: { '/redundant.m3u8': master } });
     const started = Date.now();
-    const result = await runStitch(['get', `${gateway.origin}/redundant.m3u8`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${gateway.origin}/redundant.m3u8`], bed.dir, { timeoutMs: 60_000 });
     const seconds = (Date.now() - started) / 1000;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('from 2 hosts');
@@ -160,7 +144,7 @@ describe('stitch get on an HLS stream', () => {
         '/v2/seg7.ts': { resetAfterBytes: 50_000, times: 2 },
       },
     });
-    const result = await runStitch(['get', `${server.origin}/master.m3u8`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/master.m3u8`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(sha256(saved('master.ts'))).toBe(sha256(expectedBytes(stream, 2)));
     expect(server.requests.filter((r) => r.path === '/v2/seg4.ts' && r.status === 404).length).toBeGreaterThanOrEqual(3);
@@ -172,7 +156,7 @@ describe('stitch get on an HLS stream', () => {
     const healthy = await serve({ root: stream.dir });
     const master = redundantMaster(stream, [stalling.origin, healthy.origin]);
     const gateway = await serve({ root: stream.dir, files: { '/redundant.m3u8': master } });
-    const result = await runStitch(['get', '--stall-timeout', '2', `${gateway.origin}/redundant.m3u8`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', '--stall-timeout', '2', `${gateway.origin}/redundant.m3u8`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(sha256(saved('redundant.ts'))).toBe(sha256(expectedBytes(stream, 2)));
   });
@@ -182,14 +166,14 @@ describe('stitch get on an HLS stream', () => {
     const server = await serve({ root: stream.dir, rate: 600 * 1024 });
     const url = `${server.origin}/master.m3u8`;
     const segmentBytes = () => server.requests.filter((r) => r.path.startsWith('/v2/seg')).reduce((sum, r) => sum + r.bytesSent, 0);
-    const first = startStitch(['get', url], dir);
+    const first = startStitch(['get', url], bed.dir);
     const deadline = Date.now() + 20_000;
     while (segmentBytes() < 1_600_000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     first.child.kill('SIGKILL');
     expect((await first.done).signal).toBe('SIGKILL');
     const before = server.requests.length;
 
-    const second = await runStitch(['get', url], dir, { timeoutMs: 60_000 });
+    const second = await runStitch(['get', url], bed.dir, { timeoutMs: 60_000 });
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain('resuming');
     const expected = expectedBytes(stream, 2);
@@ -205,21 +189,21 @@ describe('stitch get on an HLS stream', () => {
     const stream = made['ts-3']!;
     const live = slidingPlaylist(stream);
     const server = await serve({ root: stream.dir, files: { '/live.m3u8': live.playlist } });
-    const result = await runStitch(['get', `${server.origin}/live.m3u8`], dir, { timeoutMs: 60_000 });
+    const result = await runStitch(['get', `${server.origin}/live.m3u8`], bed.dir, { timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('the stream ended');
     const first = live.firstFetched(server);
     // Three segments before the live edge of the first playlist read.
     expect(first).toBe(live.windowEnds[0]! - 3);
     expect(sha256(saved('live.ts'))).toBe(sha256(Buffer.concat(live.segments.slice(first))));
-    expect(probedSeconds(join(dir, 'live.ts'))).toBeGreaterThan(25);
+    expect(probedSeconds(join(bed.dir, 'live.ts'))).toBeGreaterThan(25);
   });
 
   it('stops recording a live stream at Ctrl-C and keeps the whole segments recorded', async () => {
     const stream = made['ts-3']!;
     const live = slidingPlaylist(stream);
     const server = await serve({ root: stream.dir, files: { '/live.m3u8': live.playlist } });
-    const run = startStitch(['get', `${server.origin}/live.m3u8`, '-o', 'show.ts'], dir);
+    const run = startStitch(['get', `${server.origin}/live.m3u8`, '-o', 'show.ts'], bed.dir);
     const deadline = Date.now() + 20_000;
     while (live.published() < 9 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     run.child.kill('SIGINT');
@@ -239,14 +223,14 @@ describe('stitch get on an HLS stream', () => {
     const drm =
       '#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://key",KEYFORMAT="com.apple.streamingkeydelivery"\n#EXTINF:2,\nseg0.ts\n#EXT-X-ENDLIST\n';
     const server = await serve({ root: made['ts-3']!.dir, files: { '/drm.m3u8': drm } });
-    const drmRun = await runStitch(['get', `${server.origin}/drm.m3u8`], dir, { timeoutMs: 30_000 });
+    const drmRun = await runStitch(['get', `${server.origin}/drm.m3u8`], bed.dir, { timeoutMs: 30_000 });
     expect(drmRun.code).toBe(1);
     expect(drmRun.stderr).toContain('protected by DRM');
-    const youtube = await runStitch(['get', 'https://manifest.googlevideo.com/api/manifest/hls_playlist/index.m3u8'], dir, {
+    const youtube = await runStitch(['get', 'https://manifest.googlevideo.com/api/manifest/hls_playlist/index.m3u8'], bed.dir, {
       timeoutMs: 30_000,
     });
     expect(youtube.code).toBe(1);
     expect(youtube.stderr).toContain('googlevideo.com forbids downloading its videos');
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(bed.dir)).toEqual([]);
   });
 });

@@ -4,7 +4,10 @@
  * server's connections, a rate per connection, latency. Faults by file: a segment answering 404 a
  * few times before it appears (a CDN still filling), a connection reset or a stall in a body.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { afterEach, beforeEach } from 'vitest';
 import type { Socket } from 'node:net';
 import { startHostile } from './hostile-server';
 import { readFileSync, statSync } from 'node:fs';
@@ -181,5 +184,31 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
     stallAll: () => (stalled = true),
     setRate: (bytesPerSecond) => serverBucket.setRate(bytesPerSecond),
     close: () => server.close(),
+  };
+}
+
+/**
+ * For a test file of stream downloads: each test gets a fresh folder (`bed.dir`, removed after it)
+ * and starts stream servers with `bed.serve` (closed after it).
+ */
+export function streamTestBed(prefix: string): { readonly dir: string; serve: (options: StreamServerOptions) => Promise<StreamServer> } {
+  let dir = '';
+  const servers: StreamServer[] = [];
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+    await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir() {
+      return dir;
+    },
+    serve: async (options) => {
+      const server = await startStreamServer(options);
+      servers.push(server);
+      return server;
+    },
   };
 }
