@@ -1,5 +1,5 @@
 import { parse, type MpdPlaylist } from 'mpd-parser';
-import { StreamRefusal, type HlsResource, type HlsVariant } from './hls-playlist';
+import { StreamRefusal, typeOrPath, type HlsResource, type HlsVariant } from './hls-playlist';
 
 /** One representation of a DASH stream: its initialization section and its segments, or the index that lists them. */
 export interface DashRepresentation {
@@ -24,13 +24,7 @@ const MANIFEST_TYPES = new Set(['application/dash+xml', 'video/vnd.mpeg.dash.mpd
 
 /** Whether a response is a DASH manifest: by its Content-Type, else by its path's `.mpd`. */
 export function looksLikeDashManifest(url: string, contentType: string | undefined): boolean {
-  const type = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (type && MANIFEST_TYPES.has(type)) return true;
-  try {
-    return /\.mpd$/i.test(new URL(url).pathname);
-  } catch {
-    return false;
-  }
+  return typeOrPath(url, contentType, MANIFEST_TYPES, /\.mpd$/i);
 }
 
 /** Whether a manifest's text is DASH's (an MPD document) rather than an HLS playlist. */

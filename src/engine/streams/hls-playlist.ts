@@ -77,10 +77,15 @@ const PLAYLIST_TYPES = new Set(['application/vnd.apple.mpegurl', 'application/x-
 
 /** Whether a response is an HLS playlist: by its Content-Type, else by its path's `.m3u8`. */
 export function looksLikeHlsPlaylist(url: string, contentType: string | undefined): boolean {
+  return typeOrPath(url, contentType, PLAYLIST_TYPES, /\.m3u8$/i);
+}
+
+/** A response whose Content-Type is one of `types`, else whose URL's path matches `path`. */
+export function typeOrPath(url: string, contentType: string | undefined, types: ReadonlySet<string>, path: RegExp): boolean {
   const type = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (type && PLAYLIST_TYPES.has(type)) return true;
+  if (type && types.has(type)) return true;
   try {
-    return /\.m3u8$/i.test(new URL(url).pathname);
+    return path.test(new URL(url).pathname);
   } catch {
     return false;
   }

@@ -3,24 +3,13 @@ import type { StreamTimeline } from '../../engine/streams/stream-layout';
 import { openJobReader } from '../../storage/job-reader';
 import { t } from '../../words/i18n';
 import { StoredBytes } from '../mse/stored-bytes';
-import type { PlayerLink } from '../player-link';
-import type { StateFeed } from '../state-feed';
+import type { MseInput, MseStart } from '../mse/mse-route';
 import { hasStreamRoute, streamUrl } from '../stream-source';
 import { storedLoader, type ReadRange } from './stored-loader';
 import { storedPlaylist } from './stored-playlist';
 
-export interface HlsInput {
-  video: HTMLVideoElement;
-  jobId: string;
-  timeline: StreamTimeline;
-  size: number;
-  feed: StateFeed;
-  link: PlayerLink;
-  /** Told when playing fails for good (hls.js gave up: the media cannot be played, or its bytes never came). */
-  onFailure: (message: string) => void;
-}
-
-export type HlsStart = { started: true } | { started: false; reason: string };
+/** What the MSE route takes, but the type: a stream's timeline instead (its segments' lengths and durations). */
+export type HlsInput = Omit<MseInput, 'type'> & { timeline: StreamTimeline };
 
 /**
  * A stream job (an HLS stream saved as one file) plays through hls.js, in both browsers, from the
@@ -30,7 +19,7 @@ export type HlsStart = { started: true } | { started: false; reason: string };
  * and tells the engine); Firefox, whose extension pages have no service worker, reads the store
  * itself and tells the engine through the player port.
  */
-export async function startHls(input: HlsInput): Promise<HlsStart> {
+export async function startHls(input: HlsInput): Promise<MseStart> {
   // hls.js's light build (no subtitles, alternate audio, DRM: a saved stream has none) is loaded only for streams.
   const { default: Hls, LoadStats } = await import('hls.js/light');
   if (!Hls.isSupported()) return { started: false, reason: t('playerWhyNoMse') };
