@@ -52,20 +52,20 @@ export async function planDashStream(url: string, text: string, options: PlanOpt
   const requests = new PlanRequests(options);
   const choice = readDashStream(url, text, options);
   const tracks = [choice.picture, choice.sound].filter((track) => track !== undefined);
-  const [inits, lists] = await Promise.all([
-    Promise.all(tracks.map((track) => readResource(track.init, requests, MAX_HEADER_BYTES))),
-    Promise.all(tracks.map((track) => segmentsOf(track, requests))),
-  ]);
+  const [inits, lists] = await joinable(() =>
+    Promise.all([
+      Promise.all(tracks.map((track) => readResource(track.init, requests, MAX_HEADER_BYTES))),
+      Promise.all(tracks.map((track) => segmentsOf(track, requests))),
+    ]),
+  );
   const both = tracks.length === 2;
-  const muxed = both ? muxInit(inits[0]!, inits[1]!) : undefined;
+  const muxed = both ? await joinable(() => muxInit(inits[0]!, inits[1]!)) : undefined;
   const segments = inTimeOrder(lists.map((list, track) => list.map((segment) => ({ ...segment, sound: both && track === 1 }))));
-  const parts = await mapLimited(segments, PROBE_CONCURRENCY_PER_HOST, (segment, index) =>
-    probeSegment(segment, `segment ${index + 1} of ${segments.length} (${segment.uri})`, requests, muxed?.soundTrack),
-  ).catch((error: unknown) => {
-    if (error instanceof UnmuxableStream)
-      throw new StreamRefusal('not-a-playlist', `this stream's segments cannot be joined: ${error.message}`);
-    throw error;
-  });
+  const parts = await joinable(() =>
+    mapLimited(segments, PROBE_CONCURRENCY_PER_HOST, (segment, index) =>
+      probeSegment(segment, `segment ${index + 1} of ${segments.length} (${segment.uri})`, requests, muxed?.soundTrack),
+    ),
+  );
   const init: StreamPart = muxed
     ? { length: muxed.bytes.length, sourceOffset: 0, sourceLength: muxed.bytes.length, literal: bytesToHex(muxed.bytes) }
     : { length: inits[0]!.length, sourceOffset: tracks[0]!.init.byterange?.offset ?? 0, sourceLength: inits[0]!.length };
@@ -85,6 +85,17 @@ export async function planDashStream(url: string, text: string, options: PlanOpt
     variants: choice.variants,
     notes: [],
   };
+}
+
+/** `work`'s result; a stream its boxes make impossible to join is refused in words. */
+async function joinable<T>(work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof UnmuxableStream)
+      throw new StreamRefusal('not-a-playlist', `this stream's segments cannot be joined: ${error.message}`);
+    throw error;
+  }
 }
 
 /** A track's segments: listed in the manifest, or read from its segment index. */
