@@ -122,21 +122,26 @@ test('Chromium: a DASH stream a page loads is listed with its qualities; the one
 
 /**
  * A live playlist over the variant v2's segments: a window of the last four published, one more
- * every second (a target duration of 1 s), never ending while the test runs.
+ * every second (a target duration of 1 s) from `begin()` on (the first four until then: a slow
+ * browser would otherwise find the stream's last segments only), never ending while the test runs.
  */
-function livePlaylist(): { playlist: () => string; segments: Buffer[] } {
+function livePlaylist(): { playlist: () => string; segments: Buffer[]; begin: () => void } {
   const names = readFileSync(join(made.dir, 'v2/index.m3u8'), 'utf8')
     .split('\n')
     .filter((line) => line.endsWith('.ts'));
-  const started = Date.now();
+  let started: number | undefined;
   const playlist = () => {
-    const end = Math.min(names.length, 4 + Math.floor((Date.now() - started) / 1000));
+    const published = started === undefined ? 0 : Math.floor((Date.now() - started) / 1000);
+    const end = Math.min(names.length, 4 + published);
     const start = Math.max(0, end - 4);
     const lines = ['#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-TARGETDURATION:1', `#EXT-X-MEDIA-SEQUENCE:${start}`];
     for (let i = start; i < end; i++) lines.push('#EXTINF:2.0,', `v2/${names[i]}`);
     return `${lines.join('\n')}\n`;
   };
-  return { playlist, segments: names.map((name) => readFileSync(join(made.dir, 'v2', name))) };
+  const begin = () => {
+    started ??= Date.now();
+  };
+  return { playlist, segments: names.map((name) => readFileSync(join(made.dir, 'v2', name))), begin };
 }
 
 /** `saved` is at least `least` of `segments`, whole and in order, from wherever the recording began. */
@@ -162,6 +167,7 @@ test('Chromium: a live stream is recorded from the popup until Stop, and what wa
   const figures = row.getByTestId('stream-figures');
   await expect.poll(() => figures.textContent(), { timeout: 15_000 }).toMatch(/^Live · 127.0.0.1:\d+$/);
   expect(await row.getByTestId('stream-download').isVisible()).toBe(false);
+  live.begin();
   await row.getByTestId('stream-record').click();
   // Three segments before the live edge, then one more a second: at least 10 s of video.
   await expect.poll(() => figures.textContent(), { timeout: 20_000 }).toMatch(/Recording: (1\d|[2-9]\d) sec, /);
@@ -219,6 +225,7 @@ test('Firefox: a live stream is recorded from the popup until Stop, and saved as
   const figures = () =>
     inPopup((d) => d.querySelector('[data-testid="stream-row"][data-url$="live.m3u8"] [data-testid="stream-figures"]')?.textContent ?? '');
   await expect.poll(figures, { timeout: 15_000 }).toMatch(/^Live · /);
+  live.begin();
   await inPopup((d) => d.querySelector<HTMLButtonElement>('[data-url$="live.m3u8"] [data-testid="stream-record"]')?.click());
   await expect.poll(figures, { timeout: 20_000 }).toMatch(/Recording: (1\d|[2-9]\d) sec, /);
   await inPopup((d) => d.querySelector<HTMLButtonElement>('[data-url$="live.m3u8"] [data-testid="stream-stop"]')?.click());
