@@ -25,6 +25,7 @@ const RETRY_MS = 1000;
 
 /**
  * Plays one job: finds or starts it, then picks how its bytes reach the element:
+ * - a stream job (HLS or DASH saved as one file), in both browsers: hls.js over the stored segments;
  * - Chrome: the service worker's stream URL (range requests answered from the store);
  * - Firefox: Media Source Extensions fed from the store, for WebM and MP4 (plain MP4 remuxed by mp4box);
  * - otherwise, or when the file is complete: a blob URL of the whole file, once complete.
@@ -101,8 +102,8 @@ export async function runPlayer(page: PlayerPage, ext: PlayerExtension, query: P
 }
 
 /**
- * A stream job (HLS saved as one file): hls.js plays its segments from the stored file, in both
- * browsers (a joined MPEG-TS file plays in no browser's <video> by itself).
+ * A stream job (HLS or DASH saved as one file): hls.js plays its segments from the stored file, in
+ * both browsers (a joined MPEG-TS file plays in no browser's <video> by itself).
  */
 async function playHlsStream(page: PlayerPage, input: Omit<HlsInput, 'video' | 'onFailure'>): Promise<void> {
   if (hasStreamRoute() && !(await workerControls(page))) return;

@@ -1,7 +1,7 @@
 import type { BytePatch } from './fmp4-mux';
 
 /**
- * A stream (an HLS playlist's segments) as one file: its parts laid end to end. The engine
+ * A stream (an HLS playlist's segments, or a DASH stream's two tracks: dash-plan.ts) as one file: its parts laid end to end. The engine
  * downloads that file like any other, in blocks from every source at once; stream-fetch.ts
  * answers its range requests from the segments. Persisted in the job's state, so a reopened job
  * needs no second look at the playlists.

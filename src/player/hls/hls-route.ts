@@ -12,7 +12,7 @@ import { storedPlaylist } from './stored-playlist';
 export type HlsInput = Omit<MseInput, 'type'> & { timeline: StreamTimeline };
 
 /**
- * A stream job (an HLS stream saved as one file) plays through hls.js, in both browsers, from the
+ * A stream job (an HLS or DASH stream saved as one file) plays through hls.js, in both browsers, from the
  * stored file: a playlist of byte ranges of it, each read as soon as it is stored. A segment the
  * player asks for (a seek's included) tells the engine where the player is, so it is fetched
  * first. Chrome reads the ranges through the service worker's stream route (which reads the store
