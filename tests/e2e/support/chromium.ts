@@ -69,6 +69,11 @@ export async function launchWithExtension(profile: Profile, language?: string, e
   const cdp = await context.newCDPSession(page);
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'default' } as never);
   const worker = await serviceWorker(context);
+  // The worker is seen as soon as it is registered, maybe before its script ran. On a fresh profile Chrome
+  // delivers an event only to listeners the script has added: a download clicked before that is never told to
+  // Stitch (seen on CI, and here when Chromium started fast). An evaluation runs once the script's first task,
+  // which adds every listener, is done.
+  await worker.evaluate(() => true);
   const extensionId = new URL(worker.url()).host;
   return { context, worker, extensionId, close: () => context.close() };
 }
