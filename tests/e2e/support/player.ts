@@ -56,19 +56,24 @@ export async function seekAndTime(page: AnyPage, fraction: number, timeoutMs: nu
 /**
  * Seeks to each fraction of the duration in turn, `gapMs` apart (a person dragging the
  * slider), and resolves with the ms from the last seek until it plays from the last target.
+ * `durationSeconds`: the file's true duration, where the element's may be short of it (Firefox
+ * gives a fragmented MP4 with no total the length of the fragments it has read); by default the
+ * element's.
  */
 export async function seeksAndTime(
   page: AnyPage,
   fractions: number[],
   gapMs: number,
   timeoutMs: number,
+  durationSeconds?: number,
 ): Promise<{ ms: number; target: number }> {
   return evaluate(
     page,
-    ({ fractions, gapMs, timeoutMs }) =>
+    ({ fractions, gapMs, timeoutMs, durationSeconds }) =>
       new Promise<{ ms: number; target: number }>((resolve, reject) => {
         const video = document.querySelector('video')!;
-        const target = video.duration * fractions[fractions.length - 1]!;
+        const duration = durationSeconds ?? video.duration;
+        const target = duration * fractions[fractions.length - 1]!;
         let t0 = 0;
         const check = () => {
           if (t0 > 0 && !video.seeking && video.currentTime > target + 0.2 && video.currentTime < target + 5) {
@@ -80,7 +85,11 @@ export async function seeksAndTime(
         const timer = setTimeout(
           () => {
             video.removeEventListener('timeupdate', check);
-            reject(new Error(`no playback at ${target} s after ${timeoutMs} ms (currentTime ${video.currentTime})`));
+            reject(
+              new Error(
+                `no playback at ${target} s after ${timeoutMs} ms (currentTime ${video.currentTime}, the element's duration ${video.duration} s)`,
+              ),
+            );
           },
           timeoutMs + gapMs * fractions.length,
         );
@@ -88,12 +97,12 @@ export async function seeksAndTime(
         fractions.forEach((fraction, i) =>
           setTimeout(() => {
             if (i === fractions.length - 1) t0 = performance.now();
-            video.currentTime = video.duration * fraction;
+            video.currentTime = duration * fraction;
             void video.play().catch(() => {});
           }, i * gapMs),
         );
       }),
-    { fractions, gapMs, timeoutMs },
+    { fractions, gapMs, timeoutMs, durationSeconds },
   );
 }
 
@@ -119,25 +128,26 @@ export async function playedTo(page: AnyPage, seconds: number, timeoutMs: number
 
 /**
  * A seek before the player knows much (issue 26): seeks to `fraction` of the duration as soon as
- * the element knows the duration (the user's first chance to click the bar; before a WebM's Cues
+ * the element knows a duration (the user's first chance to click the bar; before a WebM's Cues
  * at the end are read), and resolves with when that was (ms since the page's navigation) and the
- * ms from it until the element plays from the target.
+ * ms from it until the element plays from the target. `durationSeconds`: as for `seeksAndTime`.
  */
 export async function earlySeekAndTime(
   page: AnyPage,
   fraction: number,
   timeoutMs: number,
+  durationSeconds?: number,
 ): Promise<{ at: number; ms: number; target: number }> {
   return evaluate(
     page,
-    ({ fraction, timeoutMs }) =>
+    ({ fraction, timeoutMs, durationSeconds }) =>
       new Promise<{ at: number; ms: number; target: number }>((resolve, reject) => {
         const video = document.querySelector('video')!;
         let t0 = 0;
         let target = 0;
         const seek = () => {
           if (t0 > 0 || !Number.isFinite(video.duration) || video.duration <= 0) return;
-          target = video.duration * fraction;
+          target = (durationSeconds ?? video.duration) * fraction;
           t0 = performance.now();
           video.currentTime = target;
           void video.play().catch(() => {});
@@ -152,13 +162,15 @@ export async function earlySeekAndTime(
         const timer = setTimeout(() => {
           video.removeEventListener('timeupdate', check);
           reject(
-            new Error(`no playback at ${target} s after ${timeoutMs} ms (currentTime ${video.currentTime}, seek at ${Math.round(t0)} ms)`),
+            new Error(
+              `no playback at ${target} s after ${timeoutMs} ms (currentTime ${video.currentTime}, the element's duration ${video.duration} s, seek at ${Math.round(t0)} ms)`,
+            ),
           );
         }, timeoutMs);
         video.addEventListener('durationchange', seek);
         video.addEventListener('timeupdate', check);
         seek();
       }),
-    { fraction, timeoutMs },
+    { fraction, timeoutMs, durationSeconds },
   );
 }
