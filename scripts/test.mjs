@@ -2,7 +2,7 @@
 // The whole test suite, as CI runs it: system packages, type check, lint, build, unit + integration
 // tests, the Firefox lint, then the browser end-to-end tests. Ends with one "N passed, N failed"
 // line summed over every Vitest run.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 const reports = '.tmp/test-reports';
@@ -19,6 +19,33 @@ function step(title, command, args) {
     console.error(`== ${title}: FAILED after ${seconds} s`);
     summary();
     process.exit(result.status ?? 1);
+  }
+  console.log(`== ${title}: ok in ${seconds} s`);
+}
+
+/**
+ * Starts a step beside the next ones, its output kept until `finish` prints it: lint is one core's
+ * work for a minute, and the unit and integration tests leave the other core idle half the time.
+ */
+function begin(title, command, args) {
+  const started = Date.now();
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = [];
+  child.stdout.on('data', (chunk) => output.push(chunk));
+  child.stderr.on('data', (chunk) => output.push(chunk));
+  const status = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  return { title, started, output, status };
+}
+
+async function finish({ title, started, output, status }) {
+  const code = await status;
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`\n== ${title} (beside the steps above)`);
+  process.stdout.write(Buffer.concat(output));
+  if (code !== 0) {
+    console.error(`== ${title}: FAILED after ${seconds} s`);
+    summary();
+    process.exit(code ?? 1);
   }
   console.log(`== ${title}: ok in ${seconds} s`);
 }
@@ -42,9 +69,10 @@ step('system packages (Chromium, Firefox ESR)', 'bash', ['scripts/install-system
 step('type check', 'npx', ['tsc', '--noEmit']);
 // A cached type-aware verdict can be stale when another file's types changed: the full suite lints from scratch.
 rmSync('node_modules/.cache/eslint', { recursive: true, force: true });
-step('lint (ESLint, Prettier)', 'npm', ['run', 'lint']);
 step('build', 'npm', ['run', 'build']);
+const lint = begin('lint (ESLint, Prettier)', 'npm', ['run', 'lint']);
 step('unit and integration tests', 'npx', ['vitest', 'run', ...json('unit-integration')]);
+await finish(lint);
 step('lint:firefox', 'npm', ['run', 'lint:firefox']);
 step('end-to-end tests (Chromium, Firefox ESR)', 'npm', ['run', 'test:e2e', '--', ...json('e2e')]);
 summary();

@@ -1,74 +1,15 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
-import type { Mirror } from '../support/mirror-server';
-import type { Settings } from '../../src/settings/schema';
-import { addonWithReachablePlayer, askBackground, changeSettingsFrom, launchFirefox, openAddonPage, showPopupIn } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
-import { linkPage, MiB, mirror, onCleanup } from './support/setup';
-
-/**
- * Firefox with Stitch's default settings (Always take over off), after a click on a link to `file`: a
- * plain download it leaves with the browser, watched. `background` asks what the popup would; the
- * player's own job is its one.
- */
-async function clickWatched(
-  file: Mirror,
-  { withPopup = false, settings = {} }: { withPopup?: boolean; settings?: Partial<Settings> } = {},
-) {
-  const page = await linkPage([{ id: 'f', href: file.url, text: 'file' }]);
-  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
-  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
-  const browser = await launchFirefox(downloads, onCleanup, { addonDir: addonWithReachablePlayer(onCleanup) });
-  // Any add-on page talks to the background as the popup does: the player is the one a test can open,
-  // and WebDriver finds it again only once it plays something.
-  const clip = await mirror({ size: MiB, seed: 64, contentType: 'video/webm' });
-  const ui = await openAddonPage(browser, `player.html?url=${encodeURIComponent(clip.url)}`, onCleanup);
-  if (withPopup) await showPopupIn(ui);
-  await changeSettingsFrom(ui, settings);
-  const background = askBackground(ui);
-  const tab = await browser.newPage();
-  await tab.goto(page);
-  await tab.click('#f');
-  const stitchTook = async () => {
-    const { jobs, notices } = (await background({ type: 'list-jobs' })).value!;
-    return { jobs: jobs.map((j) => j.url).filter((url) => url !== clip.url), notices };
-  };
-  return { downloads, stitchTook, ui, background, clipUrl: clip.url };
-}
-
-/** Firefox's own requests for the rest of the file after a break: `bytes=N-` (not the start probe's measuring one, from the middle). */
-const resumes = (file: Mirror, size: number) =>
-  file.stats.requests.filter((r) => /^bytes=[1-9]\d*-$/.test(r.range ?? '') && r.range !== `bytes=${size / 2}-`).length;
-
-/** The start probe's measuring requests: the second half of the file, open-ended. */
-const measuringRequests = (file: Mirror, size: number) => file.stats.requests.filter((r) => r.range === `bytes=${size / 2}-`);
-
-test('Firefox: a server that caps each connection: Stitch measures, takes the download over early, and saves it exact', async () => {
-  const size = 24 * MiB;
-  const seed = 66;
-  const file = await mirror({ size, seed, connectionRate: 1 * MiB, filename: 'capped-ff.bin' });
-  const { downloads, stitchTook } = await clickWatched(file);
-
-  await until('the download taken over', async () => (await stitchTook()).jobs.includes(file.url), 20_000);
-  expect(measuringRequests(file, size)).toHaveLength(1);
-  const saved = await waitForFile(downloads, 'capped-ff.bin', size, 60_000);
-  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
-  // Firefox's own copy was cancelled and erased: the folder holds Stitch's file alone (beside the player's clip).
-  expect(readdirSync(downloads).filter((name) => name.startsWith('capped-ff'))).toEqual(['capped-ff.bin']);
-  // Stitch's requests came over several connections, each capped at 1 MiB/s: far faster than Firefox's one.
-  expect(file.stats.peakConnections).toBeGreaterThanOrEqual(3);
-  expect((await stitchTook()).notices).toEqual([]);
-});
+import { MiB, mirror } from './support/setup';
+import { clickWatchedInFirefox, resumes } from './support/watched';
 
 test('Firefox: a watched download broken by resets is resumed by Stitch (Firefox never retries by itself) and ends exact', async () => {
   const size = 24 * MiB;
   const seed = 63;
   // Four responses reset: the browser's request, Stitch's 1-byte probe (too short to be cut) and the first resumes.
   const file = await mirror({ size, seed, filename: 'watched-ff.bin', rate: 8 * MiB, faults: { resetAfterMs: 400, faultRequests: 4 } });
-  const { downloads, stitchTook } = await clickWatched(file);
+  const { downloads, stitchTook } = await clickWatchedInFirefox(file);
 
   const saved = await waitForFile(downloads, 'watched-ff.bin', size, 60_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
@@ -89,7 +30,7 @@ test("Firefox: a watched download whose server stops sending is paused and resum
     faults: { stallAfterBytes: 4 * MiB, faultRequests: 2 },
   });
   // The shortest stall timeout the options allow.
-  const { downloads, stitchTook } = await clickWatched(file, { settings: { stallSeconds: 5 } });
+  const { downloads, stitchTook } = await clickWatchedInFirefox(file, { settings: { stallSeconds: 5 } });
 
   const saved = await waitForFile(downloads, 'stalled-ff.bin', size, 40_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
@@ -102,7 +43,7 @@ test('Firefox: a watched download shows in the popup with growing progress; Take
   const seed = 68;
   // One rate for all connections: measured, the download stays with the browser.
   const file = await mirror({ size, seed, rate: 4 * MiB, filename: 'watched-popup-ff.bin' });
-  const { downloads, ui, background, clipUrl } = await clickWatched(file, { withPopup: true });
+  const { downloads, ui, background, clipUrl } = await clickWatchedInFirefox(file, { withPopup: true });
   /** The watched row in the popup's frame, as the user sees it (undefined while there is none). */
   const row = () =>
     ui.evaluate(() => {

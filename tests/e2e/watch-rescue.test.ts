@@ -1,70 +1,9 @@
 import { expect, test } from 'vitest';
 import { contentSha256 } from '../support/content';
-import type { Mirror } from '../support/mirror-server';
 import { fileSha256, until, waitForFile } from './support/files';
-import { extensionPage, request } from './support/chromium';
-import type { Settings } from '../../src/settings/schema';
-import { browserWith, changeSettings, linkPage, MiB, mirror, profile } from './support/setup';
-
-/** Chromium with Stitch's default settings (Always take over off) but `change`, on a page of links to `hrefs` (ids f0, f1, …). */
-async function withDefaults(hrefs: string[], change: Partial<Settings> = {}) {
-  // The link page first: cleanup closes the browser, and its open connections, before the page's server.
-  const page = await linkPage(hrefs.map((href, i) => ({ id: `f${i}`, href, text: `file ${i}` })));
-  const p = profile();
-  const browser = await browserWith(p);
-  const ui = await changeSettings(browser, change);
-  const tab = await browser.context.newPage();
-  await tab.goto(page);
-  const list = async () => (await request(ui, { type: 'list-jobs' })).value!;
-  const notices = async () => (await list()).notices.map(({ message, url }) => ({ message, url }));
-  const jobs = async () => (await list()).jobs;
-  return { browser, tab, downloads: p.downloads, notices, jobs };
-}
-
-/** After a click on a link to `file`: a plain download Stitch leaves with the browser (measured, then watched). */
-async function clickWatched(file: Mirror, change: Partial<Settings> = {}) {
-  const chromium = await withDefaults([file.url], change);
-  await chromium.tab.click('#f0');
-  return chromium;
-}
-
-/** The start probe's measuring requests: the second half of the file, open-ended. */
-const measuringRequests = (server: Mirror, size: number) => server.stats.requests.filter((r) => r.range === `bytes=${size / 2}-`);
-
-test('a server that caps each connection: Stitch measures, takes the download over early, exact, and takes the next from that host at once', async () => {
-  const size = 24 * MiB;
-  const seed = 63;
-  const server = await mirror({ size, seed, connectionRate: 1 * MiB, filename: (query) => `capped-${query.get('n')}.bin` });
-  const { tab, downloads, notices, jobs } = await withDefaults([`${server.url}?n=1`, `${server.url}?n=2`]);
-
-  await tab.click('#f0');
-  await until('the first download taken over', async () => (await jobs()).length === 1, 20_000);
-  expect(measuringRequests(server, size)).toHaveLength(1);
-  const expected = await contentSha256(seed, size);
-  expect(await fileSha256(await waitForFile(downloads, 'capped-1.bin', size, 60_000))).toBe(expected);
-
-  // The host is remembered as capping each connection: no measuring this time.
-  await tab.click('#f1');
-  await until('the second download taken over', async () => (await jobs()).length === 2, 20_000);
-  expect(measuringRequests(server, size)).toHaveLength(1);
-  expect(await fileSha256(await waitForFile(downloads, 'capped-2.bin', size, 60_000))).toBe(expected);
-  expect(await notices()).toEqual([]);
-});
-
-test('a line that is the limit (the server shares one rate among all connections): the download stays with the browser, watched, and ends exact', async () => {
-  const size = 40 * MiB;
-  const seed = 64;
-  const file = await mirror({ size, seed, rate: 8 * MiB, filename: 'line.bin' });
-  const { downloads, notices, jobs } = await clickWatched(file);
-
-  const saved = await waitForFile(downloads, 'line.bin', size, 60_000);
-  expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
-  // Measured once, and left with the browser: one request of its own for the whole file, and Stitch's first byte.
-  expect(measuringRequests(file, size)).toHaveLength(1);
-  expect(file.stats.requests.filter((r) => r.range === undefined)).toHaveLength(1);
-  expect(await jobs()).toEqual([]);
-  expect(await notices()).toEqual([]);
-});
+import { extensionPage } from './support/chromium';
+import { MiB, mirror } from './support/setup';
+import { chromiumWithDefaults, clickWatchedInChromium, measuringRequests } from './support/watched';
 
 test('a watched download Chromium gives up on after its own 5 resumes is taken over by Stitch and ends exact', async () => {
   const size = 24 * MiB;
@@ -72,7 +11,7 @@ test('a watched download Chromium gives up on after its own 5 resumes is taken o
   // The browser's request, Stitch's 1-byte probe, its measuring request (Chromium's own resumes keep the download
   // in progress meanwhile) and Chromium's 5 resumes: all reset.
   const file = await mirror({ size, seed, filename: 'watched.bin', rate: 8 * MiB, faults: { resetAfterMs: 300, faultRequests: 8 } });
-  const { downloads, notices } = await clickWatched(file);
+  const { downloads, notices } = await clickWatchedInChromium(file);
 
   const saved = await waitForFile(downloads, 'watched.bin', size, 60_000);
   expect(await fileSha256(saved)).toBe(await contentSha256(seed, size));
@@ -92,7 +31,7 @@ test('a watched download whose server stops sending is rescued, and ends exact',
   // The browser's request stalls after 4 MiB (Stitch's 1-byte probe, the second request, is too short to stall).
   const file = await mirror({ size, seed, filename: 'stalled.bin', rate: 8 * MiB, faults: { stallAfterBytes: 4 * MiB, faultRequests: 2 } });
   // The shortest stall timeout the options allow: the test waits two of them.
-  const { downloads, notices } = await clickWatched(file, { stallSeconds: 5 });
+  const { downloads, notices } = await clickWatchedInChromium(file, { stallSeconds: 5 });
 
   // Chromium's pause holds the stalled connection, so its resume brings nothing: Stitch takes it over after two stall timeouts.
   const saved = await waitForFile(downloads, 'stalled.bin', size, 40_000);
@@ -108,7 +47,7 @@ test('the watch outlives the service worker: stopped, then woken by the broken d
   const seed = 66;
   // One rate for all connections: measured, the download stays with the browser.
   const file = await mirror({ size, seed, rate: 4 * MiB, filename: 'worker-stopped.bin' });
-  const { tab, downloads, notices, jobs } = await clickWatched(file);
+  const { tab, downloads, notices, jobs } = await clickWatchedInChromium(file);
   await until('measured', () => measuringRequests(file, size)[0]?.endedAt !== undefined, 20_000);
   expect(await jobs()).toEqual([]);
 
@@ -134,7 +73,7 @@ test('a watched download shows in the popup, in the browser, with growing progre
   const seed = 67;
   // One rate for all connections: measured, the download stays with the browser.
   const file = await mirror({ size, seed, rate: 4 * MiB, filename: 'watched-popup.bin' });
-  const { browser, tab, downloads, notices, jobs } = await withDefaults([file.url]);
+  const { browser, tab, downloads, notices, jobs } = await chromiumWithDefaults([file.url]);
   const popup = await extensionPage(browser, 'popup.html');
   await expect.poll(() => popup.getByTestId('watched-list').isHidden(), { timeout: 5_000 }).toBe(true);
   await tab.click('#f0');
