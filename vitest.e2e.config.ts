@@ -22,7 +22,7 @@ const ALONE = [
   'tests/e2e/throughput.test.ts',
   'tests/e2e/takeover.test.ts',
   'tests/e2e/start-probe.test.ts',
-  'tests/e2e/popup-list.test.ts',
+  'tests/e2e/speed-limit.test.ts',
   'tests/e2e/stream-player.test.ts',
 ];
 
