@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two files at a time: Vitest's default on two cores is one (the cores less one), which ran the suite file
-// after file in 4 min, where two at a time take 2.
+// Unit files run two at a time (Vitest's default on two cores is one, the cores less one). Integration
+// files stay one at a time: their sockets and timers run on the real clock, and beside a second file a
+// starved worker once read a block late enough to fetch it again.
 export default defineConfig({
   test: {
     projects: [
@@ -11,7 +12,7 @@ export default defineConfig({
           name: 'integration',
           include: ['tests/integration/**/*.test.ts'],
           environment: 'node',
-          maxWorkers: 2,
+          maxWorkers: 1,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
