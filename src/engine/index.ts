@@ -38,4 +38,4 @@ export { looksLikeStreamManifest, planStream, readStreamOffer } from './streams/
 export { recordLiveStream, type LiveRecording } from './streams/live-recorder';
 export { looksLikeHlsPlaylist, StreamRefusal, type HlsVariant, type RefusalReason } from './streams/hls-playlist';
 export type { StreamLayout, StreamTimeline } from './streams/stream-layout';
-export { timelineOf } from './streams/stream-layout';
+export { streamStem, timelineOf } from './streams/stream-layout';

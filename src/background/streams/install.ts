@@ -1,5 +1,4 @@
 import {
-  filenameFromUrl,
   planStream,
   readStreamOffer,
   sanitizeFilename,
@@ -7,6 +6,7 @@ import {
   trustedFetch,
   type HlsVariant,
   type HttpFetch,
+  streamStem,
 } from '../../engine';
 import type { JobView, StreamRecordingView, StreamRow } from '../../messages';
 import { LiveRecordings, type LiveRecordingsDeps } from './live-recordings';
@@ -115,7 +115,7 @@ export function installStreams({ api, manager, localNetwork, store, saver, notic
   const record = async (url: string): Promise<void> => {
     await finder.restore();
     const found = finder.get(url);
-    const stem = sanitizeFilename(found?.title?.trim() || (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, ''));
+    const stem = sanitizeFilename(found?.title?.trim() || streamStem(url));
     await recordings.start(url, stem);
   };
   return {

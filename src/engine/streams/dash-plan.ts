@@ -1,9 +1,9 @@
-import { filenameFromUrl, parseContentRange, sanitizeFilename } from '../http/headers';
+import { parseContentRange, sanitizeFilename } from '../http/headers';
 import { bytesToHex } from '../integrity/digests';
 import { parseDashManifest, type DashRepresentation } from './dash-manifest';
 import { muxInit, readSegmentIndex, SEGMENT_SCAN_BYTES, segmentPatches, UnmuxableStream } from './fmp4-mux';
 import { bestVariant, refuseSite, StreamRefusal, type HlsResource, type HlsVariant } from './hls-playlist';
-import type { StreamPart } from './stream-layout';
+import { streamStem, type StreamPart } from './stream-layout';
 import { mapLimited, PlanRequests, PROBE_CONCURRENCY_PER_HOST, readAtMost, type PlanOptions, type StreamPlan } from './stream-plan';
 
 /** An initialization section or a segment index larger than this is not one. */
@@ -70,7 +70,7 @@ export async function planDashStream(url: string, text: string, options: PlanOpt
     ? { length: muxed.bytes.length, sourceOffset: 0, sourceLength: muxed.bytes.length, literal: bytesToHex(muxed.bytes) }
     : { length: inits[0]!.length, sourceOffset: tracks[0]!.init.byterange?.offset ?? 0, sourceLength: inits[0]!.length };
   const audioOnly = !choice.picture;
-  const stem = options.name ?? (filenameFromUrl(url) ?? 'stream').replace(/\.mpd$/i, '');
+  const stem = options.name ?? streamStem(url);
   return {
     layout: {
       kind: 'dash',

@@ -1,3 +1,4 @@
+import { filenameFromUrl } from '../http/headers';
 import type { BytePatch } from './fmp4-mux';
 
 /**
@@ -137,4 +138,9 @@ export function timelineOf(layout: Pick<StreamLayout, 'parts'>): StreamTimeline 
     else parts.push(seconds === undefined ? { length } : { length, seconds });
   }
   return { parts };
+}
+
+/** The name a stream's file takes from its playlist's or manifest's URL, less that extension: `…/show/index.m3u8` → `index`. */
+export function streamStem(url: string): string {
+  return (filenameFromUrl(url) ?? 'stream').replace(/\.(m3u8?|mpd)$/i, '');
 }

@@ -1,6 +1,6 @@
 import type { HttpFetch, HttpResponse } from '../http/fetch-port';
 import { fetchBoundedText } from '../http/bounded-text';
-import { filenameFromUrl, parseContentRange, sanitizeFilename } from '../http/headers';
+import { parseContentRange, sanitizeFilename } from '../http/headers';
 import { realClock, type Clock } from '../clock';
 import { sleep } from '../retry';
 import { bytesToHex, hexToBytes } from '../integrity/digests';
@@ -14,7 +14,7 @@ import {
   type HlsSegment,
   type HlsVariant,
 } from './hls-playlist';
-import { AES_BLOCK, type StreamLayout, type StreamPart } from './stream-layout';
+import { AES_BLOCK, streamStem, type StreamLayout, type StreamPart } from './stream-layout';
 
 /** Playlists are small text; a hostile one must not grow memory or hold the plan. */
 const PLAYLIST_LIMITS = { maxBytes: 16 * 1024 * 1024, timeoutMs: 30_000 };
@@ -133,7 +133,7 @@ export async function planHlsStream(url: string, options: PlanOptions & { name?:
     return resource.seconds === undefined ? part : { ...part, seconds: resource.seconds };
   });
   const container = containerOf(primary.segments);
-  const stem = options.name ?? (filenameFromUrl(url) ?? 'stream').replace(/\.m3u8?$/i, '');
+  const stem = options.name ?? streamStem(url);
   return {
     layout: {
       kind: 'hls',

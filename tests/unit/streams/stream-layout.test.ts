@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseStreamLayout, partOffsets, piecesOf, timelineOf, type StreamLayout } from '../../../src/engine/streams/stream-layout';
+import {
+  parseStreamLayout,
+  partOffsets,
+  piecesOf,
+  streamStem,
+  timelineOf,
+  type StreamLayout,
+} from '../../../src/engine/streams/stream-layout';
 
 const layout: StreamLayout = {
   kind: 'hls',
@@ -17,6 +24,13 @@ const layout: StreamLayout = {
 };
 
 describe('the stream layout', () => {
+  it("names the file after the playlist's or manifest's last path segment, less its extension", () => {
+    expect(streamStem('https://cdn.example/show/index.m3u8?token=1')).toBe('index');
+    expect(streamStem('https://cdn.example/film/Manifest.MPD')).toBe('Manifest');
+    expect(streamStem('https://cdn.example/live/chunklist.m3u')).toBe('chunklist');
+    expect(streamStem('https://cdn.example/')).toBe('stream');
+  });
+
   it('places parts end to end by their plaintext length', () => {
     expect(partOffsets(layout)).toEqual([0, 100, 150, 180]);
   });
