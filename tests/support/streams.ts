@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, createDecipheriv } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { ffmpeg, makeOnce } from './clips';
+import { ffmpeg, makeOnce, type MakeOptions } from './clips';
 import { join, resolve } from 'node:path';
 
 /** HLS's formats, and DASH's (ffmpeg's dash muxer: a segment per file, or one file per representation with byte ranges). */
@@ -197,8 +197,8 @@ export function packets(path: string, map: string): string[] {
     );
 }
 
-/** The stream of `recipe`, made now unless an earlier run left it. */
-export async function stream(recipe: StreamRecipe): Promise<MadeStream> {
+/** The stream of `recipe`, made now unless an earlier run (or another process of this run) made it. */
+export async function stream(recipe: StreamRecipe, { background, signal }: Omit<MakeOptions, 'cwd'> = {}): Promise<MadeStream> {
   const args = ffmpegArgs(recipe);
   const hash = createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 10);
   const dir = join(DIR, `${recipe.name}-${hash}`);
@@ -211,7 +211,7 @@ export async function stream(recipe: StreamRecipe): Promise<MadeStream> {
       // The key's URI as the playlists carry it (relative to each variant's playlist), and where ffmpeg reads it.
       writeFileSync(join(partial, 'key.info'), `../stream.key\n${join(partial, 'stream.key')}\n`);
     }
-    await ffmpeg(args, dir, { cwd: partial });
+    await ffmpeg(args, dir, { cwd: partial, background, signal });
     rmSync(join(partial, 'key.info'), { force: true });
   });
   return { ...recipe, dir };
