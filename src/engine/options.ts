@@ -128,5 +128,5 @@ export function jobOptions(options: Partial<EngineOptions> | undefined, primaryU
   const all = withDefaults(options);
   const scope = { primaryUrl, credentials: all.credentials, credentialOrigins: all.credentialOrigins, referrer: all.referrer };
   const trusted = trustedFetch(all.fetch, scope);
-  return { ...all, fetch: stream ? streamFetch(stream, trusted) : trusted };
+  return { ...all, fetch: stream ? streamFetch(stream, trusted, all.clock) : trusted };
 }

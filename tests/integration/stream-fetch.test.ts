@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../src/cli/node-fetch';
 import { planHlsStream, type StreamLayout } from '../../src/engine';
+import { realClock } from '../../src/engine/clock';
 import { streamFetch } from '../../src/engine/streams/stream-fetch';
 import { startStreamServer, type StreamServer } from '../support/stream-server';
 import { AES, expectedBytes, FMP4, SINGLE_FILE, stream, TS_VARIANTS, type MadeStream } from '../support/streams';
@@ -23,7 +24,11 @@ async function planned(recipe: typeof AES, playlist: string): Promise<{ made: Ma
 }
 
 async function read(layout: StreamLayout, start: number, end: number): Promise<{ status: number; range: string | null; bytes: Buffer }> {
-  const response = await streamFetch(layout, nodeFetch)(layout.sources[0]!.url, { headers: { Range: `bytes=${start}-${end - 1}` } });
+  const response = await streamFetch(
+    layout,
+    nodeFetch,
+    realClock,
+  )(layout.sources[0]!.url, { headers: { Range: `bytes=${start}-${end - 1}` } });
   const chunks: Uint8Array[] = [];
   const reader = response.body!.getReader();
   for (;;) {
@@ -72,6 +77,25 @@ describe('streamFetch', () => {
       expect(status).toBe(206);
       expect(range).toBe(`bytes ${start}-${end - 1}/${size}`);
       expect(bytes.equals(expected.subarray(start, end)), `bytes ${start}-${end - 1}`).toBe(true);
+    }
+  });
+
+  it("asks for the next segment only as the current one's body ends: the two never share the server's rate", async () => {
+    const { made, layout, server } = await planned(TS_VARIANTS, 'master.m3u8');
+    const lengths = layout.parts.slice(0, 3).map((part) => part.length);
+    // Each segment takes a few hundred ms at this rate; a round trip on loopback takes one.
+    server.setRate(Math.round(Math.min(...lengths) / 0.3));
+    const before = server.requests.length;
+    const end = lengths.reduce((sum, length) => sum + length, 0);
+    const { bytes } = await read(layout, 0, end);
+    expect(bytes.equals(expectedBytes(made, 2).subarray(0, end))).toBe(true);
+    const asked = server.requests.slice(before);
+    expect(asked).toHaveLength(3);
+    for (let i = 1; i < asked.length; i++) {
+      const [previous, next] = [asked[i - 1]!, asked[i]!];
+      // Sent within the last 50 ms of the previous body (its wait on loopback is about a millisecond), and not after it.
+      expect(next.startedAt, `segment ${i + 1}`).toBeGreaterThan(previous.endedAt! - 50);
+      expect(next.startedAt - previous.startedAt, `segment ${i + 1}`).toBeGreaterThan(200);
     }
   });
 

@@ -49,6 +49,8 @@ export interface StreamRequest {
   range: string | undefined;
   status: number;
   bytesSent: number;
+  /** When the request came (performance.now()). */
+  startedAt: number;
   /** When the response ended (performance.now()), complete or cut; undefined while it is open. */
   endedAt: number | undefined;
 }
@@ -94,7 +96,14 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
-    const record: StreamRequest = { path, range: req.headers.range, status: 0, bytesSent: 0, endedAt: undefined };
+    const record: StreamRequest = {
+      path,
+      range: req.headers.range,
+      status: 0,
+      bytesSent: 0,
+      startedAt: performance.now(),
+      endedAt: undefined,
+    };
     requests.push(record);
     let closed = false;
     res.on('error', () => {});

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock';
 import type { HttpFetch, HttpRequest, HttpResponse } from '../http/fetch-port';
 import { parseContentLength, parseContentRange } from '../http/headers';
 import { hexToBytes } from '../integrity/digests';
@@ -11,11 +12,13 @@ import { AES_BLOCK, partOffsets, piecesOf, type PartPiece, type StreamLayout, ty
  * Content-Range, Content-Length). So the engine's blocks, mirrors, retries, resumes and checks
  * work on streams unchanged. Each segment's answer is checked against the layout (its range, its
  * size), AES-128 parts are decrypted, a DASH stream's joined init is served from the layout and its
- * fragments' patches written over them (fmp4-mux.ts), and the next segment's request is sent while the current
- * one's body arrives, so a block over many small segments does not wait a round trip for each.
+ * fragments' patches written over them (fmp4-mux.ts). The next segment's request is sent when the current
+ * one's body is about one request's wait from its end: a block over many small segments does not
+ * wait a round trip for each, and the next body does not share the server's rate with the current
+ * one (the segment a player waits for would come half as fast).
  * Any other URL goes to `inner` as it is.
  */
-export function streamFetch(layout: StreamLayout, inner: HttpFetch): HttpFetch {
+export function streamFetch(layout: StreamLayout, inner: HttpFetch, clock: Pick<Clock, 'now'>): HttpFetch {
   const offsets = partOffsets(layout);
   const size = offsets[offsets.length - 1]!;
   const ciphers = new Map<number, Promise<AesCbc>>();
@@ -47,7 +50,7 @@ export function streamFetch(layout: StreamLayout, inner: HttpFetch): HttpFetch {
     const onAbort = () => controller.abort(outer?.reason);
     if (outer?.aborted) onAbort();
     outer?.addEventListener('abort', onAbort, { once: true });
-    const segment = new SegmentReader(layout, source, inner, init, controller.signal, cipherOf);
+    const segment = new SegmentReader(layout, source, inner, init, controller.signal, cipherOf, clock);
     const pieces = piecesOf(offsets, start, end);
     const first = await segment.open(pieces[0]!).catch((error: unknown) => {
       outer?.removeEventListener('abort', onAbort);
@@ -101,6 +104,8 @@ interface OpenedPiece {
    * (the extension's shares six connections per host so, host-connections.ts).
    */
   close: () => void;
+  /** ms from sending its request to its answer: how long before its end the next one is sent. */
+  waitMs: number;
   /** Body bytes before the wanted ones (a 200 to a range request sends the whole resource). */
   skip: number;
   /** Body bytes wanted after `skip`. */
@@ -123,6 +128,7 @@ class SegmentReader {
     private readonly init: HttpRequest,
     private readonly signal: AbortSignal,
     private readonly cipherOf: (index: number) => Promise<AesCbc>,
+    private readonly clock: Pick<Clock, 'now'>,
   ) {}
 
   private describe(index: number): string {
@@ -135,7 +141,7 @@ class SegmentReader {
     if (part.literal !== undefined) {
       const bytes = hexToBytes(part.literal)!.subarray(piece.start, piece.end);
       const body = new ReadableStream<Uint8Array>({ start: (stream) => (stream.enqueue(bytes), stream.close()) });
-      return { piece, response: answer('', 200, 'OK', {}, body), close: () => {}, skip: 0, take: bytes.length };
+      return { piece, response: answer('', 200, 'OK', {}, body), close: () => {}, waitMs: 0, skip: 0, take: bytes.length };
     }
     let from = piece.start;
     let to = piece.end;
@@ -154,10 +160,12 @@ class SegmentReader {
     const own = new AbortController();
     const close = () => own.abort(DONE);
     const signal = AbortSignal.any([this.signal, own.signal]);
+    const sentAt = this.clock.now();
     const response = await this.inner(this.source.uris[piece.index]!, { ...this.init, headers, signal }).catch((error: unknown) => {
       close();
       throw error;
     });
+    const waitMs = this.clock.now() - sentAt;
     if (response.status === 206) {
       const range = parseContentRange(response.headers.get('content-range'));
       const wrongTotal = range?.kind === 'bytes' && part.resourceSize !== undefined && range.total !== part.resourceSize;
@@ -167,7 +175,7 @@ class SegmentReader {
         const sent = range?.kind === 'bytes' ? `bytes ${range.start}–${range.end - 1} of ${range.total ?? '?'}` : 'no valid range';
         throw new Error(`${this.describe(piece.index)} sent ${sent} when asked for bytes ${from}–${to - 1} of ${part.resourceSize ?? '?'}`);
       }
-      return { piece, response, close, skip: 0, take: to - from, decrypt };
+      return { piece, response, close, waitMs, skip: 0, take: to - from, decrypt };
     }
     if (response.status === 200) {
       const length = parseContentLength(response.headers.get('content-length'));
@@ -176,7 +184,7 @@ class SegmentReader {
         close();
         throw new Error(`${this.describe(piece.index)} has ${length} bytes, not the ${part.resourceSize} it had`);
       }
-      return { piece, response, close, skip: from, take: to - from, decrypt };
+      return { piece, response, close, waitMs, skip: from, take: to - from, decrypt };
     }
     await response.body?.cancel().catch(() => {});
     close();
@@ -185,23 +193,28 @@ class SegmentReader {
     return { failed: { status, statusText: `${response.statusText || response.status} for ${this.describe(piece.index)}` } };
   }
 
-  /** The pieces' bytes in order, the next piece's request sent as the current one's body begins. */
+  /** The pieces' bytes in order, the next piece's request sent as the current one's body nears its end. */
   async *bytes(pieces: readonly PartPiece[], first: OpenedPiece): AsyncGenerator<Uint8Array, void> {
-    let current: Promise<OpenedPiece | FailedPiece> = Promise.resolve(first);
+    let opened: OpenedPiece | FailedPiece = first;
     for (let i = 0; i < pieces.length; i++) {
-      const opened = await current;
       if ('failed' in opened) throw new Error(`the server answered ${opened.failed.status} ${opened.failed.statusText}`);
       const next = pieces[i + 1];
-      if (next) {
-        current = this.open(next);
-        // Settled by the next turn of the loop, or abandoned with the request: never unhandled.
-        current.catch(() => {});
-      }
-      yield* this.piece(opened);
+      let nextOpened: Promise<OpenedPiece | FailedPiece> | undefined;
+      const openNext = () => {
+        if (!next || nextOpened) return;
+        nextOpened = this.open(next);
+        // Awaited below, or abandoned with the request: never unhandled.
+        nextOpened.catch(() => {});
+      };
+      yield* this.piece(opened, openNext);
+      openNext();
+      if (!nextOpened) return;
+      opened = await nextOpened;
     }
   }
 
-  private async *piece(opened: OpenedPiece): AsyncGenerator<Uint8Array, void> {
+  /** One piece's bytes; `nearEnd` once the rest of its body should take no longer than its request waited. */
+  private async *piece(opened: OpenedPiece, nearEnd: () => void): AsyncGenerator<Uint8Array, void> {
     const { piece, response, decrypt } = opened;
     const { patches } = this.layout.parts[piece.index]!;
     let at = piece.start;
@@ -213,11 +226,18 @@ class SegmentReader {
     let iv = decrypt?.iv;
     const queued: Uint8Array[] = [];
     let queuedBytes = 0;
+    let firstAt: number | undefined;
+    let received = 0;
     try {
       while (left > 0) {
         const read = await reader?.read();
         if (!read || read.done) throw new Error(`${this.describe(piece.index)} ended ${left} bytes early`);
         let chunk: Uint8Array = read.value;
+        // The body's rate since its first chunk says when the rest will be in.
+        const now = this.clock.now();
+        firstAt ??= now;
+        if (received > 0 && now > firstAt && ((left - chunk.length) * (now - firstAt)) / received <= opened.waitMs) nearEnd();
+        received += chunk.length;
         [chunk, skip] = dropFront(chunk, skip);
         if (chunk.length > left) chunk = chunk.subarray(0, left);
         left -= chunk.length;
