@@ -309,6 +309,17 @@ export class PlaybackHub {
 }
 
 /** Bytes fetched first ahead of the position: AHEAD_SECONDS at the mean bitrate, bounded. */
+/**
+ * Where a player that asked for a new job will read first: from byte 0. Set when the job starts,
+ * before the page has read anything (a <video> or hls.js still loading), so the engine's first
+ * requests serve the start alone instead of sharing the line with blocks far ahead; the player's
+ * own position replaces it as soon as it reads.
+ */
+export function playbackFromStart(size: number | undefined, durationSeconds: number | undefined): Playback {
+  const rate = bytesPerSecond(size, durationSeconds);
+  return { position: 0, aheadBytes: aheadBytes(size, durationSeconds), ...(rate ? { bytesPerSecond: rate } : {}) };
+}
+
 export function aheadBytes(size: number | undefined, durationSeconds: number | undefined): number {
   const rate = bytesPerSecond(size, durationSeconds);
   return rate === undefined ? DEFAULT_AHEAD : Math.round(Math.min(MAX_AHEAD, Math.max(MIN_AHEAD, rate * AHEAD_SECONDS)));

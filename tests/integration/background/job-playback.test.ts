@@ -82,6 +82,21 @@ describe('playing a job', () => {
     expect(await t.request({ type: 'play', url: 'ftp://x/y' })).toMatchObject({ ok: false });
   });
 
+  it('a download started by Play fetches its start first, before the player has read a byte', async () => {
+    const t = await setup();
+    const MiB = 1024 * 1024;
+    const server = await startMirror({ size: 32 * MiB, rate: MiB, filename: 'film.webm', contentType: 'video/webm' });
+    closers.push(() => server.close());
+    const played = (await t.request({ type: 'play', url: server.url })) as { value: { job: JobView } };
+    // 1 s at 1 MiB/s: the start (its first 2 MiB, the player's bytes while its bitrate is unknown) is still
+    // coming, and no block elsewhere in the file shares the server with it.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const starts = server.stats.requests.map((r) => Number(/bytes=(\d+)-/.exec(r.range ?? '')?.[1] ?? 0));
+    expect(starts.length).toBeGreaterThan(0);
+    expect(Math.max(...starts)).toBeLessThan(2 * MiB);
+    await t.manager.act(played.value.job.id, 'cancel');
+  });
+
   it('a download a player waits for starts at once, past the limit of concurrent downloads', async () => {
     const t = await setup({ maxConcurrentJobs: 1 });
     const busy = await startMirror({ size: 8_000_000, rate: 500_000 });

@@ -40,6 +40,7 @@ function fakeDeps(calls: Calls): HandlerDeps {
     relink: record('relink', { job }),
     moveInQueue: record('moveInQueue', job),
     setSpeedLimit: record('setSpeedLimit', job),
+    setPlayback: record('setPlayback', undefined),
     forget: record('forget', undefined),
   };
   const api = {
@@ -155,6 +156,8 @@ const CASES: Record<RequestType, Case> = {
     valid: { url: 'https://example.com/v.mp4', referrer: 'https://example.com/' },
     calls: [
       ['add', { url: 'https://example.com/v.mp4', filename: undefined, referrer: 'https://example.com/', saveAs: false, mirrors: [] }],
+      // A new job its player will read from the start.
+      ['setPlayback', 'j1', [{ position: 0, aheadBytes: 2 * 1024 * 1024 }]],
     ],
     malformed: [
       [{}, NOT_A_URL],
