@@ -308,7 +308,6 @@ export class PlaybackHub {
   }
 }
 
-/** Bytes fetched first ahead of the position: AHEAD_SECONDS at the mean bitrate, bounded. */
 /**
  * Where a player that asked for a new job will read first: from byte 0. Set when the job starts,
  * before the page has read anything (a <video> or hls.js still loading), so the engine's first
@@ -320,6 +319,7 @@ export function playbackFromStart(size: number | undefined, durationSeconds: num
   return { position: 0, aheadBytes: aheadBytes(size, durationSeconds), ...(rate ? { bytesPerSecond: rate } : {}) };
 }
 
+/** Bytes fetched first ahead of the position: AHEAD_SECONDS at the mean bitrate, bounded. */
 export function aheadBytes(size: number | undefined, durationSeconds: number | undefined): number {
   const rate = bytesPerSecond(size, durationSeconds);
   return rate === undefined ? DEFAULT_AHEAD : Math.round(Math.min(MAX_AHEAD, Math.max(MIN_AHEAD, rate * AHEAD_SECONDS)));
