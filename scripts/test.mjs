@@ -25,7 +25,7 @@ function step(title, command, args) {
 
 /**
  * Starts a step beside the next ones, its output kept until `finish` prints it: lint is one core's
- * work for a minute, beside the unit tests (pure code on a virtual clock).
+ * work for a minute, beside the unit tests (one file at a time: a core each).
  */
 function begin(title, command, args) {
   const started = Date.now();

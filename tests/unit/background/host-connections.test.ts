@@ -17,6 +17,7 @@ async function server(): Promise<Mirror> {
 
 const nodeFetch: HttpFetch = (url, init) => fetch(url, init);
 const openOn = (m: Mirror) => m.stats.requests.filter((r) => r.endedAt === undefined).length;
+/** Long enough for a request the gate let through to reach the server: what must not come has not. */
 const settle = () => new Promise((r) => setTimeout(r, 200));
 
 /** A request as the engine makes it: its own signal, aborted once it is done with the answer. */
@@ -31,6 +32,8 @@ test("Stitch's downloads keep one of a host's six connections free; the next req
   const a = await server();
   const gated = sharingHostConnections(nodeFetch);
   const requests = Array.from({ length: DOWNLOAD_CONNECTIONS_PER_HOST + 2 }, () => ask(gated, a));
+  // Five arrive (as soon as a busy machine lets them), and no more come after them.
+  await expect.poll(() => a.stats.requests.length).toBe(5);
   await settle();
   expect(DOWNLOAD_CONNECTIONS_PER_HOST).toBe(5);
   expect(openOn(a)).toBe(5);
@@ -42,6 +45,7 @@ test("Stitch's downloads keep one of a host's six connections free; the next req
   expect(probe.status).toBe(206);
 
   requests[0]!.end();
+  await expect.poll(() => a.stats.requests.length).toBe(7);
   await settle();
   expect(a.stats.requests).toHaveLength(7);
   for (const r of requests) r.end();
@@ -52,7 +56,7 @@ test('another origin is not held back, a request that waits can be aborted, and 
   let failNext = false;
   const gated = sharingHostConnections((url, init) => (failNext ? Promise.reject(new TypeError('Failed to fetch')) : fetch(url, init)));
   const held = Array.from({ length: DOWNLOAD_CONNECTIONS_PER_HOST + 1 }, () => ask(gated, a));
-  await settle();
+  await expect.poll(() => a.stats.requests.length).toBe(5);
   const other = ask(gated, b);
   expect((await other.answer).status).toBe(200);
 
