@@ -265,12 +265,10 @@ export class PlaybackHub {
   private async tellJob(jobId: string, played: Played): Promise<void> {
     const jobs = await this.deps.jobs();
     const size = jobs.get(jobId)?.size;
-    const ahead = aheadBytes(size, played.durationSeconds);
-    const rate = bytesPerSecond(size, played.durationSeconds);
     const cursors = [...played.cursors.values()].sort((a, b) => b.movedAt - a.movedAt);
     jobs.setPlayback(
       jobId,
-      cursors.map((c) => ({ position: c.position, aheadBytes: ahead, ...(rate ? { bytesPerSecond: rate } : {}) })),
+      cursors.map((c) => playbackAt(c.position, size, played.durationSeconds)),
     );
   }
 
@@ -309,14 +307,15 @@ export class PlaybackHub {
 }
 
 /**
- * Where a player that asked for a new job will read first: from byte 0. Set when the job starts,
- * before the page has read anything (a <video> or hls.js still loading), so the engine's first
+ * A player at byte `position` of a file of `size` bytes and `durationSeconds`: the window ahead of it,
+ * and the bitrate urgent requests are sized by, when known. A job started by Play is given one at
+ * byte 0 before its page has read anything (a <video> or hls.js still loading), so its first
  * requests serve the start alone instead of sharing the line with blocks far ahead; the player's
  * own position replaces it as soon as it reads.
  */
-export function playbackFromStart(size: number | undefined, durationSeconds: number | undefined): Playback {
+export function playbackAt(position: number, size: number | undefined, durationSeconds: number | undefined): Playback {
   const rate = bytesPerSecond(size, durationSeconds);
-  return { position: 0, aheadBytes: aheadBytes(size, durationSeconds), ...(rate ? { bytesPerSecond: rate } : {}) };
+  return { position, aheadBytes: aheadBytes(size, durationSeconds), ...(rate ? { bytesPerSecond: rate } : {}) };
 }
 
 /** Bytes fetched first ahead of the position: AHEAD_SECONDS at the mean bitrate, bounded. */

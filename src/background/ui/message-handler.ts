@@ -13,8 +13,8 @@ import type { Bypass } from '../takeover/bypass';
 import { Aria2Unavailable, type Aria2Link } from '../aria2/aria2-link';
 import type { DownloadWatcher } from '../takeover/download-watcher';
 import type { Streams } from '../streams/install';
-import { looksLikeStreamManifest, type StreamTimeline } from '../../engine';
-import { playbackFromStart } from '../playback/playback';
+import { looksLikeStreamManifest } from '../../engine';
+import { playbackAt } from '../playback/playback';
 
 type RequestOfType<T extends RequestType> = Extract<ParsedRequest, { type: T }>;
 type PlayRequest = RequestOfType<'play'>;
@@ -146,12 +146,9 @@ async function jobRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Re
 async function playJob(request: PlayRequest, manager: JobManager, deps: HandlerDeps): Promise<ReplyOf<'play'>> {
   const { job, started } = await jobToPlay(request, manager, deps);
   const stream = manager.streamTimeline(job.id);
-  if (started) manager.setPlayback(job.id, [playbackFromStart(job.size, stream && streamSeconds(stream))]);
+  if (started) manager.setPlayback(job.id, [playbackAt(0, job.size, stream?.durationSeconds)]);
   return { job: job.state === 'queued' ? ((await manager.act(job.id, 'start-now')) ?? job) : job, started, ...(stream && { stream }) };
 }
-
-/** A stream's duration, from its segments'. */
-const streamSeconds = (timeline: StreamTimeline) => timeline.parts.reduce((sum, part) => sum + (part.seconds ?? 0), 0);
 
 /** By id, else an existing download of the URL, else a new one. */
 async function jobToPlay(request: PlayRequest, manager: JobManager, deps: HandlerDeps): Promise<ReplyOf<'play'>> {

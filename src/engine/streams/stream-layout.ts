@@ -124,11 +124,13 @@ export function parseStreamLayout(value: unknown): StreamLayout | undefined {
  * when it is a segment (an initialization section has none).
  */
 export interface StreamTimeline {
+  /** The whole stream's (the layout's). */
+  durationSeconds: number;
   parts: { length: number; seconds?: number }[];
 }
 
 /** The layout's timeline; undefined when it has no segment durations (a layout stored before they were kept). */
-export function timelineOf(layout: Pick<StreamLayout, 'parts'>): StreamTimeline | undefined {
+export function timelineOf(layout: Pick<StreamLayout, 'parts' | 'durationSeconds'>): StreamTimeline | undefined {
   if (!layout.parts.some((part) => part.seconds !== undefined)) return undefined;
   const parts: StreamTimeline['parts'] = [];
   for (const { length, seconds, sound } of layout.parts) {
@@ -137,7 +139,7 @@ export function timelineOf(layout: Pick<StreamLayout, 'parts'>): StreamTimeline 
     if (sound && last?.seconds !== undefined) last.length += length;
     else parts.push(seconds === undefined ? { length } : { length, seconds });
   }
-  return { parts };
+  return { durationSeconds: layout.durationSeconds, parts };
 }
 
 /** The name a stream's file takes from its playlist's or manifest's URL, less that extension: `…/show/index.m3u8` → `index`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UiPort } from '../../../src/background/browser-api';
-import { aheadBytes, PlaybackHub, playbackFromStart } from '../../../src/background/playback/playback';
+import { aheadBytes, playbackAt, PlaybackHub } from '../../../src/background/playback/playback';
 import type { Playback } from '../../../src/engine';
 import { PLAYER_PORT, type PlayerPortMessage } from '../../../src/messages';
 import { jobView } from '../pages/fixtures';
@@ -137,7 +137,7 @@ describe('the playback hub', () => {
   });
 
   it('reads a new job from its start until its player says where it is: 10 s of media once the bitrate is known', () => {
-    expect(playbackFromStart(undefined, undefined)).toEqual({ position: 0, aheadBytes: 2 * 1024 * 1024 });
-    expect(playbackFromStart(9_240_388, 120)).toEqual({ position: 0, aheadBytes: 770_032, bytesPerSecond: 9_240_388 / 120 });
+    expect(playbackAt(0, undefined, undefined)).toEqual({ position: 0, aheadBytes: 2 * 1024 * 1024 });
+    expect(playbackAt(0, 9_240_388, 120)).toEqual({ position: 0, aheadBytes: 770_032, bytesPerSecond: 9_240_388 / 120 });
   });
 });

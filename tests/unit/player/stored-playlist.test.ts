@@ -16,6 +16,7 @@ describe('the stored stream as a playlist', () => {
   it('makes each MPEG-TS segment a byte range of the stored file, one after the other', () => {
     const text = storedPlaylist(
       {
+        durationSeconds: 4.98,
         parts: [
           { length: 1000, seconds: 2 },
           { length: 500, seconds: 2.5 },
@@ -54,7 +55,9 @@ describe('the stored stream as a playlist', () => {
   });
 
   it('makes an initialization section the EXT-X-MAP of the segments after it', () => {
-    const manifest = parsed(storedPlaylist({ parts: [{ length: 800 }, { length: 1000, seconds: 2 }, { length: 900, seconds: 2 }] }, FILE));
+    const manifest = parsed(
+      storedPlaylist({ durationSeconds: 4, parts: [{ length: 800 }, { length: 1000, seconds: 2 }, { length: 900, seconds: 2 }] }, FILE),
+    );
     expect(manifest.segments.map((s) => [s.map, s.byterange])).toEqual([
       [
         { uri: FILE, byterange: { length: 800, offset: 0 } },

@@ -69,6 +69,7 @@ describe('the stream layout', () => {
     };
     expect(parseStreamLayout(JSON.parse(JSON.stringify(timed)))).toEqual(timed);
     expect(timelineOf(timed)).toEqual({
+      durationSeconds: 6,
       parts: [{ length: 700 }, { length: 100, seconds: 2 }, { length: 50, seconds: 2 }, { length: 30, seconds: 2 }],
     });
     expect(timelineOf(layout)).toBeUndefined();
