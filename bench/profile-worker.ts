@@ -3,13 +3,14 @@
  * file: a CPU profile of the service worker (top self and inclusive time), then the CPU seconds
  * of each of the browser's processes and threads.
  *
- *   npx tsx bench/profile-worker.ts [--size-mib N] [--extension DIR|none] [--no-profile]
+ *   npx tsx bench/profile-worker.ts [--size-mib N] [--extension DIR|none] [--no-profile] [--trace]
  *
  * _Always take over_ is set first: by default a download from an uncapped loopback server stays with
  * the browser, and there would be nothing of Stitch's to profile.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium, type CDPSession } from 'playwright-core';
 import { startMirror } from '../tests/support/mirror-server';
@@ -26,6 +27,8 @@ const { values: args } = parseArgs({
     out: { type: 'string', default: '/tmp/worker.cpuprofile' },
     /** Without the profiler, for the processes' CPU time alone; with --extension none, the browser alone. */
     'no-profile': { type: 'boolean', default: false },
+    /** Also print, every 250 ms, the bytes the server sent and the bytes in the download folder. */
+    trace: { type: 'boolean', default: false },
   },
 });
 const SIZE = Number(args['size-mib']) * MiB;
@@ -101,8 +104,17 @@ try {
   await page.goto(links.url);
   await page.click('#file');
   let lastByte = 0;
+  let traced = 0;
   const timer = setInterval(() => {
-    if (!lastByte && mirror.stats.bytesSent >= SIZE) lastByte = performance.now();
+    const now = performance.now();
+    if (!lastByte && mirror.stats.bytesSent >= SIZE) lastByte = now;
+    if (args.trace && now - traced >= 250) {
+      traced = now;
+      const inFolder = readdirSync(profile.downloads).reduce((sum, name) => sum + statSync(join(profile.downloads, name)).size, 0);
+      console.log(
+        `${((now - started) / 1000).toFixed(2)} s: sent ${Math.round(mirror.stats.bytesSent / MiB)} MiB, in the folder ${Math.round(inFolder / MiB)} MiB`,
+      );
+    }
   }, 50);
   await waitForFile(profile.downloads, 'bench.bin', SIZE, 600_000);
   clearInterval(timer);
