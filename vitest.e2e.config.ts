@@ -22,8 +22,6 @@ const ALONE = [
   'tests/e2e/throughput.test.ts',
   'tests/e2e/takeover.test.ts',
   'tests/e2e/start-probe.test.ts',
-  'tests/e2e/watch-rescue.test.ts',
-  'tests/e2e/watch-rescue-firefox.test.ts',
   'tests/e2e/speed-limit.test.ts',
   'tests/e2e/stream-player.test.ts',
 ];

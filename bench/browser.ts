@@ -19,14 +19,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { Browser as FirefoxBrowser } from 'puppeteer-core';
 import { Aria2Client, type Aria2Status } from '../src/background/aria2/rpc';
 import type { Settings } from '../src/settings/schema';
 import { startAria2, type Aria2Daemon } from '../tests/support/aria2-daemon';
 import { contentSha256 } from '../tests/support/content';
 import { startMirror, type Mirror, type MirrorOptions } from '../tests/support/mirror-server';
-import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile } from '../tests/e2e/support/chromium';
+import { CHROMIUM, chromiumArgs, EXTENSION_DIR, makeProfile, serviceWorker } from '../tests/e2e/support/chromium';
 import { askBackground, openAddonPage } from '../tests/e2e/support/firefox';
 import { installAddon, startFirefox } from '../tests/e2e/support/firefox-launch';
 import { fileSha256 } from '../tests/e2e/support/files';
@@ -233,11 +233,6 @@ async function launchChromium(profileDir: string, extension: string | undefined)
     rss: () => rssOf((args) => args.includes(profileDir)),
     close: () => context.close(),
   };
-}
-
-async function serviceWorker(context: BrowserContext): Promise<Worker> {
-  const existing = context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://'));
-  return existing ?? (await context.waitForEvent('serviceworker', { timeout: 10_000 }));
 }
 
 /** The page of SETTINGS_ADDONS' copies from which the bench talks to the background. */
