@@ -110,7 +110,11 @@ try {
     if (!lastByte && mirror.stats.bytesSent >= SIZE) lastByte = now;
     if (args.trace && now - traced >= 250) {
       traced = now;
-      const inFolder = readdirSync(profile.downloads).reduce((sum, name) => sum + statSync(join(profile.downloads, name)).size, 0);
+      const inFolder = readdirSync(profile.downloads).reduce(
+        // A partial file may be renamed between the listing and its stat.
+        (sum, name) => sum + (statSync(join(profile.downloads, name), { throwIfNoEntry: false })?.size ?? 0),
+        0,
+      );
       console.log(
         `${((now - started) / 1000).toFixed(2)} s: sent ${Math.round(mirror.stats.bytesSent / MiB)} MiB, in the folder ${Math.round(inFolder / MiB)} MiB`,
       );
