@@ -13,8 +13,14 @@ import { Unsupported, type MediaSegments, type StoredReader } from './segments';
  * takes each track's moof + mdat as it comes. Seeking uses mp4box's own seek to a sync sample.
  */
 
-/** Samples per fragment, per track (video at 25–30 fps: about 2 s; AAC/Opus: about 1 s). */
-export const SAMPLES = 50;
+/**
+ * Samples per fragment, per track (video at 24–30 fps: about 1 s; AAC: about 0.6 s). A fragment is
+ * appended once all its samples are stored, so the one holding a seek's target can hold back the
+ * seek by its length at the download's rate: 25 against 50 played Firefox's seeks on ffmpeg's MP4s
+ * 0.4–1.6 s sooner (docs/playback.md). With 12, Firefox stopped at the first fragment's end on the
+ * faststart clip (cause not found).
+ */
+export const SAMPLES = 25;
 /** Most bytes fed to mp4box at a time, once the moov is parsed. */
 const CHUNK = 256 * 1024;
 /** Bytes read at a time while looking for the moov (small: with the moov at the end, only the first read is of the media). */
