@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { expect, test } from 'vitest';
+import { clip, MP4_FASTSTART } from '../support/clips';
 import { addonWithReachablePlayer, launchFirefox, openAddonPage } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import { videoFixture } from './support/player';
@@ -117,4 +118,36 @@ test('Firefox: the player plays a plain MP4 (moov at the end) through mp4box whi
     seekBeforeEnd: false,
   });
   console.log(`Firefox (plain MP4 remuxed by mp4box): ${log}`);
+});
+
+/**
+ * ffmpeg's own MP4 (120 s of x264 with B-frames and a keyframe every 10 s, AAC with its priming
+ * behind an edit list, moov first), stored faster than it plays, so that each append holds several
+ * fragments of both tracks: with the audio's edit list in the init segment, Firefox kept the first
+ * fragment and nothing more before the next keyframe, and playback stopped at 0.99 s. (The 20 s
+ * clip of 200 kbit/s played on either way.)
+ */
+test("Firefox: the player plays ffmpeg's own MP4 (x264 + AAC) on past its first fragments when its bytes come faster than it plays", async () => {
+  const media = await clip(MP4_FASTSTART);
+  const server = await mirror({
+    size: media.size,
+    body: new Uint8Array(readFileSync(media.path)),
+    contentType: media.contentType,
+    filename: media.filename,
+  });
+  const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
+  onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
+  const browser = await launchFirefox(downloads, onCleanup, {
+    addonDir: addonWithReachablePlayer(onCleanup),
+    prefs: { 'media.autoplay.default': 0, 'media.cubeb.force_mock_context': true },
+  });
+  const player = await openAddonPage(browser, `player.html?url=${encodeURIComponent(server.url)}`, onCleanup);
+  await until('playback past 4 s', async () => (await currentTime(player).catch(() => 0)) > 4, 30_000, 100).catch(
+    async (error: unknown) => {
+      console.log(await player.evaluate(() => `${document.body.innerText} currentTime ${document.querySelector('video')?.currentTime}`));
+      throw error;
+    },
+  );
+  const saved = await waitForFile(downloads, media.filename, media.size, 60_000);
+  expect(await fileSha256(saved)).toBe(media.sha256);
 });

@@ -1,5 +1,6 @@
 import { createFile, MP4BoxBuffer, type ISOFile, type Movie } from 'mp4box';
 import { concat, readBoxHeader } from '../../engine/streams/mp4-boxes';
+import { withoutPriming } from './audio-priming';
 import { Unsupported, type MediaSegments, type StoredReader } from './segments';
 
 /**
@@ -14,13 +15,12 @@ import { Unsupported, type MediaSegments, type StoredReader } from './segments';
  */
 
 /**
- * Samples per fragment, per track (video at 24–30 fps: about 1 s; AAC: about 0.6 s). A fragment is
- * appended once all its samples are stored, so the one holding a seek's target can hold back the
- * seek by its length at the download's rate: 25 against 50 played Firefox's seeks on ffmpeg's MP4s
- * 0.4–1.6 s sooner (docs/playback.md). With 12, Firefox stopped at the first fragment's end on the
- * faststart clip (cause not found).
+ * Samples per fragment, per track (video at 24–30 fps: about 0.5 s; AAC: about 0.3 s). A fragment
+ * is appended once all its samples are stored, so the one holding a seek's target holds back the
+ * seek by its length at the download's rate: 12 against 50 played Firefox's seeks on ffmpeg's MP4s
+ * 0.4–1.7 s sooner (docs/playback.md).
  */
-export const SAMPLES = 25;
+export const SAMPLES = 12;
 /** Most bytes fed to mp4box at a time, once the moov is parsed. */
 const CHUNK = 256 * 1024;
 /** Bytes read at a time while looking for the moov (small: with the moov at the end, only the first read is of the media). */
@@ -35,12 +35,10 @@ export interface PlainMp4Segment {
   nextSample: number;
 }
 
-/** MediaSegments plus what tests look at: per-track segments and the sample counts. */
+/** MediaSegments plus what tests look at: the sample counts. */
 export interface PlainMp4Source extends MediaSegments {
   /** Track id → number of samples in the file. */
   readonly sampleCounts: Map<number, number>;
-  /** Called with every fragment as mp4box makes it (tests). */
-  onFragment?: (segment: PlainMp4Segment) => void;
 }
 
 /** A plain MP4 remuxed for MSE; Unsupported for a fragmented one or one mp4box cannot read. */
@@ -82,17 +80,16 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
   const mime = `${movie.videoTracks.length > 0 ? 'video' : 'audio'}/mp4; codecs="${codecs.join(',')}"`;
   const sampleCounts = new Map(tracks.map((t) => [t.id, t.nb_samples]));
 
-  file.onSegment = (id, _user, buffer, nextSample) => {
-    const segment = { trackId: id, bytes: new Uint8Array(buffer), nextSample };
-    queue.push(segment);
-    source.onFragment?.(segment);
-    file.releaseUsedSamples(id, nextSample);
-  };
   // Not aligned on keyframes (mp4box's default): x264 puts one every 6–10 s, and a fragment that
   // waits for the next one holds back the first frame and every seek by that long. MSE needs a
   // keyframe only at the start, and after a seek mp4box starts again from one.
   for (const track of tracks) file.setSegmentOptions(track.id, undefined, { nbSamples: SAMPLES, rapAlignement: false });
-  const init = new Uint8Array(file.initializeSegmentation().buffer);
+  const init = withoutPriming(new Uint8Array(file.initializeSegmentation().buffer), movie.audioTracks);
+  file.onSegment = (id, _user, buffer, nextSample) => {
+    const segment = { trackId: id, bytes: new Uint8Array(buffer), nextSample };
+    queue.push(segment);
+    file.releaseUsedSamples(id, nextSample);
+  };
   file.start();
 
   // The mdat starts before the moov (moov at the end) or after it: feeding continues from the

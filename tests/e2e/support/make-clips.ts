@@ -6,11 +6,11 @@
  * for a clip still being made waits for it (clips.ts takes a lock per clip); ffmpeg errors are left
  * to that test to report. At the end of the run, a clip not made yet is given up.
  */
-import { clip, MP3, SMALL_WEBM, WEBM_16MB, WEBM_2MB } from '../../support/clips';
+import { clip, MP3, MP4_FASTSTART, SMALL_WEBM, WEBM_16MB, WEBM_2MB } from '../../support/clips';
 import { SEEK_2_MINUTES, stream } from '../../support/streams';
 
-/** What player-seek.test.ts and player-users-files.test.ts play, then stream-player.test.ts's stream. */
-const E2E_CLIPS = [SMALL_WEBM, WEBM_2MB, WEBM_16MB, MP3];
+/** What player-seek.test.ts, player-users-files.test.ts and player-firefox.test.ts play, then stream-player.test.ts's stream. */
+const E2E_CLIPS = [SMALL_WEBM, WEBM_2MB, WEBM_16MB, MP3, MP4_FASTSTART];
 
 export default function setup(): () => Promise<void> {
   const stop = new AbortController();
