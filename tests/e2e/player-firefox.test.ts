@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'puppeteer-core';
@@ -7,7 +7,7 @@ import { clip, MP4_FASTSTART } from '../support/clips';
 import { addonWithReachablePlayer, launchFirefox, openAddonPage } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import { videoFixture } from './support/player';
-import { mirror, onCleanup } from './support/setup';
+import { clipMirror, mirror, onCleanup } from './support/setup';
 
 const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')?.currentTime ?? 0);
 
@@ -129,12 +129,7 @@ test('Firefox: the player plays a plain MP4 (moov at the end) through mp4box whi
  */
 test("Firefox: the player plays ffmpeg's own MP4 (x264 + AAC) on past its first fragments when its bytes come faster than it plays", async () => {
   const media = await clip(MP4_FASTSTART);
-  const server = await mirror({
-    size: media.size,
-    body: new Uint8Array(readFileSync(media.path)),
-    contentType: media.contentType,
-    filename: media.filename,
-  });
+  const server = await clipMirror(media);
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
   const browser = await launchFirefox(downloads, onCleanup, {

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { clip, SMALL_WEBM } from '../support/clips';
 import { extensionPage, streamRouteReady } from './support/chromium';
 import { fileSha256, waitForFile } from './support/files';
 import { firstFrameMs, playedTo, seekAndTime } from './support/player';
-import { browserWith, mirror, profile } from './support/setup';
+import { browserWith, clipMirror, profile } from './support/setup';
 
 /**
  * Issue 11's case, in Chromium: a 60 s WebM of about 2 MB (a keyframe every second, Cues at the
@@ -14,13 +13,7 @@ import { browserWith, mirror, profile } from './support/setup';
  */
 test('Chromium: a small clip at twice its bitrate plays within 8 s of a seek to 80 %, and the saved file is exact', async () => {
   const media = await clip(SMALL_WEBM);
-  const server = await mirror({
-    size: media.size,
-    body: new Uint8Array(readFileSync(media.path)),
-    contentType: media.contentType,
-    filename: media.filename,
-    rate: Math.round((media.size / media.durationSeconds) * 2),
-  });
+  const server = await clipMirror(media, Math.round((media.size / media.durationSeconds) * 2));
   const p = profile();
   const browser = await browserWith(p);
   await streamRouteReady(browser);

@@ -18,13 +18,8 @@ export const MAX_PRIMING_SECONDS = 0.05;
 /** `init` without the edit lists of `audioTracks` that only skip their priming (at most MAX_PRIMING_SECONDS). */
 export function withoutPriming(init: Uint8Array, audioTracks: readonly { id: number; timescale: number }[]): Uint8Array {
   const shifts = editShifts(init);
-  const primed = audioTracks.filter((t) => (shifts.get(t.id) ?? Infinity) / t.timescale <= MAX_PRIMING_SECONDS);
-  return primed.length === 0
-    ? init
-    : withoutEdits(
-        init,
-        primed.map((t) => t.id),
-      );
+  const primed = audioTracks.filter((t) => (shifts.get(t.id) ?? Infinity) / t.timescale <= MAX_PRIMING_SECONDS).map((t) => t.id);
+  return primed.length === 0 ? init : withoutEdits(init, primed);
 }
 
 /** Track id → the media time (in the track's timescale) its edit list starts at: only edit lists that are one plain shift. */
