@@ -10,6 +10,9 @@ import { videoFixture } from './support/player';
 import { clipMirror, mirror, onCleanup } from './support/setup';
 
 const currentTime = (page: Page) => page.evaluate(() => document.querySelector('video')?.currentTime ?? 0);
+/** What the player page shows, and where its video is: printed when a wait fails. */
+const pageText = (player: Page) =>
+  player.evaluate(() => `${document.body.innerText} currentTime ${document.querySelector('video')?.currentTime}`).catch(String);
 
 interface Playthrough {
   fixture: string;
@@ -44,13 +47,11 @@ async function playWhileDownloading(run: Playthrough): Promise<string> {
     addonDir: addonWithReachablePlayer(onCleanup),
     prefs: { 'media.autoplay.default': 0 },
   });
-  const page = (player: Page) =>
-    player.evaluate(() => `${document.body.innerText} currentTime ${document.querySelector('video')?.currentTime}`).catch(String);
 
   const t0 = Date.now();
   const player = await openAddonPage(browser, `player.html?url=${encodeURIComponent(server.url)}`, onCleanup);
   await until('playback', async () => (await currentTime(player).catch(() => 0)) > 0.5, 30_000, 100).catch(async (error: unknown) => {
-    console.log(player.url(), await page(player));
+    console.log(player.url(), await pageText(player));
     throw error;
   });
   const firstPlayMs = Date.now() - t0;
@@ -65,7 +66,7 @@ async function playWhileDownloading(run: Playthrough): Promise<string> {
   }, run.seekTo);
   await until('playing after the seek', async () => (await currentTime(player)) > run.seekTo + 0.3, 30_000, 100).catch(
     async (error: unknown) => {
-      console.log(await page(player));
+      console.log(await pageText(player));
       throw error;
     },
   );
@@ -139,7 +140,7 @@ test("Firefox: the player plays ffmpeg's own MP4 (x264 + AAC) on past its first 
   const player = await openAddonPage(browser, `player.html?url=${encodeURIComponent(server.url)}`, onCleanup);
   await until('playback past 4 s', async () => (await currentTime(player).catch(() => 0)) > 4, 30_000, 100).catch(
     async (error: unknown) => {
-      console.log(await player.evaluate(() => `${document.body.innerText} currentTime ${document.querySelector('video')?.currentTime}`));
+      console.log(await pageText(player));
       throw error;
     },
   );
