@@ -40,7 +40,8 @@ const BY_NETWORK: Record<NonNullable<FailureFacts['network']>, MessageKey> = {
 
 /** An error status by what it means to a person; the status itself is said too. */
 function statusKey(status: number): MessageKey {
-  if (status === 429 || status === 503) return 'failServerBusy';
+  if (status === 429) return 'failTooManyRequests';
+  if (status === 503) return 'failServerBusy';
   if (status === 404 || status === 410) return 'failServerNoFile';
   if (status === 401 || status === 403) return 'failServerDenied';
   if (status >= 500) return 'failServerError';

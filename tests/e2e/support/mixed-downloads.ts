@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import type { JobView } from '../../../src/messages';
 import type { Faults } from '../../support/mirror-server';
 import { extensionPage, request, type Launched } from './chromium';
-import { browserWith, closedPort, MiB, mirror, profile } from './setup';
+import { browserWith, MiB, mirror, profile } from './setup';
 
 export interface MixedDownloads {
   browser: Launched;
@@ -88,9 +88,10 @@ export async function popupWithMixedDownloads(language?: string): Promise<MixedD
     ids.paused.push(await add(name, UNFINISHED));
   await act(ids.paused, 'pause');
   await reach(ids.paused, 'paused');
-  ids.retrying.push(await add('busy-mirror.iso', { ...UNFINISHED, faults: { errorStatus: { status: 503 } } }));
-  const refused = `http://127.0.0.1:${await closedPort()}/offline-backup.tar`;
-  ids.retrying.push(named((await request(popup, { type: 'add-url', url: refused })).value!.job.id, 'offline-backup.tar'));
+  // Servers that ask to come back in two minutes keep their rows retrying for the whole test, however
+  // slow the machine (a refused connection is given up after about a minute of retries).
+  const later = (status: number) => ({ ...UNFINISHED, faults: { errorStatus: { status, retryAfter: '120' } } });
+  ids.retrying.push(await add('busy-mirror.iso', later(503)), await add('rate-limited-backup.tar', later(429)));
   for (const name of ['ubuntu-24.04.1-desktop-amd64.iso', 'Fedora-Workstation-Live-41.iso']) ids.running.push(await add(name, UNFINISHED));
   await reach(ids.retrying, 'retrying');
   await reach(ids.running, 'running');

@@ -14,6 +14,9 @@ describe('failure words', () => {
     expect(failureText({ code: 'http-status', status: 503, attempts: 8 })).toBe(
       'The server is busy or down for maintenance (error 503). Stitch gave up after 8 attempts.',
     );
+    expect(failureText({ code: 'http-status', status: 429 })).toBe(
+      'The server turns requests away for now: it has had too many (error 429).',
+    );
   });
 
   it('say plainly that the server could not be reached, not what fetch said', () => {

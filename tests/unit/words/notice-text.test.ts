@@ -148,7 +148,7 @@ describe('why a server has the connections it has, in words', () => {
       'The server has not answered after 125 ms, so Stitch starts with 8 connections.',
     );
     expect(connectionsWhyText({ kind: 'refused', status: 429, waitMs: 3_000 })).toBe(
-      'The server is busy or down for maintenance (error 429). Stitch waits 3 s before trying again.',
+      'The server turns requests away for now: it has had too many (error 429). Stitch waits 3 s before trying again.',
     );
   });
 
