@@ -28,13 +28,6 @@ const HEAD_CHUNK = 16 * 1024;
 /** Give up finding the moov after feeding this many bytes in order (a faststart moov is small). */
 const MAX_HEAD = 32 * 1024 * 1024;
 
-export interface PlainMp4Segment {
-  trackId: number;
-  bytes: Uint8Array;
-  /** The track's sample number after this fragment. */
-  nextSample: number;
-}
-
 /** MediaSegments plus what tests look at: the sample counts. */
 export interface PlainMp4Source extends MediaSegments {
   /** Track id → number of samples in the file. */
@@ -45,7 +38,8 @@ export interface PlainMp4Source extends MediaSegments {
 export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Promise<PlainMp4Source> {
   // keepMdatData: segmentation needs the sample bytes (without it mp4box silently makes nothing).
   const file: ISOFile<unknown, unknown> = createFile(true);
-  const queue: PlainMp4Segment[] = [];
+  /** Fragments mp4box made and no segment took yet. */
+  const queue: Uint8Array[] = [];
   let info: Movie | undefined;
   let error: string | undefined;
   file.onReady = (movie) => (info = movie);
@@ -86,8 +80,7 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
   for (const track of tracks) file.setSegmentOptions(track.id, undefined, { nbSamples: SAMPLES, rapAlignement: false });
   const init = withoutPriming(new Uint8Array(file.initializeSegmentation().buffer), movie.audioTracks);
   file.onSegment = (id, _user, buffer, nextSample) => {
-    const segment = { trackId: id, bytes: new Uint8Array(buffer), nextSample };
-    queue.push(segment);
+    queue.push(new Uint8Array(buffer));
     file.releaseUsedSamples(id, nextSample);
   };
   file.start();
@@ -96,7 +89,7 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
   // end of what was fed in order from byte 0 (mp4box keeps the bytes it was given).
   let flushed = false;
   const take = (next: number) => {
-    const made = queue.splice(0).map((s) => s.bytes);
+    const made = queue.splice(0);
     const bytes = made.length === 1 ? made[0]! : concat(made);
     return { bytes, next };
   };
