@@ -10,7 +10,7 @@ import type { ConnectionsWhy } from '../engine/scheduler/connections/connection-
 import type { StepGain } from '../engine/scheduler/connections/step-verdict';
 import type { JobFailure, JobView } from '../messages';
 import { formatSize, sizesApart } from './format';
-import { formatCount, numberFormat, plural, sentence, t, type MessageKey } from './i18n';
+import { formatCount, numberFormat, plural, sentence, t, uiLocale, type MessageKey } from './i18n';
 
 const BY_CODE: Record<string, MessageKey> = {
   redirect: 'failRedirect',
@@ -63,9 +63,20 @@ export function failureText(failure: JobFailure | undefined): string {
   return failure.attempts ? `${cause} ${plural(failure.attempts, 'failGaveUpOne', 'failGaveUpOther')}` : cause;
 }
 
-/** While no source delivers: the last failure, which attempt that was, and when Stitch gives up. */
-export function retryingText(retrying: NonNullable<JobView['retrying']>): string {
-  const attempt = t('retryAttempt', formatCount(retrying.attempts), formatCount(retrying.maxAttempts));
+/**
+ * A next try at least this far off is said with its time of day (a server's Retry-After, the
+ * longest backoffs): the text stays true while nothing else changes, where "in 2 minutes" would not.
+ */
+const SAY_RETRY_TIME_MS = 60_000;
+
+/** While no source delivers: the last failure, which attempt that was, when Stitch tries again and when it gives up. */
+export function retryingText(retrying: NonNullable<JobView['retrying']>, now = Date.now()): string {
+  const [attempts, max] = [formatCount(retrying.attempts), formatCount(retrying.maxAttempts)];
+  const { retryAt } = retrying;
+  const attempt =
+    retryAt !== undefined && retryAt - now >= SAY_RETRY_TIME_MS
+      ? t('retryAttemptAt', attempts, max, new Intl.DateTimeFormat(uiLocale(), { timeStyle: 'short' }).format(retryAt))
+      : t('retryAttempt', attempts, max);
   return `${causeText(retrying.failure)} ${attempt}`;
 }
 

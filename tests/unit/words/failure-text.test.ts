@@ -19,6 +19,21 @@ describe('failure words', () => {
     );
   });
 
+  it('say the time of the next try when it is a minute or more away (a server asked to wait)', () => {
+    const retryAt = new Date(2026, 10, 28, 14, 5).getTime(); // local time: the same words in every time zone
+    const retrying = { attempts: 1, maxAttempts: 8, retryAt, failure: { code: 'http-status', status: 503 } } as const;
+    expect(retryingText(retrying, retryAt - 120_000)).toBe(
+      'The server is busy or down for maintenance (error 503). Attempt 1 of 8 failed; Stitch tries again at 2:05 PM and gives up after attempt 8.',
+    );
+    expect(retryingText(retrying, retryAt - 30_000)).toBe(
+      'The server is busy or down for maintenance (error 503). Attempt 1 of 8 failed; Stitch tries again by itself and gives up after attempt 8.',
+    );
+    speak('de');
+    expect(retryingText(retrying, retryAt - 120_000)).toBe(
+      'Der Server ist ausgelastet oder wird gewartet (Fehler 503). Versuch 1 von 8 ist fehlgeschlagen; Stitch versucht es um 14:05 erneut und gibt nach Versuch 8 auf.',
+    );
+  });
+
   it('say plainly that the server could not be reached, not what fetch said', () => {
     expect(failureText({ code: 'network', network: 'unreached', attempts: 8 })).toBe(
       'Stitch could not reach the server: the connection was refused or broke before the server answered. Stitch gave up after 8 attempts.',
