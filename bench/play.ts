@@ -9,7 +9,7 @@
  * See bench/README.md.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { Page as PlaywrightPage } from 'playwright-core';
 import { fileSha256, waitForFile } from '../tests/e2e/support/files';
@@ -28,6 +28,19 @@ import { earlySeekAndTime, firstFrameMs, playedTo, seeksAndTime, type AnyPage } 
 import { startMirror, type Mirror } from '../tests/support/mirror-server';
 import * as clips from '../tests/support/clips';
 import type { Clip, ClipRecipe } from '../tests/support/clips';
+import {
+  ACTIONS,
+  playbackChart,
+  SEEKS,
+  tables,
+  type Action,
+  type Case,
+  type Client,
+  type Load,
+  type PlayResults,
+  type Run,
+  type Step,
+} from './play-report';
 
 const FILES: ClipRecipe[] = [
   clips.WEBM_2MB,
@@ -57,87 +70,10 @@ const DEFAULT_CASES = [
   'mp4-moov-end@far',
 ];
 
-interface Case {
-  id: string;
-  file: ClipRecipe;
-  server: ServerSetupId;
-}
-
-const ACTIONS = ['first', 'seek20', 'seek50', 'seek80', 'back30', 'burst', 'early'] as const;
-type Action = (typeof ACTIONS)[number];
-const ACTION_TITLES: Record<Action, string> = {
-  first: 'first frame',
-  seek20: '20 %',
-  seek50: '50 %',
-  seek80: '80 %',
-  back30: 'back 30 %',
-  burst: '3 seeks',
-  early: 'early 60 %',
-};
-/** Seeks in the main load, in order: to a fraction of the duration, or several 300 ms apart (timed from the last). */
-const SEEKS: { action: Action; fractions: number[] }[] = [
-  { action: 'seek20', fractions: [0.2] },
-  { action: 'seek50', fractions: [0.5] },
-  { action: 'seek80', fractions: [0.8] },
-  { action: 'back30', fractions: [0.3] },
-  { action: 'burst', fractions: [0.45, 0.6, 0.9] },
-];
 const EARLY_FRACTION = 0.6;
 const BURST_GAP_MS = 300;
 const FIRST_FRAME_TIMEOUT_MS = 30_000;
 const SEEK_TIMEOUT_MS = 20_000;
-/** Issue 26: no seek anywhere over 6 s. */
-const SEEK_LIMIT_MS = 6000;
-
-interface Client {
-  name: string;
-  browser: PlayBrowser;
-  stitch: boolean;
-}
-
-/** One step of a load: when it began (ms since the load's servers started), what it was for, and how long it took. */
-interface Step {
-  at: number;
-  name: string;
-  ms?: number;
-  error?: string;
-  /** A seek's target, and the keyframe the player must fetch for it. */
-  target?: { seconds: number; keyframeSeconds: number; byte: number };
-}
-
-interface Request {
-  server: number;
-  at: number;
-  ms: number;
-  range: string;
-  bytes: number;
-  cut: boolean;
-}
-
-/** One page load: `main` (first frame, then the seeks) or `early` (a seek as soon as the duration is known). */
-interface Load {
-  load: 'main' | 'early';
-  steps: Step[];
-  requests: Request[];
-  /** Stitch in Chromium: what the <video> asked the stream route (`at` in ms since the load's servers started). */
-  elementRequests: ElementRequest[];
-  /** Stitch only: the saved file against the clip's SHA-256. */
-  file?: 'exact' | 'WRONG FILE' | 'missing';
-}
-
-interface Run {
-  caseId: string;
-  client: string;
-  rep: number;
-  times: Partial<Record<Action, number>>;
-  /** When the early seek was made, ms since the page's navigation. */
-  earlyAt?: number;
-  loads: Load[];
-  errors: string[];
-  /** Requests the servers received, and bytes they sent ÷ the clip's size (the main load). */
-  requests: number;
-  overFetch: number;
-}
 
 function options() {
   const { values } = parseArgs({
@@ -150,6 +86,8 @@ function options() {
       'no-reference': { type: 'boolean', default: false },
       timeline: { type: 'boolean', default: false },
       list: { type: 'boolean', default: false },
+      from: { type: 'string' },
+      chart: { type: 'string' },
     },
   });
   const runs = Number(values.runs);
@@ -171,7 +109,8 @@ function options() {
     ...(values['no-reference'] ? [] : [{ name: `${browser} <video>`, browser, stitch: false }]),
     { name: `stitch ${browser}`, browser, stitch: true },
   ]);
-  return { runs, cases, actions, clients, timeline: values.timeline, list: values.list };
+  const from = values.from?.split(',').map((f) => f.trim());
+  return { runs, cases, actions, clients, timeline: values.timeline, list: values.list, from, chart: values.chart };
 }
 
 /** The clip's keyframes (every packet of an audio clip): where a seek's bytes start. */
@@ -361,94 +300,8 @@ function timelineText(run: Run): string {
   return lines.join('\n');
 }
 
-/**
- * A reference run's time for `action`, or 'after a miss' when an earlier seek of the same load
- * never played: that <video> then had its 20 s time-out to read on, so a later seek starts
- * from more bytes than Stitch had, and is no longer the same case.
- */
-function referenceTime(run: Run, action: Action): number | undefined | 'after a miss' {
-  const main = SEEKS.map((s) => s.action);
-  const at = main.indexOf(action);
-  if (at > 0 && main.slice(0, at).some((earlier) => earlier in run.times && run.times[earlier] === undefined)) return 'after a miss';
-  return run.times[action];
-}
-
-/** The median, undefined (did not play) counting as the longest. */
-const median = (xs: (number | undefined)[]): number | undefined => {
-  if (xs.length === 0) return undefined;
-  const sorted = xs.map((x) => x ?? Infinity).toSorted((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const m = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return Number.isFinite(m) ? m : undefined;
-};
-
-/**
- * Issue 26's target for one of Stitch's cells: Chromium within its own <video>'s time + 1 s,
- * Firefox within twice its own time + 1 s, and no seek over 6 s. Undefined: no target to judge by.
- */
-function meetsTarget(browser: PlayBrowser, action: Action, stitch: number | undefined, own: number | undefined): boolean | undefined {
-  if (stitch === undefined) return false;
-  if (action !== 'first' && stitch > SEEK_LIMIT_MS) return false;
-  if (own === undefined) return action === 'first' ? undefined : true;
-  return stitch <= (browser === 'chromium' ? own : 2 * own) + 1000;
-}
-
-/** A table per browser: a row per case, a column per action with `Stitch / own <video>` (s) and ✓/✗. */
-function tables(
-  cases: Case[],
-  clipsByName: Map<string, Clip>,
-  runs: Run[],
-  clients: Client[],
-  actions: Action[],
-): { text: string; misses: string[] } {
-  const seconds = (ms: number | undefined) => (ms === undefined ? '—' : (ms / 1000).toFixed(1));
-  const lines: string[] = [];
-  const misses: string[] = [];
-  for (const browser of [...new Set(clients.map((c) => c.browser))]) {
-    const title = browser === 'chromium' ? 'Chromium (service-worker route)' : 'Firefox (Media Source route)';
-    const rule = browser === 'chromium' ? 'own + 1 s' : '2 × own + 1 s';
-    lines.push(
-      '',
-      `${title}: Stitch / the browser's own <video> (s); ✗: over ${rule}, a seek over 6 s, or no playback; ` +
-        `*: the <video> missed an earlier seek of that load, so this one is not the same case`,
-    );
-    const head = ['case', 'clip', ...actions.map((a) => ACTION_TITLES[a]), 'file', 'requests', 'over-fetch'];
-    const rows = [head];
-    for (const c of cases) {
-      const media = clipsByName.get(c.file.name)!;
-      const of = (name: string) => runs.filter((r) => r.caseId === c.id && r.client === name);
-      const mine = of(`stitch ${browser}`);
-      const own = of(`${browser} <video>`);
-      const cells = actions.map((action) => {
-        const s = median(mine.map((r) => r.times[action]));
-        const comparable = own.map((r) => referenceTime(r, action)).filter((t) => t !== 'after a miss');
-        const o = median(comparable);
-        const afterMiss = own.length > 0 && comparable.length === 0;
-        const verdict = mine.length ? meetsTarget(browser, action, s, o) : undefined;
-        if (verdict === false) misses.push(`${browser} ${c.id} ${ACTION_TITLES[action]}: ${seconds(s)} s (own ${seconds(o)} s)`);
-        const mark = verdict === undefined ? '' : verdict ? ' ✓' : ' ✗';
-        return `${mine.length ? seconds(s) : ''}${own.length ? `/${afterMiss ? '*' : seconds(o)}` : ''}${mark}`;
-      });
-      const files = [...new Set(mine.flatMap((r) => r.loads.map((l) => l.file ?? '-')))].join('/');
-      if (mine.some((r) => r.loads.some((l) => l.file !== undefined && l.file !== 'exact')))
-        misses.push(`${browser} ${c.id}: file ${files}`);
-      const clipText = `${(media.size / 1e6).toFixed(1)} MB ${media.durationSeconds} s`;
-      const requests = median(mine.map((r) => r.requests));
-      const overFetch = median(mine.map((r) => r.overFetch));
-      rows.push([c.id, clipText, ...cells, files, String(requests ?? '—'), overFetch === undefined ? '—' : overFetch.toFixed(2)]);
-    }
-    const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    for (const row of rows) lines.push('  ' + row.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
-  }
-  return { text: lines.join('\n'), misses };
-}
-
-async function main(): Promise<void> {
-  const { runs: repeats, cases, actions, clients, timeline, list } = options();
-  if (list) {
-    for (const c of cases) console.log(c.id);
-    return;
-  }
+/** Plays every case in every client `repeats` times, printing each run as it ends. */
+async function play({ runs: repeats, cases, actions, clients, timeline }: ReturnType<typeof options>): Promise<PlayResults> {
   const clipsByName = new Map<string, Clip>();
   const keysByName = new Map<string, { seconds: number; byte: number }[]>();
   for (const c of cases) {
@@ -475,7 +328,59 @@ async function main(): Promise<void> {
       }
     }
   }
-  const { text, misses } = tables(cases, clipsByName, runs, clients, actions);
+  console.error(`${runs.length} runs in ${Math.round((Date.now() - started) / 1000)} s.`);
+  const results: PlayResults = { at: new Date().toISOString(), clips: [...clipsByName.values()], cases, actions, runs };
+  const out = new URL('./results/play.json', import.meta.url);
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await writeFile(out, JSON.stringify(results, null, 2));
+  console.error(`Every run, with its steps and what each server was asked: ${out.pathname}`);
+  return results;
+}
+
+/** Saved results (bench/results/play.json of several runs, say one per browser) as one. */
+async function savedResults(files: string[]): Promise<PlayResults> {
+  const saved = await Promise.all(files.map(async (f) => JSON.parse(await readFile(f, 'utf8')) as PlayResults));
+  const byKey = <T>(items: T[], key: (item: T) => string) => [...new Map(items.map((i) => [key(i), i])).values()];
+  const actions = new Set(saved.flatMap((r) => r.actions));
+  return {
+    at: saved
+      .map((r) => r.at)
+      .toSorted()
+      .at(-1)!,
+    clips: byKey(
+      saved.flatMap((r) => r.clips),
+      (c) => c.name,
+    ),
+    cases: byKey(
+      saved.flatMap((r) => r.cases),
+      (c) => c.id,
+    ),
+    actions: ACTIONS.filter((a) => actions.has(a)),
+    runs: saved.flatMap((r) => r.runs),
+  };
+}
+
+/** The clients that played in `results`, each browser's own <video> before Stitch. */
+function clientsOf(results: PlayResults): Client[] {
+  const names = new Set(results.runs.map((r) => r.client));
+  return (['chromium', 'firefox'] as const).flatMap((browser) =>
+    [
+      { name: `${browser} <video>`, browser, stitch: false },
+      { name: `stitch ${browser}`, browser, stitch: true },
+    ].filter((c) => names.has(c.name)),
+  );
+}
+
+async function main(): Promise<void> {
+  const chosen = options();
+  if (chosen.list) {
+    for (const c of chosen.cases) console.log(c.id);
+    return;
+  }
+  const results = chosen.from ? await savedResults(chosen.from) : await play(chosen);
+  const clients = chosen.from ? clientsOf(results) : chosen.clients;
+  const repeats = Math.max(...results.runs.map((r) => r.rep + 1));
+  const { text, misses } = tables(results, clients);
   console.log(
     `Playback: from opening the page to the first frame, and from each seek until playing there (s, median of ${repeats} run(s); ` +
       `early: a seek to ${EARLY_FRACTION * 100} % as soon as the duration is known, in a second load)`,
@@ -484,12 +389,12 @@ async function main(): Promise<void> {
   console.log(
     misses.length ? `\nMissed issue 26's targets (${misses.length}):\n  ${misses.join('\n  ')}` : "\nEvery cell within issue 26's targets.",
   );
-  console.log(`\n${runs.length} runs in ${Math.round((Date.now() - started) / 1000)} s.`);
-  const out = new URL('./results/play.json', import.meta.url);
-  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-  await writeFile(out, JSON.stringify({ at: new Date().toISOString(), clips: [...clipsByName.values()], cases, actions, runs }, null, 2));
-  console.log(`Every run, with its steps and what each server was asked: ${out.pathname}`);
-  if (runs.some((r) => r.loads.some((l) => l.file === 'WRONG FILE'))) process.exitCode = 1;
+  if (chosen.chart) {
+    const subtitle = `medians of ${repeats} run(s) per cell, ${results.at.slice(0, 10)}; every saved file checked against its SHA-256`;
+    await writeFile(chosen.chart, playbackChart(results, clients, subtitle));
+    console.log(`\nwrote ${chosen.chart}`);
+  }
+  if (results.runs.some((r) => r.loads.some((l) => l.file === 'WRONG FILE'))) process.exitCode = 1;
 }
 
 await main();

@@ -170,7 +170,7 @@ export function table(scenarios: Scenario[], summaries: Summary[], sizeOf: (s: S
 }
 
 const COLORS = ['#2563eb', '#f59e0b', '#9ca3af', '#10b981'];
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A grouped bar chart of median efficiency per scenario and client, min–max whiskers, targets dashed. */
 export function chart(scenarios: Scenario[], clients: string[], summaries: Summary[], subtitle: string): string {
