@@ -244,7 +244,7 @@ const FILL = { meets: '#dcfce7', ownAlsoSlow: '#fef3c7', miss: '#fee2e2', none: 
  */
 export function playbackChart(results: PlayResults, clients: Client[], subtitle: string): string {
   const browsers = matrices(results, clients);
-  const [left, top, cellWidth, rowHeight, gap] = [150, 84, 74, 20, 40];
+  const [left, top, cellWidth, rowHeight, gap] = [170, 84, 74, 20, 40];
   const width = left + results.actions.length * cellWidth + 16;
   const gridHeight = (rows: number) => 22 + rows * rowHeight;
   const height = top + browsers.reduce((h, b) => h + gridHeight(b.rows.length) + gap, 0) + 8;
@@ -256,7 +256,7 @@ export function playbackChart(results: PlayResults, clients: Client[], subtitle:
   ];
   const legend: [string, string][] = [
     [FILL.meets, "within issue 26's target"],
-    [FILL.ownAlsoSlow, 'over 6 s, as the own <video>'],
+    [FILL.ownAlsoSlow, 'over 6 s, the own <video> too'],
     [FILL.miss, 'missed'],
   ];
   legend.forEach(([fill, text], i) => {
@@ -270,8 +270,7 @@ export function playbackChart(results: PlayResults, clients: Client[], subtitle:
   for (const { browser, rows } of browsers) {
     const rule = browser === 'chromium' ? 'target: own + 1 s' : 'target: 2 × own + 1 s';
     out.push(
-      `<text x="16" y="${y + 12}" font-weight="bold">${escape(TITLES[browser])}</text>`,
-      `<text x="${left}" y="${y + 12}" fill="#555">${rule}; any seek ≤ 6 s</text>`,
+      `<text x="16" y="${y + 12}"><tspan font-weight="bold">${escape(TITLES[browser])}</tspan><tspan dx="8" fill="#555">${rule}; any seek ≤ 6 s</tspan></text>`,
     );
     y += 22;
     results.actions.forEach((action, i) =>
