@@ -47,8 +47,8 @@ export interface Step {
   name: string;
   ms?: number;
   error?: string;
-  /** A seek's target, and the keyframe the player must fetch for it. */
-  target?: { seconds: number; keyframeSeconds: number; byte: number };
+  /** A seek's target, the keyframe the player must fetch for it (`byte`), and where the target's own bytes begin. */
+  target?: { seconds: number; keyframeSeconds: number; byte: number; targetByte: number };
 }
 
 export interface Request {

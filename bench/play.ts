@@ -20,6 +20,7 @@ import {
   openStitchPlayer,
   SERVER_SETUPS,
   serveClip,
+  serverRate,
   type ElementRequest,
   type PlayBrowser,
   type ServerSetupId,
@@ -29,6 +30,7 @@ import { startMirror, type Mirror } from '../tests/support/mirror-server';
 import * as clips from '../tests/support/clips';
 import type { Clip, ClipRecipe } from '../tests/support/clips';
 import {
+  ACTION_TITLES,
   ACTIONS,
   playbackChart,
   SEEKS,
@@ -113,8 +115,14 @@ function options() {
   return { runs, cases, actions, clients, timeline: values.timeline, list: values.list, from, chart: values.chart };
 }
 
-/** The clip's keyframes (every packet of an audio clip): where a seek's bytes start. */
-function keyframes(media: Clip): { seconds: number; byte: number }[] {
+interface Packet {
+  seconds: number;
+  byte: number;
+  key: boolean;
+}
+
+/** The packets of the clip's video (of its audio, in an audio clip), in time order. */
+function packets(media: Clip): Packet[] {
   const stream = media.videoKbps > 0 ? 'v:0' : 'a:0';
   const probe = spawnSync(
     'ffprobe',
@@ -124,16 +132,43 @@ function keyframes(media: Clip): { seconds: number; byte: number }[] {
   return probe.stdout
     .split('\n')
     .map((line) => line.split(','))
-    .filter(([time, pos, flags]) => time && pos && flags?.includes('K'))
-    .map(([time, pos]) => ({ seconds: Number(time), byte: Number(pos) }))
+    .filter(([time, pos, flags]) => time && pos && flags)
+    .map(([time, pos, flags]) => ({ seconds: Number(time), byte: Number(pos), key: flags!.includes('K') }))
     .sort((a, b) => a.seconds - b.seconds);
 }
 
-/** The target of a seek to `fraction`, and the last keyframe at or before it. */
-function seekTarget(media: Clip, keys: { seconds: number; byte: number }[], fraction: number): Step['target'] {
+/** The target of a seek to `fraction`, the last keyframe at or before it, and where the target's own bytes begin. */
+function seekTarget(media: Clip, all: Packet[], fraction: number): NonNullable<Step['target']> {
   const seconds = media.durationSeconds * fraction;
-  const key = keys.findLast((k) => k.seconds <= seconds) ?? keys[0]!;
-  return { seconds, keyframeSeconds: key.seconds, byte: key.byte };
+  const key = all.findLast((p) => p.key && p.seconds <= seconds) ?? all.find((p) => p.key)!;
+  const after = all.filter((p) => p.seconds >= seconds).map((p) => p.byte);
+  return { seconds, keyframeSeconds: key.seconds, byte: key.byte, targetByte: after.length ? Math.min(...after) : media.size };
+}
+
+/**
+ * The least any player needs for each seek of the default actions: the bytes from the target's
+ * keyframe to the target at the servers' rate in all, before any round trip, index or buffering.
+ */
+function seekFloors(results: PlayResults, packetsOf: (media: Clip) => Packet[]): string[] {
+  const lines: string[] = [];
+  for (const c of results.cases) {
+    const media = results.clips.find((m) => m.name === c.file.name)!;
+    const setup = SERVER_SETUPS[c.server];
+    const rate = serverRate(media, setup) * setup.count;
+    const all = packetsOf(media);
+    const seeks = [
+      ...SEEKS.map((s) => ({ action: s.action, fraction: s.fractions.at(-1)! })),
+      { action: 'early' as const, fraction: EARLY_FRACTION },
+    ];
+    const cells = seeks
+      .filter((s) => results.actions.includes(s.action))
+      .map(({ action, fraction }) => {
+        const target = seekTarget(media, all, fraction);
+        return `${ACTION_TITLES[action]} ${((target.targetByte - target.byte) / rate).toFixed(1)}`;
+      });
+    lines.push(`  ${c.id}: ${cells.join(', ')}`);
+  }
+  return lines;
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0]! : String(error));
@@ -142,7 +177,7 @@ const message = (error: unknown) => (error instanceof Error ? error.message.spli
 async function playLoad(
   c: Case,
   media: Clip,
-  keys: { seconds: number; byte: number }[],
+  all: Packet[],
   client: Client,
   load: Load['load'],
   actions: Action[],
@@ -181,7 +216,7 @@ async function playLoad(
     record.steps.push({ at: Date.now() - t0, name: 'page open' });
 
     if (load === 'early') {
-      const target = seekTarget(media, keys, EARLY_FRACTION);
+      const target = seekTarget(media, all, EARLY_FRACTION);
       run.times.early = await step(
         `early seek to ${EARLY_FRACTION * 100} %`,
         async () => {
@@ -195,7 +230,7 @@ async function playLoad(
       run.times.first = await step('first frame', () => firstFrameMs(page, FIRST_FRAME_TIMEOUT_MS));
       if (run.times.first !== undefined && (await step('playing 1 s', () => playedTo(page, 1, 20_000).then(() => 0))) !== undefined) {
         for (const { action, fractions } of SEEKS.filter((s) => actions.includes(s.action))) {
-          const target = seekTarget(media, keys, fractions.at(-1)!);
+          const target = seekTarget(media, all, fractions.at(-1)!);
           const name = fractions.length > 1 ? `seeks to ${fractions.map((f) => f * 100).join(', ')} %` : `seek to ${fractions[0]! * 100} %`;
           run.times[action] = await step(
             name,
@@ -249,17 +284,10 @@ async function playLoad(
   }
 }
 
-async function runOnce(
-  c: Case,
-  media: Clip,
-  keys: { seconds: number; byte: number }[],
-  client: Client,
-  actions: Action[],
-  rep: number,
-): Promise<Run> {
+async function runOnce(c: Case, media: Clip, all: Packet[], client: Client, actions: Action[], rep: number): Promise<Run> {
   const run: Run = { caseId: c.id, client: client.name, rep, times: {}, loads: [], errors: [], requests: 0, overFetch: 0 };
-  if (actions.some((a) => a !== 'early')) await playLoad(c, media, keys, client, 'main', actions, run);
-  if (actions.includes('early')) await playLoad(c, media, keys, client, 'early', actions, run);
+  if (actions.some((a) => a !== 'early')) await playLoad(c, media, all, client, 'main', actions, run);
+  if (actions.includes('early')) await playLoad(c, media, all, client, 'early', actions, run);
   return run;
 }
 
@@ -303,13 +331,13 @@ function timelineText(run: Run): string {
 /** Plays every case in every client `repeats` times, printing each run as it ends. */
 async function play({ runs: repeats, cases, actions, clients, timeline }: ReturnType<typeof options>): Promise<PlayResults> {
   const clipsByName = new Map<string, Clip>();
-  const keysByName = new Map<string, { seconds: number; byte: number }[]>();
+  const packetsByName = new Map<string, Packet[]>();
   for (const c of cases) {
     if (clipsByName.has(c.file.name)) continue;
     const started = Date.now();
     const media = await clips.clip(c.file);
     clipsByName.set(c.file.name, media);
-    keysByName.set(c.file.name, keyframes(media));
+    packetsByName.set(c.file.name, packets(media));
     if (Date.now() - started > 2000) console.error(`made ${media.filename} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   }
   const started = Date.now();
@@ -317,7 +345,7 @@ async function play({ runs: repeats, cases, actions, clients, timeline }: Return
   for (let rep = 0; rep < repeats; rep++) {
     for (const c of cases) {
       for (const client of clients) {
-        const run = await runOnce(c, clipsByName.get(c.file.name)!, keysByName.get(c.file.name)!, client, actions, rep);
+        const run = await runOnce(c, clipsByName.get(c.file.name)!, packetsByName.get(c.file.name)!, client, actions, rep);
         runs.push(run);
         const times = actions.map((a) => `${a} ${run.times[a] === undefined ? '—' : Math.round(run.times[a])}`).join(', ');
         const files = run.loads.map((l) => l.file).filter(Boolean);
@@ -389,6 +417,13 @@ async function main(): Promise<void> {
   console.log(
     misses.length ? `\nMissed issue 26's targets (${misses.length}):\n  ${misses.join('\n  ')}` : "\nEvery cell within issue 26's targets.",
   );
+  console.log(
+    "\nEach seek's floor (s): the bytes from the target's keyframe to the target at the servers' rate in all, " +
+      'before any round trip, index or buffering; no player plays sooner:',
+  );
+  const probed = new Map<string, Packet[]>();
+  const packetsOf = (media: Clip) => probed.get(media.name) ?? probed.set(media.name, packets(media)).get(media.name)!;
+  console.log(seekFloors(results, packetsOf).join('\n'));
   if (chosen.chart) {
     const subtitle = `medians of ${repeats} run(s) per cell, ${results.at.slice(0, 10)}; every saved file checked against its SHA-256`;
     await writeFile(chosen.chart, playbackChart(results, clients, subtitle));
