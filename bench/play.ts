@@ -101,7 +101,8 @@ function options() {
   });
   // --only: case ids, file names (their cases), or server setups (`mirrors`, `@far`: their cases).
   const wanted = values.only?.split(',').map((w) => w.trim().replace(/^@/, ''));
-  const cases = wanted ? matrix.filter((c) => wanted.some((w) => w === c.id || w === c.file.name || w === c.server)) : matrix;
+  const picked = (c: Case) => !wanted || wanted.some((w) => w === c.id || w === c.file.name || w === c.server);
+  const cases = matrix.filter(picked);
   if (cases.length === 0) throw new Error(`--only ${values.only}: no such case (${matrix.map((c) => c.id).join(', ')})`);
   const actions = values.actions ? (values.actions.split(',').map((a) => a.trim()) as Action[]) : [...ACTIONS];
   const unknown = actions.filter((a) => !ACTIONS.includes(a));
@@ -112,7 +113,7 @@ function options() {
     { name: `stitch ${browser}`, browser, stitch: true },
   ]);
   const from = values.from?.split(',').map((f) => f.trim());
-  return { runs, cases, actions, clients, timeline: values.timeline, list: values.list, from, chart: values.chart };
+  return { runs, cases, picked, actions, clients, timeline: values.timeline, list: values.list, from, chart: values.chart };
 }
 
 interface Packet {
@@ -365,11 +366,16 @@ async function play({ runs: repeats, cases, actions, clients, timeline }: Return
   return results;
 }
 
-/** Saved results (bench/results/play.json of several runs, say one per browser) as one. */
-async function savedResults(files: string[]): Promise<PlayResults> {
+/** Saved results (bench/results/play.json of several runs, say one per browser) as one, of the `picked` cases. */
+async function savedResults(files: string[], picked: (c: Case) => boolean): Promise<PlayResults> {
   const saved = await Promise.all(files.map(async (f) => JSON.parse(await readFile(f, 'utf8')) as PlayResults));
   const byKey = <T>(items: T[], key: (item: T) => string) => [...new Map(items.map((i) => [key(i), i])).values()];
   const actions = new Set(saved.flatMap((r) => r.actions));
+  const cases = byKey(
+    saved.flatMap((r) => r.cases),
+    (c) => c.id,
+  ).filter(picked);
+  const ids = new Set(cases.map((c) => c.id));
   return {
     at: saved
       .map((r) => r.at)
@@ -379,12 +385,9 @@ async function savedResults(files: string[]): Promise<PlayResults> {
       saved.flatMap((r) => r.clips),
       (c) => c.name,
     ),
-    cases: byKey(
-      saved.flatMap((r) => r.cases),
-      (c) => c.id,
-    ),
+    cases,
     actions: ACTIONS.filter((a) => actions.has(a)),
-    runs: saved.flatMap((r) => r.runs),
+    runs: saved.flatMap((r) => r.runs).filter((r) => ids.has(r.caseId)),
   };
 }
 
@@ -405,7 +408,9 @@ async function main(): Promise<void> {
     for (const c of chosen.cases) console.log(c.id);
     return;
   }
-  const results = chosen.from ? await savedResults(chosen.from) : await play(chosen);
+  const results = chosen.from ? await savedResults(chosen.from, chosen.picked) : await play(chosen);
+  if (chosen.from && chosen.timeline)
+    for (const run of results.runs.filter((r) => r.client.startsWith('stitch'))) console.error(timelineText(run));
   const clients = chosen.from ? clientsOf(results) : chosen.clients;
   const repeats = Math.max(...results.runs.map((r) => r.rep + 1));
   const { text, misses } = tables(results, clients);

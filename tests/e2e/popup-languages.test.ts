@@ -8,8 +8,14 @@ import { browserWith, MiB, mirror, profile } from './support/setup';
 const DOCS = resolve(import.meta.dirname, '../../docs');
 
 type Shown = keyof MixedDownloads['ids'];
-/** What a person reads on a row in each state: its badge, and its one action where it has one. */
-const WORDS: Record<string, { dir: 'ltr' | 'rtl'; states: Record<Shown, string>; actions: Partial<Record<Shown, string>> }> = {
+/**
+ * What a person reads on a row in each state: its badge, and its one action where it has one; and
+ * on a retrying row, the words before the time its server asked Stitch to come back at.
+ */
+const WORDS: Record<
+  string,
+  { dir: 'ltr' | 'rtl'; states: Record<Shown, string>; actions: Partial<Record<Shown, string>>; triesAgainAt: string }
+> = {
   en: {
     dir: 'ltr',
     states: {
@@ -22,6 +28,7 @@ const WORDS: Record<string, { dir: 'ltr' | 'rtl'; states: Record<Shown, string>;
       cancelled: 'Cancelled',
     },
     actions: { saved: 'Open', failed: 'Retry', paused: 'Resume', running: 'Pause', cancelled: 'Undo' },
+    triesAgainAt: 'Stitch tries again at ',
   },
   de: {
     dir: 'ltr',
@@ -35,6 +42,7 @@ const WORDS: Record<string, { dir: 'ltr' | 'rtl'; states: Record<Shown, string>;
       cancelled: 'Abgebrochen',
     },
     actions: { saved: 'Öffnen', failed: 'Erneut versuchen', paused: 'Fortsetzen', running: 'Anhalten', cancelled: 'Rückgängig' },
+    triesAgainAt: 'Stitch versucht es um ',
   },
   fa: {
     dir: 'rtl',
@@ -48,6 +56,7 @@ const WORDS: Record<string, { dir: 'ltr' | 'rtl'; states: Record<Shown, string>;
       cancelled: 'لغو شد',
     },
     actions: { saved: 'باز کردن', failed: 'تلاش دوباره', paused: 'ادامه', running: 'توقف', cancelled: 'واگرد' },
+    triesAgainAt: 'Stitch ساعت ',
   },
 };
 
@@ -60,6 +69,8 @@ for (const [language, words] of Object.entries(WORDS)) {
         const row = popup.locator(`[data-job-id="${id}"]`);
         expect(await row.getByTestId('job-filename').textContent(), `${shown} row's name`).toBe(names.get(id));
         expect(await row.getByTestId('job-state').textContent(), `${shown} row`).toBe(words.states[shown]);
+        if (shown === 'retrying')
+          expect(await row.getByTestId('job-retrying').textContent(), 'when it tries again').toContain(words.triesAgainAt);
         const action = words.actions[shown];
         if (action) expect(await row.locator('.primary-action button').textContent(), `${shown} row's action`).toBe(action);
         // The name starts the line on the side the language reads from, the state follows it.

@@ -88,9 +88,10 @@ export async function popupWithMixedDownloads(language?: string): Promise<MixedD
     ids.paused.push(await add(name, UNFINISHED));
   await act(ids.paused, 'pause');
   await reach(ids.paused, 'paused');
-  // Servers that ask to come back in two minutes keep their rows retrying for the whole test, however
-  // slow the machine (a refused connection is given up after about a minute of retries).
-  const later = (status: number) => ({ ...UNFINISHED, faults: { errorStatus: { status, retryAfter: '120' } } });
+  // Servers that ask to come back in four minutes keep their rows retrying for the whole test, however
+  // slow the machine (a refused connection is given up after about a minute of retries), and their
+  // rows say at what time Stitch tries again (it does for a wait of a minute or more).
+  const later = (status: number) => ({ ...UNFINISHED, faults: { errorStatus: { status, retryAfter: '240' } } });
   ids.retrying.push(await add('busy-mirror.iso', later(503)), await add('rate-limited-backup.tar', later(429)));
   for (const name of ['ubuntu-24.04.1-desktop-amd64.iso', 'Fedora-Workstation-Live-41.iso']) ids.running.push(await add(name, UNFINISHED));
   await reach(ids.retrying, 'retrying');
