@@ -343,6 +343,9 @@ async function play({ runs: repeats, cases, actions, clients, timeline }: Return
   }
   const started = Date.now();
   const runs: Run[] = [];
+  const results: PlayResults = { at: new Date().toISOString(), clips: [...clipsByName.values()], cases, actions, runs };
+  const out = new URL('./results/play.json', import.meta.url);
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
   for (let rep = 0; rep < repeats; rep++) {
     for (const c of cases) {
       for (const client of clients) {
@@ -354,14 +357,12 @@ async function play({ runs: repeats, cases, actions, clients, timeline }: Return
           `[${rep + 1}/${repeats}] ${c.id} ${client.name}: ${times}${files.length ? `, file ${files.join('/')}` : ''}${run.errors.length ? ` (${run.errors.join('; ')})` : ''}`,
         );
         if (timeline && client.stitch) console.error(timelineText(run));
+        // After every run: a run stopped early can still be reported (`--from`).
+        await writeFile(out, JSON.stringify(results, null, 2));
       }
     }
   }
   console.error(`${runs.length} runs in ${Math.round((Date.now() - started) / 1000)} s.`);
-  const results: PlayResults = { at: new Date().toISOString(), clips: [...clipsByName.values()], cases, actions, runs };
-  const out = new URL('./results/play.json', import.meta.url);
-  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-  await writeFile(out, JSON.stringify(results, null, 2));
   console.error(`Every run, with its steps and what each server was asked: ${out.pathname}`);
   return results;
 }
