@@ -410,8 +410,7 @@ async function main(): Promise<void> {
     return;
   }
   const results = chosen.from ? await savedResults(chosen.from, chosen.picked) : await play(chosen);
-  if (chosen.from && chosen.timeline)
-    for (const run of results.runs.filter((r) => r.client.startsWith('stitch'))) console.error(timelineText(run));
+  if (chosen.from && chosen.timeline) for (const run of results.runs) console.error(timelineText(run));
   const clients = chosen.from ? clientsOf(results) : chosen.clients;
   const repeats = Math.max(...results.runs.map((r) => r.rep + 1));
   const { text, misses } = tables(results, clients);
