@@ -412,7 +412,12 @@ async function main(): Promise<void> {
   const results = chosen.from ? await savedResults(chosen.from, chosen.picked) : await play(chosen);
   if (chosen.from && chosen.timeline) for (const run of results.runs) console.error(timelineText(run));
   const clients = chosen.from ? clientsOf(results) : chosen.clients;
-  const repeats = Math.max(...results.runs.map((r) => r.rep + 1));
+  // Runs per case and client: a run stopped early (reported with --from) leaves some cells with fewer.
+  const perCell = new Map<string, number>();
+  for (const r of results.runs) perCell.set(`${r.caseId} ${r.client}`, (perCell.get(`${r.caseId} ${r.client}`) ?? 0) + 1);
+  const counts = [...perCell.values()];
+  const [fewest, most] = [Math.min(...counts), Math.max(...counts)];
+  const repeats = fewest === most ? String(most) : `${fewest}–${most}`;
   const { text, misses } = tables(results, clients);
   console.log(
     `Playback: from opening the page to the first frame, and from each seek until playing there (s, median of ${repeats} run(s); ` +
