@@ -99,10 +99,11 @@ export interface PlayResults {
  * never played: that <video> then had its 20 s time-out to read on, so a later seek starts
  * from more bytes than Stitch had, and is no longer the same case.
  */
-function referenceTime(run: Run, action: Action): number | undefined | 'after a miss' {
-  const main = SEEKS.map((s) => s.action);
+function referenceTime(run: Run, action: Action, actions: readonly Action[]): number | undefined | 'after a miss' {
+  const main = SEEKS.map((s) => s.action).filter((a) => actions.includes(a));
   const at = main.indexOf(action);
-  if (at > 0 && main.slice(0, at).some((earlier) => earlier in run.times && run.times[earlier] === undefined)) return 'after a miss';
+  // A seek that did not play has no time (saved results drop the key).
+  if (at > 0 && main.slice(0, at).some((earlier) => run.times[earlier] === undefined)) return 'after a miss';
   return run.times[action];
 }
 
@@ -172,7 +173,7 @@ function matrices(results: PlayResults, clients: Client[]): BrowserMatrix[] {
       const own = of(`${browser} <video>`);
       const cells = results.actions.map((action): Cell => {
         const stitch = median(mine.map((r) => r.times[action]));
-        const comparable = own.map((r) => referenceTime(r, action)).filter((t) => t !== 'after a miss');
+        const comparable = own.map((r) => referenceTime(r, action, results.actions)).filter((t) => t !== 'after a miss');
         const o = median(comparable);
         const meets = mine.length ? meetsTarget(browser, action, stitch, o) : undefined;
         const ownAlsoSlow =
