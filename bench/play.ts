@@ -86,6 +86,7 @@ function options() {
       browsers: { type: 'string', default: 'chromium,firefox' },
       actions: { type: 'string' },
       'no-reference': { type: 'boolean', default: false },
+      'media-log': { type: 'boolean', default: false },
       timeline: { type: 'boolean', default: false },
       list: { type: 'boolean', default: false },
       from: { type: 'string' },
@@ -113,7 +114,18 @@ function options() {
     { name: `stitch ${browser}`, browser, stitch: true },
   ]);
   const from = values.from?.split(',').map((f) => f.trim());
-  return { runs, cases, picked, actions, clients, timeline: values.timeline, list: values.list, from, chart: values.chart };
+  return {
+    runs,
+    cases,
+    picked,
+    actions,
+    clients,
+    timeline: values.timeline,
+    mediaLog: values['media-log'],
+    list: values.list,
+    from,
+    chart: values.chart,
+  };
 }
 
 interface Packet {
@@ -183,12 +195,14 @@ async function playLoad(
   load: Load['load'],
   actions: Action[],
   run: Run,
+  mediaLog: boolean,
 ): Promise<void> {
   const undo: (() => unknown)[] = [];
   const cleanup: Cleanup = (step) => undo.push(step);
   const record: Load = { load, steps: [], requests: [], elementRequests: [] };
   run.loads.push(record);
   const t0 = Date.now();
+  const monotonicAtStart = monotonicMs();
   let servers: Mirror[] = [];
   let elementRequests: ElementRequest[] = [];
   const step = async (name: string, measure: () => Promise<number>, target?: Step['target']): Promise<number | undefined> => {
@@ -215,6 +229,7 @@ async function playLoad(
     if (client.stitch) ({ page, downloads, elementRequests } = await openStitchPlayer(client.browser, url, cleanup));
     else page = await openOwnVideo(client.browser, url, cleanup);
     record.steps.push({ at: Date.now() - t0, name: 'page open' });
+    if (mediaLog && client.browser === 'chromium') await followMediaEvents(page as PlaywrightPage, record, monotonicAtStart);
 
     if (load === 'early') {
       const target = seekTarget(media, all, EARLY_FRACTION);
@@ -285,11 +300,41 @@ async function playLoad(
   }
 }
 
-async function runOnce(c: Case, media: Clip, all: Packet[], client: Client, actions: Action[], rep: number): Promise<Run> {
+async function runOnce(
+  c: Case,
+  media: Clip,
+  all: Packet[],
+  client: Client,
+  actions: Action[],
+  rep: number,
+  mediaLog: boolean,
+): Promise<Run> {
   const run: Run = { caseId: c.id, client: client.name, rep, times: {}, loads: [], errors: [], requests: 0, overFetch: 0 };
-  if (actions.some((a) => a !== 'early')) await playLoad(c, media, all, client, 'main', actions, run);
-  if (actions.includes('early')) await playLoad(c, media, all, client, 'early', actions, run);
+  if (actions.some((a) => a !== 'early')) await playLoad(c, media, all, client, 'main', actions, run, mediaLog);
+  if (actions.includes('early')) await playLoad(c, media, all, client, 'early', actions, run, mediaLog);
   return run;
+}
+
+/** Chrome's media clock (base::TimeTicks) is CLOCK_MONOTONIC on Linux, as is process.hrtime. */
+function monotonicMs(): number {
+  return Number(process.hrtime.bigint() / 1000n) / 1000;
+}
+
+/**
+ * Adds the element's media pipeline events (Chrome's media-internals: seeks, pipeline states,
+ * buffering) to the load's steps, at the time Chrome logged them: they show whether a seek's wait
+ * was the pipeline's (kSeeking until kPlaying) or the bytes'.
+ */
+async function followMediaEvents(page: PlaywrightPage, record: Load, monotonicAtStart: number): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  cdp.on('Media.playerEventsAdded', ({ events }) => {
+    for (const { timestamp, value } of events) {
+      const { event, ...details } = JSON.parse(value) as { event: string } & Record<string, unknown>;
+      const text = Object.entries(details).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+      record.steps.push({ at: Math.round(timestamp * 1000 - monotonicAtStart), name: `chrome ${event} ${text.join(' ')}`.trim() });
+    }
+  });
+  await cdp.send('Media.enable');
 }
 
 /** Does `range` (`bytes=a-b`, `bytes=a-`) hold `byte`? */
@@ -330,7 +375,7 @@ function timelineText(run: Run): string {
 }
 
 /** Plays every case in every client `repeats` times, printing each run as it ends. */
-async function play({ runs: repeats, cases, actions, clients, timeline }: ReturnType<typeof options>): Promise<PlayResults> {
+async function play({ runs: repeats, cases, actions, clients, timeline, mediaLog }: ReturnType<typeof options>): Promise<PlayResults> {
   const clipsByName = new Map<string, Clip>();
   const packetsByName = new Map<string, Packet[]>();
   for (const c of cases) {
@@ -349,7 +394,7 @@ async function play({ runs: repeats, cases, actions, clients, timeline }: Return
   for (let rep = 0; rep < repeats; rep++) {
     for (const c of cases) {
       for (const client of clients) {
-        const run = await runOnce(c, clipsByName.get(c.file.name)!, packetsByName.get(c.file.name)!, client, actions, rep);
+        const run = await runOnce(c, clipsByName.get(c.file.name)!, packetsByName.get(c.file.name)!, client, actions, rep, mediaLog);
         runs.push(run);
         const times = actions.map((a) => `${a} ${run.times[a] === undefined ? '—' : Math.round(run.times[a])}`).join(', ');
         const files = run.loads.map((l) => l.file).filter(Boolean);
