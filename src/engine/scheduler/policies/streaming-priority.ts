@@ -64,7 +64,7 @@ export function urgentBlockBytes(mirror: MirrorView, player: Playback, bufferedB
  * round trip is shortest. When the fresh one wins, it starts at that byte and the older
  * request is cut where the new one begins (what it received stays). Then the rest of each
  * window is requested nearest first, in blocks sized by playback time, pipelined per mirror
- * (the next request goes out when the last is two round trips from done); the window's
+ * (the next request goes out when the last is two round trips from done, pacedRemainingMs); the window's
  * mirrors take no far block until it is stored, and requests on them outside every window
  * (a far block, a window left by a seek) are cut. The scheduler keeps mirrors freed so from far
  * blocks until the byte they were freed for is stored (FreedMirrors), not only on this pump.
@@ -85,7 +85,7 @@ export function streamingDecisions<M extends MirrorView, R extends RequestView &
   // A mirror's requests for the players' bytes that will not be done within two round trips:
   // a new one would only share its bandwidth, so it waits (pipelining, not parallel requests).
   const inWindow = (r: R, w: { start: number; end: number }) => r.start < w.end && (endOf.get(r) ?? r.group.end) > w.start;
-  const pending = new Set<M | R>(blocks.filter((r) => inAnyWindow(r) && remainingMs(r, now) > 2 * rtt(r.mirror) + 50));
+  const pending = new Set<M | R>(blocks.filter((r) => inAnyWindow(r) && pacedRemainingMs(r, now) > 2 * rtt(r.mirror) + 50));
   // The most recently moved player comes first: requests for other players' windows do not keep
   // a mirror from it (they are cut below when they share its mirror).
   const first = windows.find((w) => plan.firstMissing(w.start) < w.end);
@@ -226,10 +226,29 @@ function bandwidthSharers<R extends RequestView>(
     for (const r of needed) {
       const lead = leads.get(r.mirror);
       if (!lead) leads.set(r.mirror, r);
-      else if (remainingMs(lead, now) > Math.max(SHARE_CUT_MS, 8 * rtt(r.mirror))) sharing.add(r);
+      else if (pacedRemainingMs(lead, now) > Math.max(SHARE_CUT_MS, 8 * rtt(r.mirror))) sharing.add(r);
     }
   }
   return sharing;
+}
+
+/**
+ * When a request ends, for pipelining: by the sooner of its mirror's recent rate and its own pace
+ * since its first byte. The mirror's rate counts the round trips and slow starts between its
+ * requests, so by it alone the next request went out late, on a connection that had idled into
+ * slow start again (a far server's bytes came at half its rate). Just after a request's first
+ * bytes its pace is high (a window arrives at once), so on a far mirror the next request goes out
+ * about a round trip after the last: two overlap, staggered, and neither connection idles.
+ * (Trusting the pace only after two round trips of bytes gave the old timings back, measured.)
+ * The cut of a request sharing the lead's mirror judges by the same estimate, or the two would
+ * send and cut requests in turn.
+ */
+function pacedRemainingMs(request: RequestView, now: number): number {
+  const received = request.pos - request.start;
+  const sendingMs = now - request.issuedAt - rtt(request.mirror);
+  const byMirror = remainingMs(request, now);
+  if (received <= 0 || sendingMs <= 0) return byMirror;
+  return Math.min(byMirror, ((request.group.end - request.pos) * sendingMs) / received);
 }
 
 function rtt(mirror: MirrorView): number {

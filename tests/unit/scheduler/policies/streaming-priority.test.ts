@@ -148,6 +148,18 @@ describe('streaming priority: time to byte', () => {
     expect(next[0]).toMatchObject({ mirror: m, start: 256 * KiB });
   });
 
+  it("pipelines by the request's own pace when it outruns its mirror's recent rate (a far server: slow starts between requests)", () => {
+    // 300 ms away; the mirror's recent rate, 100 kB/s, counts the round trips and slow starts between its requests.
+    const far = mirror('far', { rate: 100_000, inFlight: 1, rttMs: 300 });
+    // Sent 800 ms ago, its bytes began 500 ms ago: 120 KiB since (240 KiB/s), 100 KiB to go, about 0.4 s at that pace.
+    const fast = request(far, 0, 220 * KiB, { pos: 120 * KiB, issuedAt: NOW - 800, lastByteAt: NOW });
+    const next = issued(streamingDecisions(context([far], [fast], [at(0)], [{ start: 0, end: 120 * KiB }])).decisions);
+    expect(next[0]).toMatchObject({ mirror: far, start: 220 * KiB });
+    // At the mirror's rate it would still have a second to go: the next request waits.
+    const steady = request(far, 0, 220 * KiB, { pos: 120 * KiB, issuedAt: NOW - 1_560, lastByteAt: NOW });
+    expect(issued(streamingDecisions(context([far], [steady], [at(0)], [{ start: 0, end: 120 * KiB }])).decisions)).toEqual([]);
+  });
+
   it('cuts far requests only on the mirrors carrying the window, and none once the window is stored', () => {
     const busy = mirror('busy', { rate: 1 * MiB, inFlight: 1 });
     const other = mirror('other', { rate: 1 * MiB, inFlight: 1, backoffUntil: NOW + 1000 });
