@@ -63,8 +63,8 @@ describe('streaming priority, in virtual time', () => {
     });
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(await contentSha256(81, size));
-    // Two seconds of media at twice the bitrate arrive in about one second; reaching the the bytes before it would take several.
-    // target through the bytes before it would take several (the real-socket test allowed 2 s for each).
+    // Two seconds of media at twice the bitrate arrive in about one second; reaching the target through the
+    // bytes before it would take several (the real-socket test allowed 2 s for each).
     expect(times.forward).toBeLessThan(1200);
     expect(times.back).toBeLessThan(1400);
   });

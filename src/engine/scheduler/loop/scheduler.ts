@@ -17,6 +17,7 @@ import { Plan } from './plan';
 import { discoveryRequest, guessedFirstBlock, mirrorsToProbe } from '../policies/probing';
 import { Reference } from './reference';
 import { FreedMirrors } from '../policies/freed-mirrors';
+import { CutBudget } from '../policies/cut-budget';
 import { streamingDecisions } from '../policies/streaming-priority';
 
 /** The connection count judges rates over at least three gaps between ticks: at 50 ms a window took 150 ms. */
@@ -32,6 +33,7 @@ export class MirrorScheduler {
   private readonly active = new Set<BlockRequest>();
   private readonly deadlines = new DeadlineEstimator();
   private readonly freedMirrors = new FreedMirrors<MirrorState>();
+  private readonly cutBudget = new CutBudget<MirrorState>();
   private window = new BlockWindow(1, 1);
   private readonly sources: MirrorSet;
   private readonly discovery: Discovery;
@@ -224,8 +226,13 @@ export class MirrorScheduler {
         return this.issue(decision.mirror, decision.of.pos, decision.of.group);
       case 'split':
         return decision.request.cutAt(decision.at);
-      case 'cut':
-        return decision.request.controller.abort(YIELDED);
+      case 'cut': {
+        const { request } = decision;
+        // A request cut already is still on the wire until its abort is seen: that takes no budget.
+        if (!request.controller.signal.aborted && this.cutBudget.take(request.mirror, this.host.options.clock.now()))
+          request.controller.abort(YIELDED);
+        return;
+      }
       case 'stream':
         return decision.request.streamRecords();
       case 'bench':
