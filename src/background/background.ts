@@ -98,6 +98,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     aria2,
     watcher: takeover.watcher,
     streams,
+    playback,
   });
 
   // Any start of the worker (browser start, kill, alarm, message) puts the rule that stops

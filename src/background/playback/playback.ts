@@ -34,7 +34,13 @@ const DEFAULT_AHEAD = 2 * 1024 * 1024;
 const MIN_AHEAD = 512 * 1024;
 const MAX_AHEAD = 32 * 1024 * 1024;
 
-/** One player's position in a job: a player page's port (Firefox), or a stream client (Chrome). */
+/** The position a job started by Play is given before its player has read anything (expectPlayer). */
+const EXPECTED_PLAYER = Symbol('expected player');
+
+/** Who holds a position in a job: a player page's port (Firefox), a stream client (Chrome), or Play's expectation. */
+type Player = UiPort | string | typeof EXPECTED_PLAYER;
+
+/** One player's position in a job. */
 interface Cursor {
   position: number;
   movedAt: number;
@@ -44,7 +50,7 @@ interface Cursor {
 /** One job being played or read: its player ports, its players' positions, its stored ranges. */
 interface Played {
   ports: Set<UiPort>;
-  cursors: Map<UiPort | string, Cursor>;
+  cursors: Map<Player, Cursor>;
   /** Open stream responses reading the job (Chrome). */
   followers: number;
   /** Called at the job's next change (bytes stored or discarded, its view), then forgotten. */
@@ -121,19 +127,39 @@ export class PlaybackHub {
    */
   async need(jobId: string, player: UiPort | string, position: number | undefined): Promise<void> {
     const played = this.entry(jobId);
+    // The player's own position replaces the one Play expected.
+    if (position !== undefined) this.forget(played, EXPECTED_PLAYER);
+    await this.move(jobId, played, player, position);
+  }
+
+  /**
+   * A job started by Play: its player will read from byte 0, so the job's first requests serve the
+   * start alone instead of sharing the line with blocks far ahead, before its page has read anything
+   * (a <video> or hls.js still loading). Unused, it lapses as a quiet stream client's position does.
+   */
+  async expectPlayer(jobId: string, durationSeconds: number | undefined): Promise<void> {
+    const played = this.entry(jobId);
+    if (durationSeconds !== undefined) played.durationSeconds = durationSeconds;
+    await this.move(jobId, played, EXPECTED_PLAYER, 0);
+  }
+
+  private async move(jobId: string, played: Played, player: Player, position: number | undefined): Promise<void> {
     const cursor = played.cursors.get(player);
-    clearTimeout(cursor?.expiry);
-    if (position === undefined) {
-      played.cursors.delete(player);
-    } else {
+    this.forget(played, player);
+    if (position !== undefined) {
       const moved = cursor?.position !== position ? Date.now() : cursor.movedAt;
       const next: Cursor = { position, movedAt: moved };
       // A port's position lasts while the port does; a stream client's until it goes quiet.
-      if (typeof player === 'string') next.expiry = setTimeout(() => void this.need(jobId, player, undefined), this.idleMs);
+      if (typeof player !== 'object') next.expiry = setTimeout(() => void this.move(jobId, played, player, undefined), this.idleMs);
       played.cursors.set(player, next);
     }
     await this.tellJob(jobId, played);
     this.settle(jobId, played);
+  }
+
+  private forget(played: Played, player: Player): void {
+    clearTimeout(played.cursors.get(player)?.expiry);
+    played.cursors.delete(player);
   }
 
   /** A stream response reads the job until the returned release is called: its ranges are kept current meanwhile. */
@@ -308,10 +334,7 @@ export class PlaybackHub {
 
 /**
  * A player at byte `position` of a file of `size` bytes and `durationSeconds`: the window ahead of it,
- * and the bitrate urgent requests are sized by, when known. A job started by Play is given one at
- * byte 0 before its page has read anything (a <video> or hls.js still loading), so its first
- * requests serve the start alone instead of sharing the line with blocks far ahead; the player's
- * own position replaces it as soon as it reads.
+ * and the bitrate urgent requests are sized by, when known.
  */
 export function playbackAt(position: number, size: number | undefined, durationSeconds: number | undefined): Playback {
   const rate = bytesPerSecond(size, durationSeconds);

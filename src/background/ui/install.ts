@@ -5,6 +5,7 @@ import { aria2TroubleText, type Aria2Link } from '../aria2/aria2-link';
 import type { BrowserApi } from '../browser-api';
 import type { JobManager } from '../jobs/job-manager';
 import type { LocalNetworkRules } from '../network/local-network-rules';
+import type { PlaybackHub } from '../playback/playback';
 import { isOwnPage } from '../sender';
 import type { SettingsStore } from '../settings-store';
 import type { Bypass } from '../takeover/bypass';
@@ -35,6 +36,8 @@ export interface UiDeps {
   watcher: Pick<DownloadWatcher, 'rows' | 'takeOver'>;
   /** The video streams the tabs loaded: their rows, Download, and Record and Stop for a live one. */
   streams: Pick<Streams, 'rows' | 'download' | 'downloadTab' | 'record' | 'stopRecording'>;
+  /** Where the jobs' players are: a job started by Play expects one at its start. */
+  playback: Pick<PlaybackHub, 'expectPlayer'>;
 }
 
 export interface Ui {
@@ -56,7 +59,7 @@ export interface Ui {
  * context menu. Registers its listeners synchronously (runtime.onMessage, runtime.onConnect,
  * runtime.onInstalled, menus.onClicked); only Stitch's own pages are answered.
  */
-export function installUi({ api, settings, manager, mirrorsFor, bypass, localNetwork, aria2, watcher, streams }: UiDeps): Ui {
+export function installUi({ api, settings, manager, mirrorsFor, bypass, localNetwork, aria2, watcher, streams, playback }: UiDeps): Ui {
   const ports = new UiPorts(
     async () => {
       const m = await manager;
@@ -77,7 +80,7 @@ export function installUi({ api, settings, manager, mirrorsFor, bypass, localNet
     // Messages for the offscreen document are not ours: leave them unanswered here.
     if ((message as { target?: unknown } | null)?.target === 'offscreen') return undefined;
     if (!isOwnPage(sender, api)) return undefined;
-    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass, localNetwork, aria2, watcher, streams });
+    return handleRequest(message, { api, manager, settings, notices, mirrorsFor, bypass, localNetwork, aria2, watcher, streams, playback });
   });
   api.runtime.onConnect.addListener((port) => {
     if (isOwnPage(port.sender, api)) ports.connect(port);

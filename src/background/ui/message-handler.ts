@@ -14,7 +14,7 @@ import { Aria2Unavailable, type Aria2Link } from '../aria2/aria2-link';
 import type { DownloadWatcher } from '../takeover/download-watcher';
 import type { Streams } from '../streams/install';
 import { looksLikeStreamManifest } from '../../engine';
-import { playbackAt } from '../playback/playback';
+import type { PlaybackHub } from '../playback/playback';
 
 type RequestOfType<T extends RequestType> = Extract<ParsedRequest, { type: T }>;
 type PlayRequest = RequestOfType<'play'>;
@@ -35,6 +35,8 @@ export interface HandlerDeps {
   watcher?: Pick<DownloadWatcher, 'takeOver'>;
   /** The video streams the tabs loaded: Download (Record, Stop for a live one) in the popup. */
   streams?: Pick<Streams, 'download' | 'record' | 'stopRecording'>;
+  /** Where the jobs' players are: a job started by Play expects one at its start. */
+  playback?: Pick<PlaybackHub, 'expectPlayer'>;
 }
 
 /**
@@ -146,7 +148,7 @@ async function jobRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Re
 async function playJob(request: PlayRequest, manager: JobManager, deps: HandlerDeps): Promise<ReplyOf<'play'>> {
   const { job, started } = await jobToPlay(request, manager, deps);
   const stream = manager.streamTimeline(job.id);
-  if (started) manager.setPlayback(job.id, [playbackAt(0, job.size, stream?.durationSeconds)]);
+  if (started) await deps.playback?.expectPlayer(job.id, stream?.durationSeconds);
   return { job: job.state === 'queued' ? ((await manager.act(job.id, 'start-now')) ?? job) : job, started, ...(stream && { stream }) };
 }
 

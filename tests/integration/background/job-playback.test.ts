@@ -3,6 +3,7 @@ import * as fake from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobManager } from '../../../src/background/jobs/job-manager';
 import { JobMetaStore } from '../../../src/background/jobs/job-meta';
+import { PlaybackHub } from '../../../src/background/playback/playback';
 import { JobSaver } from '../../../src/background/saving/job-saver';
 import { handleRequest } from '../../../src/background/ui/message-handler';
 import { SettingsStore } from '../../../src/background/settings-store';
@@ -43,6 +44,7 @@ async function setup(settings: Partial<typeof DEFAULT_SETTINGS> = {}) {
     settings: new SettingsStore(browser),
     notices: new UiNotices(browser, () => {}),
     mirrorsFor: () => [],
+    playback: new PlaybackHub({ jobs: async () => manager, store: async () => store }),
   };
   const request = async (message: unknown) => handleRequest(message, deps);
   const settled = (id: string, state: string) =>

@@ -40,7 +40,6 @@ function fakeDeps(calls: Calls): HandlerDeps {
     relink: record('relink', { job }),
     moveInQueue: record('moveInQueue', job),
     setSpeedLimit: record('setSpeedLimit', job),
-    setPlayback: record('setPlayback', undefined),
     forget: record('forget', undefined),
   };
   const api = {
@@ -75,6 +74,7 @@ function fakeDeps(calls: Calls): HandlerDeps {
       record: record('recordStream', undefined),
       stopRecording: (...args: unknown[]) => void calls.push(['stopRecording', ...args]),
     },
+    playback: { expectPlayer: record('expectPlayer', undefined) },
   };
 }
 
@@ -157,7 +157,7 @@ const CASES: Record<RequestType, Case> = {
     calls: [
       ['add', { url: 'https://example.com/v.mp4', filename: undefined, referrer: 'https://example.com/', saveAs: false, mirrors: [] }],
       // A new job its player will read from the start.
-      ['setPlayback', 'j1', [{ position: 0, aheadBytes: 2 * 1024 * 1024 }]],
+      ['expectPlayer', 'j1', undefined],
     ],
     malformed: [
       [{}, NOT_A_URL],

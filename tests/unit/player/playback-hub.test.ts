@@ -105,6 +105,23 @@ describe('the playback hub', () => {
     expect(t.playbacks.at(-1)).toEqual([]);
   });
 
+  it('gives a job started by Play a player at byte 0 until its own player reads, or until it lapses unused', async () => {
+    const t = setup();
+    await t.hub.expectPlayer('j', 40);
+    // Before the page has read anything: the start, with the bitrate of 40 MB over 40 s.
+    expect(t.playbacks.at(-1)).toEqual([{ position: 0, aheadBytes: 10_000_000, bytesPerSecond: 1_000_000 }]);
+    // The element's first read (Chrome's stream route) replaces it: one player, where it reads.
+    await t.hub.need('j', 'stream:tab', 7_000_000);
+    expect(positions(t.playbacks.at(-1))).toEqual([7_000_000]);
+    await settle(100);
+    expect(t.playbacks.at(-1)).toEqual([]);
+    // A page that never reads: the expected player lapses as a quiet stream client does.
+    await t.hub.expectPlayer('j', undefined);
+    expect(positions(t.playbacks.at(-1))).toEqual([0]);
+    await settle(100);
+    expect(t.playbacks.at(-1)).toEqual([]);
+  });
+
   it('wakes a waiter at the next stored range or change of the job, and not after the timeout or an abort', async () => {
     const t = setup();
     // While a response streams the job, its ranges come from the events.
