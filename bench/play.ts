@@ -186,17 +186,19 @@ function seekFloors(results: PlayResults, packetsOf: (media: Clip) => Packet[]):
 
 const message = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0]! : String(error));
 
-/** Plays one load of a case in one client, on fresh servers; returns what it measured. */
-async function playLoad(
-  c: Case,
-  media: Clip,
-  all: Packet[],
-  client: Client,
-  load: Load['load'],
-  actions: Action[],
-  run: Run,
-  mediaLog: boolean,
-): Promise<void> {
+/** One case played by one client: the clip, its packets (where the seeks' keyframes are), what to do. */
+interface Play {
+  c: Case;
+  media: Clip;
+  all: Packet[];
+  client: Client;
+  actions: Action[];
+  /** Chromium: add the element's media pipeline events to the timeline. */
+  mediaLog: boolean;
+}
+
+/** Plays one load of a case in one client, on fresh servers; adds what it measured to `run`. */
+async function playLoad({ c, media, all, client, actions, mediaLog }: Play, load: Load['load'], run: Run): Promise<void> {
   const undo: (() => unknown)[] = [];
   const cleanup: Cleanup = (step) => undo.push(step);
   const record: Load = { load, steps: [], requests: [], elementRequests: [] };
@@ -300,18 +302,10 @@ async function playLoad(
   }
 }
 
-async function runOnce(
-  c: Case,
-  media: Clip,
-  all: Packet[],
-  client: Client,
-  actions: Action[],
-  rep: number,
-  mediaLog: boolean,
-): Promise<Run> {
-  const run: Run = { caseId: c.id, client: client.name, rep, times: {}, loads: [], errors: [], requests: 0, overFetch: 0 };
-  if (actions.some((a) => a !== 'early')) await playLoad(c, media, all, client, 'main', actions, run, mediaLog);
-  if (actions.includes('early')) await playLoad(c, media, all, client, 'early', actions, run, mediaLog);
+async function runOnce(play: Play, rep: number): Promise<Run> {
+  const run: Run = { caseId: play.c.id, client: play.client.name, rep, times: {}, loads: [], errors: [], requests: 0, overFetch: 0 };
+  if (play.actions.some((a) => a !== 'early')) await playLoad(play, 'main', run);
+  if (play.actions.includes('early')) await playLoad(play, 'early', run);
   return run;
 }
 
@@ -394,14 +388,17 @@ async function play({ runs: repeats, cases, actions, clients, timeline, mediaLog
   for (let rep = 0; rep < repeats; rep++) {
     for (const c of cases) {
       for (const client of clients) {
-        const run = await runOnce(c, clipsByName.get(c.file.name)!, packetsByName.get(c.file.name)!, client, actions, rep, mediaLog);
+        const run = await runOnce(
+          { c, media: clipsByName.get(c.file.name)!, all: packetsByName.get(c.file.name)!, client, actions, mediaLog },
+          rep,
+        );
         runs.push(run);
         const times = actions.map((a) => `${a} ${run.times[a] === undefined ? '—' : Math.round(run.times[a])}`).join(', ');
         const files = run.loads.map((l) => l.file).filter(Boolean);
         console.error(
           `[${rep + 1}/${repeats}] ${c.id} ${client.name}: ${times}${files.length ? `, file ${files.join('/')}` : ''}${run.errors.length ? ` (${run.errors.join('; ')})` : ''}`,
         );
-        if (timeline && client.stitch) console.error(timelineText(run));
+        if (timeline) console.error(timelineText(run));
         // After every run: a run stopped early can still be reported (`--from`).
         await writeFile(out, JSON.stringify(results, null, 2));
       }

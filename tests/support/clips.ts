@@ -34,6 +34,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { MirrorOptions } from './mirror-server';
 
 /**
  * - webm: VP9 + Opus, Cues at the end (ffmpeg's default); webm-cues-front: the Cues moved before
@@ -101,6 +102,11 @@ export interface Clip extends ClipRecipe {
   size: number;
   sha256: string;
   contentType: string;
+}
+
+/** What a test server needs to serve `clip` under its own name and type (its bytes read once, here). */
+export function clipServed(clip: Clip): Pick<MirrorOptions, 'size' | 'body' | 'contentType' | 'filename'> {
+  return { size: clip.size, body: new Uint8Array(readFileSync(clip.path)), contentType: clip.contentType, filename: clip.filename };
 }
 
 const DIR = resolve(import.meta.dirname, '../../.tmp/play-clips');

@@ -4,14 +4,14 @@
  * the playback benchmark (bench/play.ts) and the e2e seek tests; every helper takes the step that
  * undoes what it set up.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Request as PlaywrightRequest } from 'playwright-core';
 import { STREAM_PATH } from '../../../src/messages';
-import type { Clip } from '../../support/clips';
+import { clipServed, type Clip } from '../../support/clips';
 import type { Mirror, MirrorOptions } from '../../support/mirror-server';
 import { CHROMIUM, extensionPage, launchWithExtension, makeProfile, streamRouteReady } from './chromium';
 import { addonWithReachablePlayer, launchFirefox, openAddonPage, type Cleanup } from './firefox';
@@ -47,18 +47,9 @@ export const serverRate = (media: Clip, setup: ServerSetup) => Math.round((media
  * `Repr-Digest`. `start` starts one server (the e2e tests' `mirror`, which cleans up after itself).
  */
 export async function serveClip(media: Clip, setup: ServerSetup, start: (options: MirrorOptions) => Promise<Mirror>): Promise<Mirror[]> {
-  const body = new Uint8Array(readFileSync(media.path));
+  const served = clipServed(media);
   const far = setup.latencyMs === undefined ? {} : { latencyMs: setup.latencyMs, slowStart: true };
-  const serve = (extraHeaders?: Record<string, string>) =>
-    start({
-      size: media.size,
-      body,
-      contentType: media.contentType,
-      filename: media.filename,
-      rate: serverRate(media, setup),
-      extraHeaders,
-      ...far,
-    });
+  const serve = (extraHeaders?: Record<string, string>) => start({ ...served, rate: serverRate(media, setup), extraHeaders, ...far });
   const others: Mirror[] = [];
   for (let i = 1; i < setup.count; i++) others.push(await serve());
   const announce = others.length

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, expect } from 'vitest';
-import type { Clip } from '../../support/clips';
+import { clipServed, type Clip } from '../../support/clips';
 import { startMirror, type Mirror, type MirrorOptions } from '../../support/mirror-server';
 import type { Settings } from '../../../src/settings/schema';
 import { extensionPage, launchWithExtension, makeProfile, request, type Launched, type Profile } from './chromium';
@@ -34,13 +33,7 @@ export async function mirror(options: MirrorOptions): Promise<Mirror> {
 
 /** A mirror serving `media` under its own name and type, at `rate` bytes per second (uncapped without one). */
 export function clipMirror(media: Clip, rate?: number): Promise<Mirror> {
-  return mirror({
-    size: media.size,
-    body: new Uint8Array(readFileSync(media.path)),
-    contentType: media.contentType,
-    filename: media.filename,
-    ...(rate !== undefined && { rate }),
-  });
+  return mirror({ ...clipServed(media), ...(rate !== undefined && { rate }) });
 }
 
 export async function linkPage(links: { id: string; href: string; text: string }[]): Promise<string> {
