@@ -10,8 +10,8 @@ const KEEP_BEHIND_SECONDS = 5;
 class Repositioned extends Error {}
 
 /**
- * Feeds a MediaSource from the stored bytes, in whole segments (WebM Clusters, MP4
- * fragments), as docs/platform.md says it must be done: wait for updateend between operations,
+ * Feeds a MediaSource from the stored bytes, in segments (WebM Clusters, in pieces as their
+ * blocks are stored; MP4 fragments), as docs/platform.md says it must be done: wait for updateend between operations,
  * mode 'segments', endOfStream once at the end; keep at most AHEAD_SECONDS buffered ahead of
  * the playhead (back-pressure), and on QuotaExceededError remove what lies behind and retry.
  * A seek outside what is buffered aborts the source buffer and appends from the keyframe's
@@ -102,7 +102,7 @@ export class MseFeeder {
     if (generation !== this.generation) return; // yet another seek meanwhile
     this.seekTo = undefined;
     // Without an index, appending goes on in order and reaches the target in time.
-    if (offset !== undefined) this.offset = offset;
+    this.offset = offset ?? this.segments.restartAt?.(this.offset) ?? this.offset;
     this.ended = false;
     this.tellNeed(this.reader.nextGap(this.offset));
   }

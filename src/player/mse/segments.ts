@@ -20,11 +20,15 @@ export interface MediaSegments {
   /** Byte offset of the first media segment. */
   readonly firstSegment: number;
   /**
-   * The whole media segment starting at `offset` (a WebM Cluster; moof + mdat), and the offset
-   * of the next one; undefined past the last. Firefox drops frames of muxed WebM appended in
-   * arbitrary pieces, so segments are always appended whole.
+   * The bytes to append from `offset` (a WebM Cluster or the piece of one stored so far; moof +
+   * mdat), and the offset of what follows; undefined past the last.
    */
   segmentAt(offset: number): Promise<{ bytes: Uint8Array; next: number } | undefined>;
+  /**
+   * Where appending starts again after the source buffer was reset (a seek without an index):
+   * `offset` inside a WebM Cluster goes back to the Cluster's start; by default `offset` itself.
+   */
+  restartAt?(offset: number): number;
   /** Offset of the segment to append from to play at `seconds` (from the index), or undefined without one. */
   offsetFor(seconds: number): Promise<number | undefined>;
 }

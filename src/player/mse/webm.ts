@@ -141,7 +141,12 @@ export function parseCues(bytes: Uint8Array, cuesAt: number, head: WebmHead): { 
   return points.sort((a, b) => a.seconds - b.seconds);
 }
 
-/** WebM for MSE: the head as the init segment, then whole Clusters; Cues for seeking. */
+/**
+ * WebM for MSE: the head as the init segment, then each Cluster in pieces as its blocks are stored
+ * (its header with the blocks stored so far, then the next blocks as they are); Cues for seeking.
+ * Firefox plays a Cluster appended in pieces cut between its blocks, so playback starts before the
+ * whole Cluster (5 s of ffmpeg's media) is stored; cut inside a block, it drops frames.
+ */
 export async function openWebm(reader: StoredReader): Promise<MediaSegments> {
   let head: WebmHead | undefined;
   for (let length = 64 * 1024; !head; length *= 2) {
@@ -154,6 +159,8 @@ export async function openWebm(reader: StoredReader): Promise<MediaSegments> {
   const mime = webmMime(found);
   const init = await reader.read(0, found.firstCluster);
   let cues: Promise<{ seconds: number; offset: number }[]> | undefined;
+  /** The Cluster the last piece came from: a later piece of it continues it. */
+  let cluster = { start: -1, end: -1 };
 
   return {
     mime,
@@ -161,16 +168,23 @@ export async function openWebm(reader: StoredReader): Promise<MediaSegments> {
     durationSeconds: found.durationSeconds,
     firstSegment: found.firstCluster,
     async segmentAt(offset) {
+      if (offset > cluster.start && offset < cluster.end) return clusterPiece(reader, offset, offset, cluster.end);
       // Skip what is not a Cluster (Cues, Tags, Void between or after them).
       for (let pos = offset; pos < reader.size;) {
         const header = readElementHeader(await reader.read(pos, pos + HEADER_BYTES), 0);
         if (!header) return undefined;
         if (header.size === UNKNOWN_SIZE) throw new Unsupported('layout', 'this WebM file has Clusters of unknown size (a live stream)');
         const end = pos + header.headerLength + header.size;
-        if (header.id === CLUSTER) return { bytes: await reader.read(pos, end), next: end };
+        if (header.id === CLUSTER) {
+          cluster = { start: pos, end };
+          return clusterPiece(reader, pos, pos + header.headerLength, end);
+        }
         pos = end;
       }
       return undefined;
+    },
+    restartAt(offset) {
+      return offset > cluster.start && offset < cluster.end ? cluster.start : offset;
     },
     async offsetFor(seconds) {
       if (found.cues === undefined) return undefined;
@@ -186,4 +200,27 @@ export async function openWebm(reader: StoredReader): Promise<MediaSegments> {
       return best ?? points[0]?.offset;
     },
   };
+}
+
+/**
+ * The piece of a Cluster from `start` (its header, or a block boundary inside it) to `end` (the
+ * Cluster's): the header if any, then the whole elements from `children` on that are stored, at
+ * least one (it waits for the first).
+ */
+async function clusterPiece(
+  reader: StoredReader,
+  start: number,
+  children: number,
+  end: number,
+): Promise<{ bytes: Uint8Array; next: number }> {
+  if (children >= end) return { bytes: await reader.read(start, end), next: end };
+  for (;;) {
+    const stored = await reader.readAvailable(start, end);
+    let cut = children - start;
+    forEachChild(stored, cut, stored.length, (header, data) => void (cut = data + header.size));
+    if (cut > children - start) return { bytes: stored.subarray(0, cut), next: start + cut };
+    const first = readElementHeader(await reader.read(start, Math.min(end, children + HEADER_BYTES)), children - start);
+    if (!first || first.size === UNKNOWN_SIZE) throw new Unsupported('layout', 'a WebM Cluster holds an element of unknown size');
+    await reader.read(start, Math.min(end, children + first.headerLength + first.size));
+  }
 }

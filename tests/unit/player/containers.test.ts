@@ -3,7 +3,7 @@ import { fixture, reader } from './stored-fixture';
 import { readElementHeader, readUint } from '../../../src/player/mse/ebml';
 import { readBoxHeader } from '../../../src/engine/streams/mp4-boxes';
 import { openFragmentedMp4 } from '../../../src/player/mse/mp4';
-import { Unsupported, unsupportedText, type MediaSegments } from '../../../src/player/mse/segments';
+import { Unsupported, unsupportedText, type MediaSegments, type StoredReader } from '../../../src/player/mse/segments';
 import { speak } from '../pages/fixtures';
 import { openWebm } from '../../../src/player/mse/webm';
 
@@ -19,6 +19,8 @@ async function allSegments(segments: MediaSegments, verbatim = true): Promise<{ 
     offset = segment.next;
   }
 }
+
+const concat = (a: Uint8Array, b: Uint8Array) => new Uint8Array([...a, ...b]);
 
 const CLUSTER = 0x1f43b675;
 const CLUSTER_TIMECODE = 0xe7;
@@ -65,6 +67,39 @@ describe('WebM for Media Source', () => {
     expect(seconds).toBeLessThanOrEqual(target);
     expect(seconds).toBeGreaterThan(target - 2.1);
     expect(offset / bytes.length).toBeGreaterThan(0.7);
+  });
+
+  it('hands out a Cluster in pieces cut between its blocks as they are stored, which make up the whole Cluster', async () => {
+    const bytes = fixture('short.webm');
+    const whole = await openWebm(reader(bytes));
+    const first = (await whole.segmentAt(whole.firstSegment))!;
+    let storedTo = bytes.length;
+    const partial: StoredReader = {
+      size: bytes.length,
+      read: async (start, end) => {
+        while (storedTo < Math.min(end, bytes.length)) await new Promise((r) => setTimeout(r, 1));
+        return bytes.slice(start, end);
+      },
+      readAvailable: async (start, end) => bytes.slice(start, Math.min(end, storedTo)),
+    };
+    const webm = await openWebm(partial);
+    // Stored: the head and the first Cluster up to its middle; the rest of it comes later.
+    storedTo = webm.firstSegment + Math.floor(first.bytes.length / 2);
+    const piece = (await webm.segmentAt(webm.firstSegment))!;
+    expect(piece.next).toBeLessThanOrEqual(storedTo);
+    expect(piece.next).toBeGreaterThan(webm.firstSegment + 1024);
+    expect(piece.bytes).toEqual(bytes.subarray(webm.firstSegment, piece.next));
+    // It ends between two of the Cluster's elements: the rest starts with a whole block.
+    const rest = readElementHeader(bytes, piece.next)!;
+    expect([0xa3, 0xa0]).toContain(rest.id);
+    // Seeking without an index, appending starts again from the Cluster's start.
+    expect(webm.restartAt?.(piece.next)).toBe(webm.firstSegment);
+    storedTo = bytes.length;
+    const next = (await webm.segmentAt(piece.next))!;
+    expect(next.next).toBe(first.next);
+    expect(concat(piece.bytes, next.bytes)).toEqual(first.bytes);
+    // And the Cluster after it comes whole, from its header.
+    expect(readElementHeader((await webm.segmentAt(next.next))!.bytes, 0)!.id).toBe(CLUSTER);
   });
 
   it('refuses codecs Media Source does not take in WebM (e.g. Matroska with H.264)', async () => {
