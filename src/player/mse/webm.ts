@@ -21,6 +21,8 @@ const CUE_TRACK_POSITIONS = 0xb7;
 const CUE_CLUSTER_POSITION = 0xf1;
 const CLUSTER = 0x1f43b675;
 
+/** The first read of the head; doubled until the first Cluster is found. */
+const FIRST_HEAD_READ = 4 * 1024;
 /** The longest head (everything before the first Cluster) read before giving up. */
 const MAX_HEAD = 8 * 1024 * 1024;
 /** Enough for any element header (4-byte ID + 8-byte size). */
@@ -149,7 +151,8 @@ export function parseCues(bytes: Uint8Array, cuesAt: number, head: WebmHead): { 
  */
 export async function openWebm(reader: StoredReader): Promise<MediaSegments> {
   let head: WebmHead | undefined;
-  for (let length = 64 * 1024; !head; length *= 2) {
+  // ffmpeg's head is under 1 KiB: reading 64 KiB first made a low-bitrate file wait seconds for bytes it did not need.
+  for (let length = FIRST_HEAD_READ; !head; length *= 2) {
     const bytes = await reader.read(0, Math.min(reader.size, length));
     head = parseWebmHead(bytes);
     if (!head && (length >= MAX_HEAD || length >= reader.size))
