@@ -11,12 +11,13 @@ class Repositioned extends Error {}
 
 /**
  * Feeds a MediaSource from the stored bytes, in segments (WebM Clusters, in pieces as their
- * blocks are stored; MP4 fragments), as docs/platform.md says it must be done: wait for updateend between operations,
- * mode 'segments', endOfStream once at the end; keep at most AHEAD_SECONDS buffered ahead of
- * the playhead (back-pressure), and on QuotaExceededError remove what lies behind and retry.
- * A seek outside what is buffered aborts the source buffer and appends from the keyframe's
- * segment, found in the file's index (WebM Cues, MP4 mfra); a backward seek past what the
- * browser evicted (Firefox keeps ~2 s behind) re-appends from the store the same way.
+ * blocks are stored; MP4 fragments), as docs/platform.md says it must be done: wait for
+ * updateend between operations, mode 'segments', endOfStream once at the end; keep at most
+ * AHEAD_SECONDS buffered ahead of the playhead (back-pressure), and on QuotaExceededError remove
+ * what lies behind and retry. A seek outside what is buffered aborts the source buffer and
+ * appends from the keyframe's segment, found in the file's index (WebM Cues, MP4 mfra); a
+ * backward seek past what the browser evicted (Firefox keeps ~2 s behind) re-appends from the
+ * store the same way.
  */
 export class MseFeeder {
   private readonly source = new MediaSource();
