@@ -169,8 +169,8 @@ export function parseMfra(
 }
 
 const HEADER_BYTES = 16;
-/** Lead-track (video) samples per appended chunk of a fragment: about 2 s at 25 fps. */
-const CHUNK_SAMPLES = 50;
+/** Lead-track (video) samples per appended chunk of a fragment: about half a second at 25 fps, as plain MP4's (plain-mp4.ts). */
+const CHUNK_SAMPLES = 12;
 
 /** A moof + mdat of the file, cut into chunks (fragment-split.ts). */
 interface SourceFragment {
