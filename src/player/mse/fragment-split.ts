@@ -6,7 +6,7 @@ import { box, children, concat, fullBox, u32, u64 } from '../../engine/streams/m
  * as one run: the video's seconds first, then the audio's. Appended whole, nothing plays until
  * the whole fragment is stored; a browser's own player instead reads the audio run at the end of
  * the mdat early. Here the other tracks' runs are read first (small), then the lead track (the
- * video) in chunks of a few seconds, each written as its own moof + mdat with the other tracks'
+ * video) in chunks of about half a second, each written as its own moof + mdat with the other tracks'
  * samples of the same time, so playback starts after the first chunk.
  */
 
