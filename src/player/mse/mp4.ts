@@ -1,5 +1,5 @@
 import { moofSamples, runRange, splitRuns, writeChunk, type Chunk, type Sample, type TrackDefaults } from './fragment-split';
-import { Unsupported, type MediaSegments, type StoredReader } from './segments';
+import { FRAGMENT_SAMPLES, Unsupported, type MediaSegments, type StoredReader } from './segments';
 import { children, readBoxHeader, type Box } from '../../engine/streams/mp4-boxes';
 
 /**
@@ -169,8 +169,6 @@ export function parseMfra(
 }
 
 const HEADER_BYTES = 16;
-/** Lead-track (video) samples per appended chunk of a fragment: about half a second at 25 fps, as plain MP4's (plain-mp4.ts). */
-const CHUNK_SAMPLES = 12;
 
 /** A moof + mdat of the file, cut into chunks (fragment-split.ts). */
 interface SourceFragment {
@@ -249,7 +247,7 @@ export async function openFragmentedMp4(reader: StoredReader): Promise<MediaSegm
     const mdat = readBoxHeader(await reader.read(moof.end, moof.end + HEADER_BYTES), 0, moof.end, reader.size);
     const end = Math.max(mdat?.type === 'mdat' ? mdat.end : moof.end, ...runs.map((r) => (r.samples.length ? runRange(r).end : 0)));
     const lead = movie.videoTrackId ?? runs[0]?.trackId ?? 0;
-    const chunks = splitRuns(runs, lead, CHUNK_SAMPLES, movie.timescales);
+    const chunks = splitRuns(runs, lead, FRAGMENT_SAMPLES, movie.timescales);
     // Only the fragment being played keeps its other tracks' bytes and its chunks' offsets (a seek
     // back into it opens it again, with the same offsets).
     if (current) for (const start of current.starts) chunkAt.delete(start);

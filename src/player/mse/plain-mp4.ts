@@ -1,26 +1,19 @@
 import { createFile, MP4BoxBuffer, type ISOFile, type Movie } from 'mp4box';
 import { concat, readBoxHeader } from '../../engine/streams/mp4-boxes';
 import { withoutPriming } from './audio-priming';
-import { Unsupported, type MediaSegments, type StoredReader } from './segments';
+import { FRAGMENT_SAMPLES, Unsupported, type MediaSegments, type StoredReader } from './segments';
 
 /**
  * Plain (non-fragmented) MP4 for MSE, remuxed into fragments by mp4box (docs/platform.md,
  * "Playing"). The stored bytes are fed to mp4box in order; when the moov comes
  * after the mdat, mp4box parses the mdat's header and asks for the byte after it: that range
  * is read next (the reader tells the engine it needs it, so the streaming priority fetches the
- * moov first), then the mdat is fed in order. Each track is cut into fragments of SAMPLES
+ * moov first), then the mdat is fed in order. Each track is cut into fragments of FRAGMENT_SAMPLES
  * samples (the same count for every track: with different counts mp4box silently drops a
  * track); all tracks share one combined init segment, so the feeder's single SourceBuffer
  * takes each track's moof + mdat as it comes. Seeking uses mp4box's own seek to a sync sample.
  */
 
-/**
- * Samples per fragment, per track (video at 24–30 fps: about 0.5 s; AAC: about 0.3 s). A fragment
- * is appended once all its samples are stored, so the one holding a seek's target holds back the
- * seek by its length at the download's rate: 12 against 50 played Firefox's seeks on ffmpeg's MP4s
- * 0.4–1.7 s sooner (docs/playback.md).
- */
-export const SAMPLES = 12;
 /** Most bytes fed to mp4box at a time, once the moov is parsed. */
 const CHUNK = 256 * 1024;
 /** Bytes read at a time while looking for the moov (small: with the moov at the end, only the first read is of the media). */
@@ -77,7 +70,7 @@ export async function openPlainMp4(reader: StoredReader, chunkBytes = CHUNK): Pr
   // Not aligned on keyframes (mp4box's default): x264 puts one every 6–10 s, and a fragment that
   // waits for the next one holds back the first frame and every seek by that long. MSE needs a
   // keyframe only at the start, and after a seek mp4box starts again from one.
-  for (const track of tracks) file.setSegmentOptions(track.id, undefined, { nbSamples: SAMPLES, rapAlignement: false });
+  for (const track of tracks) file.setSegmentOptions(track.id, undefined, { nbSamples: FRAGMENT_SAMPLES, rapAlignement: false });
   const init = withoutPriming(new Uint8Array(file.initializeSegmentation().buffer), movie.audioTracks);
   file.onSegment = (id, _user, buffer, nextSample) => {
     queue.push(new Uint8Array(buffer));

@@ -1,6 +1,15 @@
 /** What the MSE feeder needs of a container (WebM, fragmented MP4, plain MP4 remuxed), independent of its format. */
 import { t, type MessageKey } from '../../words/i18n';
 
+/**
+ * Samples per MP4 fragment appended, per track (video at 24–30 fps: about 0.5 s; AAC: about 0.3 s),
+ * plain MP4 remuxed (plain-mp4.ts) or a fragmented one's video cut smaller (mp4.ts). A fragment is
+ * appended once all its samples are stored, so the one holding a seek's target holds back the seek
+ * by its length at the download's rate: 12 against 50 played Firefox's seeks on ffmpeg's MP4s
+ * 0.4–1.7 s sooner, and on its fragmented MP4 0.4–1.0 s (docs/playback.md).
+ */
+export const FRAGMENT_SAMPLES = 12;
+
 /** The job's stored bytes, as far as a container parser needs them. */
 export interface StoredReader {
   readonly size: number;

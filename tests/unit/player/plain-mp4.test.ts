@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { clip, MP4_SHORT } from '../../support/clips';
 import { fixture, reader } from './stored-fixture';
 import { children, readBoxHeader, type Box } from '../../../src/engine/streams/mp4-boxes';
-import { openPlainMp4, SAMPLES, type PlainMp4Source } from '../../../src/player/mse/plain-mp4';
+import { openPlainMp4, type PlainMp4Source } from '../../../src/player/mse/plain-mp4';
+import { FRAGMENT_SAMPLES } from '../../../src/player/mse/segments';
 import { Unsupported } from '../../../src/player/mse/segments';
 
 interface Fragment {
@@ -94,7 +95,7 @@ describe.each(['plain-faststart.mp4', 'plain-moov-end.mp4'])('plain MP4 remux (%
     for (const [trackId, count] of source.sampleCounts) {
       const mine = all.filter((f) => f.trackId === trackId);
       expect(mine.length).toBeGreaterThan(1);
-      expect(Math.max(...mine.map((f) => f.samples))).toBeLessThanOrEqual(SAMPLES);
+      expect(Math.max(...mine.map((f) => f.samples))).toBeLessThanOrEqual(FRAGMENT_SAMPLES);
       expect(mine.reduce((n, f) => n + f.samples, 0)).toBe(count);
       // In order, without gaps in decode time.
       for (let i = 1; i < mine.length; i++) expect(mine[i]!.decodeTime).toBeGreaterThan(mine[i - 1]!.decodeTime);
@@ -123,7 +124,7 @@ describe.each(['plain-faststart.mp4', 'plain-moov-end.mp4'])('plain MP4 remux (%
 });
 
 describe('plain MP4 as ffmpeg makes it (x264: a keyframe every 6–10 s)', () => {
-  it('cuts fragments of SAMPLES samples, not at keyframes, and starts again from a keyframe after a seek (issue 26)', async () => {
+  it('cuts fragments of FRAGMENT_SAMPLES samples, not at keyframes, and starts again from a keyframe after a seek (issue 26)', async () => {
     const media = await clip(MP4_SHORT);
     const source = await openPlainMp4(reader(new Uint8Array(readFileSync(media.path))));
     const scales = timescales(source.init);
@@ -133,8 +134,8 @@ describe('plain MP4 as ffmpeg makes it (x264: a keyframe every 6–10 s)', () =>
     const video = all.filter((f) => f.trackId === 1);
     expect(video[0]!.startsWithKeyframe).toBe(true);
     // (The last feed flushes what is left in fragments of one sample each.)
-    const full = Math.floor(source.sampleCounts.get(1)! / SAMPLES) - 1;
-    expect(video.slice(0, full).map((f) => f.samples)).toEqual(Array(full).fill(SAMPLES));
+    const full = Math.floor(source.sampleCounts.get(1)! / FRAGMENT_SAMPLES) - 1;
+    expect(video.slice(0, full).map((f) => f.samples)).toEqual(Array(full).fill(FRAGMENT_SAMPLES));
     expect(video.some((f) => !f.startsWithKeyframe)).toBe(true);
     for (const target of [13.3, 4.2]) {
       const after = await feedAll(source, await source.offsetFor(target));

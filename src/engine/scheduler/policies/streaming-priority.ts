@@ -64,8 +64,8 @@ export function urgentBlockBytes(mirror: MirrorView, player: Playback, bufferedB
  * round trip is shortest. When the fresh one wins, it starts at that byte and the older
  * request is cut where the new one begins (what it received stays). Then the rest of each
  * window is requested nearest first, in blocks sized by playback time, pipelined per mirror
- * (the next request goes out when the last is two round trips from done, pacedRemainingMs); the window's
- * mirrors take no far block until it is stored, and requests on them outside every window
+ * (the next request goes out when the last is two round trips from done: pacedRemainingMs);
+ * the window's mirrors take no far block until it is stored, and requests on them outside every window
  * (a far block, a window left by a seek) are cut. The scheduler keeps mirrors freed so from far
  * blocks until the byte they were freed for is stored (FreedMirrors), not only on this pump.
  */
