@@ -43,7 +43,8 @@ export function makeProfile(): Profile {
     savefile: { default_directory: downloads },
   };
   writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify(prefs));
-  return { dir, downloads, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  // Retries: a browser's helper processes may still write into the profile for a moment after it exits.
+  return { dir, downloads, remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
 }
 
 export interface Launched {

@@ -16,6 +16,11 @@ export function startFirefox(downloads: string, options: { prefs?: Record<string
     browser: 'firefox',
     executablePath: FIREFOX,
     headless: true,
+    // Without it, puppeteer's BiDi session makes Firefox copy every response's body on its main thread
+    // (DevTools' NetworkResponseListener): the browser's own 1 GiB download took 5.56 s instead of 2.87
+    // (bench:browser case d, medians of 3, 2026-11-28), which no user's Firefox does. No test reads
+    // network events.
+    networkEnabled: false,
     extraPrefsFirefox: {
       'extensions.webextensions.uuids': JSON.stringify({ [ADDON_ID]: ADDON_UUID }),
       'browser.download.dir': downloads,

@@ -5,7 +5,11 @@ import type { AddressInfo } from 'node:net';
 export async function startLinkPage(links: { id: string; href: string; text: string }[]): Promise<{ url: string; close(): Promise<void> }> {
   const html = `<!doctype html><meta charset="utf-8"><title>Stitch test page</title><h1>Downloads</h1><ul>${links
     .map((l) => `<li><a id="${l.id}" href="${l.href}">${l.text}</a></li>`)
-    .join('')}</ul>`;
+    .join('')}</ul><script>
+    // ?click=<id>: the page clicks that link itself, for a browser no automation is attached to.
+    const id = new URLSearchParams(location.search).get('click');
+    if (id) document.getElementById(id).click();
+  </script>`;
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(html);
