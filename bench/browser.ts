@@ -245,10 +245,11 @@ async function launchChromium(profileDir: string, extension: string | undefined)
 /**
  * Chromium for a timed download, with no automation attached while it runs: with Playwright's CDP
  * session on every page and worker, Stitch's 1 GiB in case (d) took 8.03 s where it takes 6.95 s
- * without (the browser alone 3.46 and 3.38 s; medians of 3, 2026-11-28). A user's browser has no such
- * session. So Chromium starts as a user's would, plus a debugging port: Playwright connects over it only to change Stitch's settings and
- * disconnects before the click, and the click is a tab opened through the port's HTTP interface
- * (`/json/new`, which attaches nothing) on the link page, which clicks its own link (`?click=`).
+ * without (the browser alone 3.46 and 3.38 s; medians of 3, 2026-11-28). A user's browser has no
+ * such session. So Chromium starts as a user's would, plus a debugging port: Playwright connects over
+ * it only to change Stitch's settings and disconnects before the click, and the click is a tab opened
+ * through the port's HTTP interface (`/json/new`, which attaches nothing) on the link page, which
+ * clicks its own link (`?click=`).
  */
 async function launchChromiumUnwatched(profileDir: string, extension: string | undefined): Promise<Launched> {
   const flags = chromiumArgs(extension).filter((flag) => extension !== undefined || !flag.includes('extension'));
@@ -430,6 +431,9 @@ function rssOfTree(pid: number): number {
   return all.filter((p) => inTree.has(p.pid)).reduce((sum, p) => sum + p.rss, 0) * 1024;
 }
 
+/** The timeline is sampled every 50 ms, the browser's memory every this many samples (1 s). */
+const RSS_EVERY_TICKS = 20;
+
 /** CPU seconds every core of the machine has spent busy since boot (/proc/stat's first line, all but idle and iowait). */
 function machineCpuSeconds(): number {
   const [user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
@@ -545,13 +549,15 @@ async function downloadOnce(browser: 'chromium' | 'firefox', c: Case, side: Side
     let stored = 0;
     const cpuAtClick = machineCpuSeconds();
     const started = performance.now();
+    let ticks = 0;
     sampler = setInterval(() => {
       if (!lastByte && mirror.stats.bytesSent >= c.size) lastByte = performance.now();
       if (extension !== undefined && !stored && idbFileBytes(browserNow.profileDir) >= c.size) stored = performance.now();
       // Stitch erases the browser's own copy as it takes over, so after the last byte the folder
       // holds only the save.
       else if (lastByte && !saveStart && readdirSync(profile.downloads).length > 0) saveStart = performance.now();
-      peak = Math.max(peak, browserNow.rss());
+      // `ps` over every process every 50 ms took a third of a core from the download it measures.
+      if (ticks++ % RSS_EVERY_TICKS === 0) peak = Math.max(peak, browserNow.rss());
     }, 50);
     if (c.resetEveryMs) resets = setInterval(() => mirror.dropConnections(), c.resetEveryMs);
     await browserNow.clickLink(links.url);
