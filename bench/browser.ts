@@ -216,30 +216,11 @@ interface Launched {
   close(): Promise<void>;
 }
 
-/** `extension`: the unpacked extension's folder, or undefined for the browser alone. */
-async function launchChromium(profileDir: string, extension: string | undefined): Promise<Launched & { context: BrowserContext }> {
-  const flags = chromiumArgs(extension).filter((flag) => extension !== undefined || !flag.includes('extension'));
-  const context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: flags,
-    acceptDownloads: true,
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Browser.setDownloadBehavior', { behavior: 'default' } as never);
-  if (extension !== undefined) await serviceWorker(context);
-  return {
-    context,
-    async clickLink(url) {
-      await page.goto(url);
-      await page.click('#file');
-    },
-    changeSettings: (change) => applyChromiumSettings(context, change),
-    profileDir,
-    rss: () => rssOf((args) => args.includes(profileDir)),
-    close: () => context.close(),
-  };
+/** Chromium with Stitch under Playwright, for the in-browser probes (timed downloads use launchChromiumUnwatched). */
+async function launchChromiumForProbes(profileDir: string): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const context = await chromium.launchPersistentContext(profileDir, { executablePath: CHROMIUM, headless: true, args: chromiumArgs() });
+  await serviceWorker(context);
+  return { context, close: () => context.close() };
 }
 
 /**
@@ -880,7 +861,7 @@ async function probes(): Promise<Record<string, unknown>> {
   try {
     if (BROWSERS.includes('chromium')) {
       const profile = makeProfile();
-      const launched = await launchChromium(profile.dir, EXTENSION_DIR);
+      const launched = await launchChromiumForProbes(profile.dir);
       try {
         const worker = await serviceWorker(launched.context);
         // Stitch's session rules stop its own requests to local addresses (the probe's server is one): lifted for the probes.
