@@ -14,7 +14,7 @@ export {
   type EngineTunables,
   type RequestContext,
 } from './options';
-export { isLocalHost, sourceRefusal, trustedFetch } from './http/request-trust';
+export { isLocalHost, sourceRefusal, trustedFetch, type TrustScope } from './http/request-trust';
 export type { HttpFetch, HttpRequest, HttpResponse } from './http/fetch-port';
 export { RefusedResponse } from './http/fetch-port';
 export { countryOfLocale, type SourceHint } from './sources/hrw';

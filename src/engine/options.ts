@@ -126,7 +126,14 @@ export function withDefaults(options: Partial<EngineOptions> = {}): EngineOption
  */
 export function jobOptions(options: Partial<EngineOptions> | undefined, primaryUrl: string, stream?: StreamLayout): EngineOptions {
   const all = withDefaults(options);
-  const scope = { primaryUrl, credentials: all.credentials, credentialOrigins: all.credentialOrigins, referrer: all.referrer };
+  const scope = {
+    primaryUrl,
+    credentials: all.credentials,
+    credentialOrigins: all.credentialOrigins,
+    referrer: all.referrer,
+    // A file's mirror set admits plain http only under digests (mirror-set.ts); a stream has none.
+    allowPlainHttp: stream === undefined,
+  };
   const trusted = trustedFetch(all.fetch, scope);
   return { ...all, fetch: stream ? streamFetch(stream, trusted, all.clock) : trusted };
 }

@@ -1,4 +1,4 @@
-import { isLocalHost } from '../engine/http/request-trust';
+import { isLocalHost } from '../engine/http/address-class';
 
 /**
  * Whether Stitch may talk to an aria2 endpoint. The secret token, and the cookies a download

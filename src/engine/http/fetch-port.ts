@@ -4,13 +4,24 @@
  * globals load undici, about 13 MiB of memory the CLI would otherwise carry for nothing.
  */
 export interface HttpRequest {
-  method?: 'GET' | 'HEAD';
+  /** POST only for calls with a body (aria2's RPC); files are read with GET and HEAD. */
+  method?: 'GET' | 'HEAD' | 'POST';
   headers?: Record<string, string>;
+  body?: string;
   signal?: AbortSignal;
   redirect?: RequestRedirect;
   credentials?: RequestCredentials;
   referrer?: string;
   cache?: RequestCache;
+  /**
+   * 'refuse': the port must not connect to a loopback, private, link-local or shared address
+   * (address-class.ts), judged on the address it actually connects to, after name resolution, so
+   * a public-looking name that resolves (or rebinds) there is refused too; it fails with
+   * RefusedResponse. Set by the requester (request-trust.ts) for every request a download's own
+   * address does not make local. A browser's fetch cannot see the address and ignores it (its
+   * local-network rules judge names instead: docs/security.md).
+   */
+  localNetwork?: 'allow' | 'refuse';
 }
 
 export interface HttpResponse {

@@ -1,5 +1,8 @@
 import type { HttpFetch, HttpRequest, HttpResponse } from './fetch-port';
 import { MirrorProblem } from '../mirror-problem';
+import { isLocalHost } from './address-class';
+
+export { isLocalHost };
 
 /**
  * What each request of a download may carry, and where servers may send Stitch. The user chose
@@ -16,6 +19,15 @@ export interface TrustScope {
   credentialOrigins: readonly string[];
   /** The page the download came from; sent to the primary's origin only. */
   referrer?: string;
+  /**
+   * Whether plain-http URLs may serve an https primary. Off (the default) for everything that is
+   * not a file the engine checks against digests: streams, playlists, keys, Metalink files. A
+   * download's job turns it on because its mirror set (mirror-set.ts) admits a plain-http mirror
+   * only while digests cover it.
+   */
+  allowPlainHttp?: boolean;
+  /** 'refuse': a redirect is an error, never followed (aria2's RPC: a token must not go elsewhere). */
+  redirects?: 'follow' | 'refuse';
 }
 
 export interface RequestPolicy {
@@ -80,12 +92,14 @@ export function plainHttpRefusal(url: string, primaryUrl: string): string | unde
 export function trustedFetch(fetcher: HttpFetch, scope: TrustScope): HttpFetch {
   const opaque = new Set<string>();
   return async (input, init) => {
+    refuseSource(input, scope);
     let url = input;
     for (let hop = 0; ; hop++) {
       // Known to redirect out of sight: skip the request whose answer cannot be used.
       if (opaque.has(url)) return followBlind(fetcher, url, init, scope);
-      const response = await fetcher(url, { ...init, ...requestPolicy(url, scope), redirect: 'manual' });
+      const response = await fetcher(url, { ...init, ...requestPolicy(url, scope), redirect: 'manual', localNetwork: localNetwork(url, scope) });
       if (response.type === 'opaqueredirect') {
+        if (scope.redirects === 'refuse') throw new MirrorProblem(`${url} answered with a redirect, which is not followed`, 'redirect');
         if (opaque.size >= MAX_REMEMBERED_REDIRECTS) opaque.clear();
         opaque.add(url);
         return followBlind(fetcher, url, init, scope);
@@ -93,6 +107,7 @@ export function trustedFetch(fetcher: HttpFetch, scope: TrustScope): HttpFetch {
       const location = isRedirect(response.status) ? response.headers.get('location') : null;
       if (location === null) return response;
       await response.body?.cancel().catch(() => {});
+      if (scope.redirects === 'refuse') throw new MirrorProblem(`${url} redirected to "${location}", which is not followed`, 'redirect');
       if (hop >= MAX_REDIRECTS) throw new MirrorProblem(`${url} redirected more than ${MAX_REDIRECTS} times`, 'redirect');
       const next = resolve(location, url);
       if (next === undefined) throw new MirrorProblem(`${url} redirected to "${location}", which is not a URL`, 'redirect');
@@ -104,7 +119,7 @@ export function trustedFetch(fetcher: HttpFetch, scope: TrustScope): HttpFetch {
 
 /** Follows redirects fetch does not show, with nothing to leak, and checks where they ended. */
 async function followBlind(fetcher: HttpFetch, url: string, init: HttpRequest | undefined, scope: TrustScope): Promise<HttpResponse> {
-  const response = await fetcher(url, { ...init, credentials: 'omit', referrer: '', redirect: 'follow' });
+  const response = await fetcher(url, { ...init, credentials: 'omit', referrer: '', redirect: 'follow', localNetwork: localNetwork(url, scope) });
   try {
     if (response.url && response.url !== url) refuseRedirect(url, response.url, scope);
   } catch (error) {
@@ -112,6 +127,36 @@ async function followBlind(fetcher: HttpFetch, url: string, init: HttpRequest | 
     throw error;
   }
   return response;
+}
+
+/**
+ * The door's check of a URL it is asked to request (each hop is checked by refuseRedirect): only
+ * http(s), no local address unless the download's own is local, and no plain http for an https
+ * download unless the scope allows it. Whoever chose the URL (a playlist, a manifest, a mirror
+ * list, a caller that forgot to check) cannot get past it.
+ */
+function refuseSource(url: string, scope: TrustScope): void {
+  const refusal = sourceRefusal(url, scope.primaryUrl, { covered: scope.allowPlainHttp === true });
+  if (refusal) throw new MirrorProblem(refusal, 'redirect');
+}
+
+/**
+ * Whether the port may connect to a local address for `url`: when the download's own address is
+ * local by name, or `url` is on the very host the user chose (whatever it resolves to: a name on
+ * the user's own network is theirs to download from). Any other host chosen by a server, a
+ * playlist or a manifest must resolve to a public address.
+ */
+function localNetwork(url: string, scope: TrustScope): 'allow' | 'refuse' {
+  if (isLocalUrl(scope.primaryUrl)) return 'allow';
+  return hostOf(url) !== undefined && hostOf(url) === hostOf(scope.primaryUrl) ? 'allow' : 'refuse';
+}
+
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -151,52 +196,4 @@ function isLocalUrl(url: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Loopback, private, link-local, unspecified or shared (CGNAT) addresses, and `localhost` names.
- * `hostname` is as the URL parser leaves it: IPv4 in dotted decimal, IPv6 compressed in brackets.
- */
-export function isLocalHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host.startsWith('[')) return isLocalIpv6(host.slice(1, -1));
-  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
-  return v4 !== null && isLocalIpv4(v4.slice(1).map(Number));
-}
-
-function isLocalIpv4([a, b]: number[]): boolean {
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b! >= 64 && b! < 128) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b! >= 16 && b! < 32) ||
-    (a === 192 && b === 168)
-  );
-}
-
-function isLocalIpv6(address: string): boolean {
-  const groups = expandIpv6(address);
-  if (!groups) return false;
-  if (groups.slice(0, 7).every((g) => g === 0) && groups[7]! <= 1) return true; // :: and ::1
-  // IPv4-mapped (::ffff:a.b.c.d, which the parser writes as ::ffff:xxxx:xxxx).
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return isLocalIpv4([groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff]);
-  }
-  const first = groups[0]!;
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80; // unique local fc00::/7, link-local fe80::/10
-}
-
-/** The eight 16-bit groups of a compressed IPv6 address (no embedded IPv4: the URL parser rewrites it). */
-function expandIpv6(address: string): number[] | undefined {
-  const [head, tail] = address.split('::') as [string, string | undefined];
-  const part = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
-  const left = part(head);
-  const right = part(tail);
-  const missing = 8 - left.length - right.length;
-  if (tail === undefined ? missing !== 0 : missing < 0) return undefined;
-  const groups = [...left, ...new Array<number>(missing).fill(0), ...right];
-  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
 }
