@@ -34,7 +34,8 @@ export { advertisedSources, fetchMetalink, fromMetalinkFile, METALINK_LIMITS } f
 export { readResponseFacts } from './http/response-facts';
 export { isSafeMetalinkName, parseMetalink, type MetalinkFile } from './sources/metalink';
 export { planHlsStream, readHlsStream, type StreamPlan } from './streams/stream-plan';
-export { looksLikeStreamManifest, planStream, readStreamOffer } from './streams/plan-stream';
+export { looksLikeStreamManifest, planStream } from './streams/plan-stream';
+export { readStreamOffer, type StreamOffer } from './streams/stream-offer';
 export { recordLiveStream, type LiveRecording } from './streams/live-recorder';
 export { looksLikeHlsPlaylist, StreamRefusal, type HlsVariant, type RefusalReason } from './streams/hls-playlist';
 export type { StreamLayout, StreamTimeline } from './streams/stream-layout';

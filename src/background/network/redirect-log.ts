@@ -178,11 +178,12 @@ export function withRedirectLog(fetcher: HttpFetch, log: RedirectLog, waitMs = H
     const since = log.now();
     let response: HttpResponse;
     try {
-      // A request that follows no redirect goes only where the engine's rules sent it (a primary,
-      // a mirror, a hop trustedFetch checked): the browser's block is for hops the engine cannot
-      // see, so such a request to a local address (a local download's redirect to another local
-      // origin, a LAN mirror the user chose) is let through for its own origin.
-      response = await (init?.redirect === 'manual' ? log.reach(url, () => fetcher(url, init)) : fetcher(url, init));
+      // A request the door checked and allowed onto the local network (a local download's own
+      // origins, its redirect to another local origin, a LAN mirror the user chose) and that follows
+      // no redirect goes only there: the browser's block is for hops the engine cannot see, so it
+      // is let through for its own origin. Nothing else lifts the block.
+      const checked = init?.redirect === 'manual' && init.localNetwork === 'allow';
+      response = await (checked ? log.reach(url, () => fetcher(url, init)) : fetcher(url, init));
     } catch (error) {
       // A browser's fetch fails with a TypeError for any network error, the blocked request included.
       if (!(error instanceof TypeError)) throw error;

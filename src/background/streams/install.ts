@@ -3,7 +3,6 @@ import {
   readStreamOffer,
   sanitizeFilename,
   StreamRefusal,
-  trustedFetch,
   type HlsVariant,
   type HttpFetch,
   streamStem,
@@ -13,9 +12,9 @@ import { LiveRecordings, type LiveRecordingsDeps } from './live-recordings';
 import { t } from '../../words/i18n';
 import { REFUSAL_WORDS } from '../../words/stream-words';
 import type { BrowserApi } from '../browser-api';
-import { downloadFetch } from '../jobs/host-connections';
 import type { JobManager } from '../jobs/job-manager';
 import type { LocalNetworkRules } from '../network/local-network-rules';
+import { requester } from '../network/requester';
 import { StreamFinder, type FoundStream, type StreamDescription } from './stream-finder';
 
 /** Where the found streams are kept while the worker sleeps (cleared when the browser starts). */
@@ -143,9 +142,17 @@ function sameVariant(variant: HlsVariant, view: { width?: number; height?: numbe
   return variant.bandwidth === view.bandwidth && variant.resolution?.width === view.width && variant.resolution?.height === view.height;
 }
 
-/** The stream's requests as its page's: its cookies for the playlist's origin, the page as referrer. */
+/**
+ * The requests of a stream the user asked for (Download, Record) as its page's: its cookies for
+ * the playlist's origin, the page as referrer, each part and key checked by the door.
+ */
 function pageFetch(url: string, found: FoundStream | undefined): HttpFetch {
-  return trustedFetch(downloadFetch, { primaryUrl: url, credentials: 'include', credentialOrigins: [], referrer: found?.pageUrl });
+  return requester({ primaryUrl: url, credentials: 'include', credentialOrigins: [], referrer: found?.pageUrl });
+}
+
+/** The finder's reading of what a player loaded, which the user did not ask for: no cookies. */
+function finderFetch(found: FoundStream): HttpFetch {
+  return requester({ primaryUrl: found.url, credentials: 'omit', credentialOrigins: [], referrer: found.pageUrl });
 }
 
 function withRecording(row: StreamRow, recording: StreamRecordingView | undefined): StreamRow {
@@ -155,7 +162,7 @@ function withRecording(row: StreamRow, recording: StreamRecordingView | undefine
 async function describe(found: FoundStream): Promise<StreamDescription> {
   try {
     const { variants, durationSeconds, covers, live } = await readStreamOffer(found.url, {
-      fetch: pageFetch(found.url, found),
+      fetch: finderFetch(found),
       pageUrl: found.pageUrl,
     });
     const chosen = variants[0];

@@ -1,4 +1,4 @@
-import { filenameFromUrl, parseHttpUrl, type RefusalReason } from '../../engine';
+import { filenameFromUrl, isLocalHost, parseHttpUrl, type RefusalReason } from '../../engine';
 import type { StreamRow } from '../../messages';
 
 /** What reading a stream's playlists told: the variant a download takes, or why it cannot. */
@@ -46,8 +46,11 @@ const MAX_FOUND = 50;
 /**
  * The HLS streams the open tabs loaded (their players asked for the playlists), for the popup:
  * each read once to say its picture size, duration and estimated size, or why Stitch cannot
- * download it. A master playlist's own media playlists are not listed apart. A tab's list is
- * forgotten when it loads another page or closes.
+ * download it. Only what a player loaded itself is read (a master's qualities from the master, its
+ * length from the media playlist the player picks), never a URL a playlist merely names, and
+ * nothing on the user's network after a public page: a page cannot make Stitch request what it
+ * chooses without the user asking. A master playlist's own media playlists are not listed apart.
+ * A tab's list is forgotten when it loads another page or closes.
  */
 export class StreamFinder {
   private found: FoundStream[] = [];
@@ -70,9 +73,12 @@ export class StreamFinder {
     // A live player asks for its playlist again every few seconds, often with a new query (a token,
     // LL-HLS's _HLS_msn): the same path in the same tab is the same stream.
     const path = withoutQuery(url);
-    const known = (f: FoundStream) => withoutQuery(f.url) === path || f.description?.covers.some((c) => withoutQuery(c) === path);
-    if (this.found.some((f) => f.tabId === tabId && known(f))) return;
+    if (this.found.some((f) => f.tabId === tabId && withoutQuery(f.url) === path)) return;
+    const master = this.found.find((f) => f.tabId === tabId && f.description?.covers.some((c) => withoutQuery(c) === path));
+    if (master) return this.completeMaster(master, url);
     const tab = await this.deps.tab(tabId);
+    // A public page's player may load from the user's network; Stitch does not read it after it.
+    if (isLocalUrl(url) && !(tab?.url !== undefined && isLocalUrl(tab.url))) return;
     const found: FoundStream = { url, tabId, title: tab?.title, pageUrl: tab?.url, seenAt: this.deps.now() };
     this.found.push(found);
     const ofTab = this.found.filter((f) => f.tabId === tabId);
@@ -82,10 +88,31 @@ export class StreamFinder {
     try {
       found.description = await this.deps.describe(found);
       const covered = new Set(found.description.covers.map(withoutQuery));
-      this.forget((f) => f.tabId === tabId && f !== found && covered.has(withoutQuery(f.url)));
+      const isCovered = (f: FoundStream) => f.tabId === tabId && f !== found && covered.has(withoutQuery(f.url));
+      // The player's media playlist, read before its master's answer came: its length is the stream's.
+      const media = this.found.find((f) => isCovered(f) && f.description);
+      if (media) mergeMedia(found.description, media.description!);
+      this.forget(isCovered);
     } catch {
       found.unread = true;
     }
+    this.changed();
+  }
+
+  /**
+   * A master playlist lists its qualities but not the stream's length: that is in the media
+   * playlist its player loads (`url`), read once, as the player asked for it, to complete the row.
+   */
+  private async completeMaster(master: FoundStream, url: string): Promise<void> {
+    const description = master.description!;
+    if (description.durationSeconds !== undefined || description.live || description.refused) return;
+    let media: StreamDescription;
+    try {
+      media = await this.deps.describe({ ...master, url });
+    } catch {
+      return;
+    }
+    mergeMedia(description, media);
     this.changed();
   }
 
@@ -148,6 +175,18 @@ function rowOf(found: FoundStream): StreamRow {
     ...(variants && variants.length > 1 ? { variants } : {}),
     ...(found.unread ? { unread: true } : {}),
   };
+}
+
+/** A master's row takes its length, liveness and any refusal from its media playlist's. */
+function mergeMedia(master: StreamDescription, media: StreamDescription): void {
+  if (media.durationSeconds !== undefined) master.durationSeconds = media.durationSeconds;
+  if (media.live) master.live = true;
+  if (media.refused) master.refused = media.refused;
+}
+
+function isLocalUrl(url: string): boolean {
+  const parsed = parseHttpUrl(url);
+  return parsed !== undefined && isLocalHost(parsed.hostname);
 }
 
 function withoutQuery(url: string): string {

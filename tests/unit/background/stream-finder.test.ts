@@ -10,13 +10,16 @@ const VARIANT = 'https://video.example/show/v2/index.m3u8';
 /** A finder whose playlists describe as `descriptions` says, its saves and broadcasts recorded. */
 function finder(descriptions: Record<string, StreamDescription | Error>, stored: unknown = undefined) {
   const saved: FoundStream[][] = [];
+  const read: string[] = [];
   const broadcasts: StreamRow[][] = [];
   const tabs: Record<number, { title: string; url: string }> = {
     1: { title: 'A show — Episode 1', url: 'https://site.example/watch/1' },
     2: { title: 'Another page', url: 'https://other.example/' },
+    3: { title: 'My camera', url: 'http://192.168.1.20/live.html' },
   };
   const streams = new StreamFinder({
     describe: (found) => {
+      read.push(found.url);
       const description = descriptions[found.url];
       return description instanceof Error ? Promise.reject(description) : Promise.resolve(description ?? { covers: [] });
     },
@@ -29,12 +32,51 @@ function finder(descriptions: Record<string, StreamDescription | Error>, stored:
     onChange: (rows) => broadcasts.push(rows),
     now: () => 1000,
   });
-  return { streams, saved, broadcasts };
+  return { streams, saved, broadcasts, read };
 }
 
 const described: StreamDescription = { width: 1280, height: 720, bandwidth: 3_000_000, durationSeconds: 600, covers: [VARIANT] };
 
 describe('StreamFinder', () => {
+  it("reads only what a tab's player loaded: a master's length comes from the media playlist the player picks", async () => {
+    const master: StreamDescription = { width: 1280, height: 720, bandwidth: 3_000_000, covers: [VARIANT] };
+    const { streams, read } = finder({ [MASTER]: master, [VARIANT]: { durationSeconds: 600, covers: [VARIANT] } });
+    await streams.seen(MASTER, 1);
+    expect(read).toEqual([MASTER]);
+    expect(streams.rows()[0]!.durationSeconds).toBeUndefined();
+    await streams.seen(VARIANT, 1);
+    await streams.seen(VARIANT, 1);
+    expect(read).toEqual([MASTER, VARIANT]);
+    expect(streams.rows()).toMatchObject([{ url: MASTER, durationSeconds: 600, estimatedBytes: 225_000_000 }]);
+  });
+
+  it('takes the length of a media playlist read before its master answered', async () => {
+    const { streams } = finder({
+      [MASTER]: { bandwidth: 3_000_000, covers: [VARIANT] },
+      [VARIANT]: { durationSeconds: 600, covers: [VARIANT] },
+    });
+    await streams.seen(VARIANT, 1);
+    await streams.seen(MASTER, 1);
+    expect(streams.rows()).toMatchObject([{ url: MASTER, durationSeconds: 600 }]);
+  });
+
+  it("never reads a playlist on the user's network after a public page, and lists none", async () => {
+    const { streams, read } = finder({});
+    for (const url of [
+      'http://127.0.0.1/cgi-bin/reboot.cgi',
+      'http://192.168.1.1/a.m3u8',
+      'http://[::1]/x.m3u8',
+      'http://printer.localhost/x.m3u8',
+    ]) {
+      await streams.seen(url, 1);
+    }
+    expect(read).toEqual([]);
+    expect(streams.rows()).toEqual([]);
+    // A page on the user's network may show its own streams.
+    await streams.seen('http://192.168.1.20/cam.m3u8', 3);
+    expect(read).toEqual(['http://192.168.1.20/cam.m3u8']);
+  });
+
   it('lists a playlist a tab loaded under the page title, with what reading it told', async () => {
     const { streams, broadcasts } = finder({ [MASTER]: described });
     await streams.seen(MASTER, 1);
