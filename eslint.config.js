@@ -6,6 +6,37 @@ import { importZones } from './tools/lint/import-zones.js';
 const pages = ['src/popup/', 'src/options/', 'src/player/'];
 const browserOnly = ['src/background/', 'src/offscreen/'];
 
+/**
+ * One door (issue 47): every request Stitch makes leaves through a requester (src/background/network/requester.ts,
+ * src/cli/requester.ts, or a job's own in src/engine/options.ts), which applies the trust rules hop by hop. Only the
+ * platform's ports below may touch the network; nothing else may use a network API or import a raw port.
+ */
+const doorMessage = 'Requests go through the one door: requester() (src/background/network/requester.ts, src/cli/requester.ts).';
+const networkGlobals = ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource'].map((name) => ({ name, message: doorMessage }));
+const networkProperties = [
+  ...['globalThis', 'self', 'window'].flatMap((object) =>
+    ['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource'].map((property) => ({ object, property, message: doorMessage })),
+  ),
+  { object: 'navigator', property: 'sendBeacon', message: doorMessage },
+];
+const networkModules = { regex: '^(node:)?(net|tls|http|https|http2|dgram)$|^undici$', message: doorMessage };
+const rawPorts = { regex: '(/node-fetch|/http1-client|/host-connections|/network/redirect-log)$', message: doorMessage };
+const networkSyntax = {
+  selector: "CallExpression[callee.property.name='getBuiltinModule'][arguments.0.value=/^node:(net|tls|https?|http2|dgram)$/]",
+  message: doorMessage,
+};
+/** The ports themselves, each with the one API it wraps, and the modules that compose the door from them. */
+const networkPorts = [
+  'src/background/network/redirect-log.ts', // the browser's fetch, its hidden redirect hops put back
+  'src/background/jobs/host-connections.ts', // that fetch with connections shared per host
+  'src/background/network/requester.ts',
+  'src/cli/http1-client.ts', // node:net and node:tls, the address checked at connect
+  'src/cli/node-fetch.ts',
+  'src/cli/requester.ts',
+  // The player page reads the stored file from the extension's own stream route, never the network.
+  'src/player/hls/hls-route.ts',
+];
+
 export default defineConfig(
   { ignores: ['dist/', '.tmp/', 'test-results/', '**/node_modules/', 'bench/results/', 'tests/fixtures/'] },
   js.configs.recommended,
@@ -31,6 +62,7 @@ export default defineConfig(
     rules: {
       'no-restricted-globals': [
         'error',
+        ...networkGlobals,
         ...['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate'].map((name) => ({
           name,
           message: 'Engine timers go through the injected Clock (options.clock.after).',
@@ -42,6 +74,7 @@ export default defineConfig(
       ],
       'no-restricted-properties': [
         'error',
+        ...networkProperties,
         { object: 'Date', property: 'now', message: 'The engine reads the time from the injected Clock (options.clock.now).' },
         ...['globalThis', 'self', 'window'].flatMap((object) =>
           ['setTimeout', 'setInterval', 'performance'].map((property) => ({
@@ -53,6 +86,7 @@ export default defineConfig(
       ],
       'no-restricted-syntax': [
         'error',
+        networkSyntax,
         {
           selector: "NewExpression[callee.name='Date'][arguments.length=0]",
           message: 'new Date() reads the time: use the injected Clock.',
@@ -113,9 +147,25 @@ export default defineConfig(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(node:|webextension-polyfill$)', message: 'The engine is platform-free.' }] },
+        { patterns: [{ regex: '^(node:|webextension-polyfill$)', message: 'The engine is platform-free.' }, rawPorts] },
       ],
     },
+  },
+  {
+    // The one door outside the engine (the engine's block above carries the same network rules with its clock's).
+    files: ['src/**/*.ts'],
+    ignores: ['src/engine/**', ...networkPorts],
+    rules: {
+      'no-restricted-globals': ['error', ...networkGlobals],
+      'no-restricted-properties': ['error', ...networkProperties],
+      'no-restricted-syntax': ['error', networkSyntax],
+      'no-restricted-imports': ['error', { patterns: [networkModules, rawPorts] }],
+    },
+  },
+  {
+    // aria2's RPC over a WebSocket (the user's own endpoint; a WebSocket follows no redirect): its HTTP calls use the door.
+    files: ['src/background/aria2/rpc.ts'],
+    rules: { 'no-restricted-globals': ['error', ...networkGlobals.filter(({ name }) => name !== 'WebSocket')] },
   },
   {
     files: ['tests/**'],

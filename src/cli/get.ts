@@ -13,7 +13,6 @@ import {
   StreamRefusal,
   rangesLength,
   sanitizeFilename,
-  trustedFetch,
   type JobSnapshot,
   type LiveRecording,
   type StreamLayout,
@@ -22,7 +21,7 @@ import { FileStore } from '../storage/file-store';
 import type { GetCommand } from './args';
 import { claimMetalinkFolder, numberedName } from './metalink-folder';
 import { createNodeHasher } from './node-hasher';
-import { nodeFetch } from './node-fetch';
+import { enginePort, requester, userScope } from './requester';
 import { resolveTargets, targetId, type Target } from './targets';
 import { formatDuration, progressLine } from './progress-line';
 
@@ -94,7 +93,7 @@ async function download(command: GetCommand, target: Target, folder: string): Pr
     maxAttemptsWithoutProgress: command.maxAttemptsWithoutProgress,
     createHasher: createNodeHasher,
     userLocation: countryOfLocale(process.env.LC_ALL || process.env.LC_MESSAGES || process.env.LANG),
-    fetch: nodeFetch,
+    fetch: enginePort,
     rateLimiter: command.limitRate === undefined ? undefined : new RateLimiter(command.limitRate),
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
@@ -197,7 +196,7 @@ async function recordLive(command: GetCommand, url: string, id: string, wanted: 
   let failure: unknown;
   try {
     recording = await recordLiveStream(url, {
-      fetch: trustedFetch(nodeFetch, { primaryUrl: url, credentials: 'omit', credentialOrigins: [] }),
+      fetch: requester(userScope(url)),
       signal: controller.signal,
       write: async (bytes) => void (await out.write(bytes)),
       onProgress: (r) => {
@@ -234,7 +233,7 @@ async function recordLive(command: GetCommand, url: string, id: string, wanted: 
 
 /** A stream (HLS or DASH) laid out as one file: its variant, hosts and segments (the engine's plan-stream.ts). */
 async function streamSources(command: GetCommand, url: string): Promise<{ url: string; mirrors: string[]; stream: StreamLayout }> {
-  const fetch = trustedFetch(nodeFetch, { primaryUrl: url, credentials: 'omit', credentialOrigins: [] });
+  const fetch = requester(userScope(url));
   const { layout, variants, notes } = await planStream(url, { fetch });
   for (const note of notes) log(command, `stitch: ${note}`);
   const [primary, ...others] = layout.sources;

@@ -11,6 +11,12 @@ export function requester(scope: TrustScope): HttpFetch {
   return trustedFetch(nodeFetch, scope);
 }
 
+/**
+ * The raw client for the engine's jobs, which put every request of theirs through the door
+ * themselves (jobOptions in engine/options.ts): a job's scope knows its mirrors and digests.
+ */
+export const enginePort: HttpFetch = nodeFetch;
+
 /** The scope of a URL the user gave on the command line: no cookies, no Referer. */
 export function userScope(url: string): TrustScope {
   return { primaryUrl: url, credentials: 'omit', credentialOrigins: [] };

@@ -10,10 +10,9 @@ import {
   parseMetalink,
   sanitizeFilename,
   type ExpectedIntegrity,
-  trustedFetch,
   type MetalinkFile,
 } from '../engine';
-import { nodeFetch } from './node-fetch';
+import { requester, userScope } from './requester';
 import { readFile, stat } from 'node:fs/promises';
 import type { SourceHint } from '../engine';
 import type { GetCommand } from './args';
@@ -77,8 +76,8 @@ export function targetId(target: Target): string {
 }
 
 async function readMetalink(source: string, remote: boolean): Promise<MetalinkFile[]> {
-  // Through the client every download uses, each redirect checked (request-trust.ts).
-  if (remote) return fetchMetalink(source, trustedFetch(nodeFetch, { primaryUrl: source, credentials: 'omit', credentialOrigins: [] }));
+  // Through the door every request uses (requester.ts).
+  if (remote) return fetchMetalink(source, requester(userScope(source)));
   if ((await stat(source)).size > METALINK_LIMITS.maxBytes)
     throw new Error(`${source} is larger than ${formatBytes(METALINK_LIMITS.maxBytes)}`);
   const parsed = parseMetalink(await readFile(source, 'utf8'));

@@ -109,7 +109,8 @@ export const DEFAULT_OPTIONS: EngineOptions = {
   headers: {},
   credentials: 'same-origin',
   credentialOrigins: [],
-  // Late-bound so tests and the extension can patch the global.
+  // Late-bound so tests and the extension can patch the global. Every job wraps it in its door (jobOptions).
+  // eslint-disable-next-line no-restricted-globals -- the engine's default port
   fetch: (input, init) => fetch(input, init),
   createHasher,
   clock: realClock,

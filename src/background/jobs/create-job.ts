@@ -11,7 +11,7 @@ import {
 } from '../../engine';
 import { cookieOriginsFor } from '../../settings/mirror-rules';
 import type { MirrorRule, Settings } from '../../settings/schema';
-import { downloadFetch } from './host-connections';
+import { enginePort } from '../network/requester';
 import { createWasmHasher } from './wasm-hasher';
 
 /** Whether a job's requests to the origin of its URL carry the browser's cookies. */
@@ -114,7 +114,7 @@ function engineOptions(source: RequestSource, settings: Settings, limiter: RateL
     createHasher: createWasmHasher,
     // The hops fetch hides, put back for the engine to check (redirect-log.ts); all jobs together
     // leave one of the browser's connections to a host free for take-overs' probes.
-    fetch: downloadFetch,
+    fetch: enginePort,
   };
 }
 

@@ -10,7 +10,7 @@ import {
   type HttpFetch,
   type HttpResponse,
 } from '../../engine';
-import { backgroundFetch } from '../network/redirect-log';
+import { requester } from '../network/requester';
 
 export interface ProbeResult {
   /** HTTP status; 0 when the request failed before any answer. */
@@ -43,7 +43,7 @@ const PROBE_TIMEOUT_MS = 15_000;
  */
 export async function probeUrl(
   url: string,
-  init: { referrer?: string; credentials: RequestCredentials; fetch?: HttpFetch },
+  init: TakeoverInit,
 ): Promise<ProbeResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('no answer within 15 s')), PROBE_TIMEOUT_MS);
@@ -73,13 +73,20 @@ export async function probeUrl(
 }
 
 /** Stitch's requests for `url` before it is a job's: as the job will ask (credentials, Referer, redirects checked). */
-export function takeoverFetch(url: string, init: { referrer?: string; credentials: RequestCredentials; fetch?: HttpFetch }): HttpFetch {
-  return trustedFetch(init.fetch ?? backgroundFetch, {
-    primaryUrl: url,
-    credentials: init.credentials,
-    credentialOrigins: [],
-    referrer: init.referrer,
-  });
+export function takeoverFetch(url: string, init: TakeoverInit): HttpFetch {
+  const scope = { primaryUrl: url, credentials: init.credentials, credentialOrigins: [], referrer: init.referrer };
+  return init.fetch ? trustedFetch(init.fetch, scope) : requester(scope, init.connections ?? 'own');
+}
+
+/**
+ * A take-over's request: its credentials and Referer; `connections` 'shared' waits its turn with
+ * the downloads (a measurement), 'own' does not (a probe); `fetch`, a port of a test's.
+ */
+interface TakeoverInit {
+  referrer?: string;
+  credentials: RequestCredentials;
+  connections?: 'shared' | 'own';
+  fetch?: HttpFetch;
 }
 
 /** What the answer announces beyond the file itself: Stitch takes such a download at once (take-or-watch.ts). */

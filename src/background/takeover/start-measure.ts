@@ -1,7 +1,6 @@
 import type { HttpFetch } from '../../engine';
 import type { BrowserApi, BrowserDownload } from '../browser-api';
 import type { JobCredentials } from '../jobs/create-job';
-import { downloadFetch } from '../jobs/host-connections';
 import { takeoverFetch } from './probe';
 import type { StitchPace } from './stitch-pace';
 import { BASELINE_MS, baselineRate, beyondStitchPace, judgeProbe, MEASURE_MS, WARMUP_MS, type RateSample } from './start-probe';
@@ -95,7 +94,7 @@ export function measuring(downloads: MeasureDeps['downloads'], pace: StitchPace)
   return async (item: BrowserDownload, url: string, size: number, init: { referrer?: string; credentials: JobCredentials }) =>
     measureAtStart(item, url, size, {
       downloads,
-      fetch: takeoverFetch(url, { ...init, fetch: downloadFetch }),
+      fetch: takeoverFetch(url, { ...init, connections: 'shared' }),
       stitchPace: await pace.get(),
     });
 }
