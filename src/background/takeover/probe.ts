@@ -41,10 +41,7 @@ const PROBE_TIMEOUT_MS = 15_000;
  * cache, redirects checked as the job checks them): tells whether a re-request works, how
  * large the file is and what the server names it. The body is not read.
  */
-export async function probeUrl(
-  url: string,
-  init: TakeoverInit,
-): Promise<ProbeResult> {
+export async function probeUrl(url: string, init: TakeoverInit): Promise<ProbeResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('no answer within 15 s')), PROBE_TIMEOUT_MS);
   try {
