@@ -60,6 +60,7 @@ it('hands a file with two mirrors and its digest to aria2, which fetches from bo
   const plan = planHandoff(
     { url: a.url, mirrors: [byOtherName(b.url)], name: 'two mirrors.bin', digests: [{ algorithm: 'sha-256', hex }] },
     4,
+    'user',
   );
   const gid = await client.call<string>('aria2.addUri', plan.uris, plan.options);
 
@@ -81,6 +82,7 @@ it('a mirror serving other bytes makes aria2 fail the digest check, reported as 
   const plan = planHandoff(
     { url: good.url, mirrors: [byOtherName(other.url)], digests: [{ algorithm: 'sha-256', hex: await contentSha256(7, size) }] },
     2,
+    'user',
   );
   const gid = await client.call<string>('aria2.addUri', plan.uris, plan.options);
   expect(await settled(client, gid)).toMatchObject({ state: 'failed', problem: 'checksum' });
@@ -94,7 +96,7 @@ it('sends the page as Referer only with URIs of the file’s own origin, and no 
   const own = await mirror({ size, seed: 3 });
   const elsewhere = await mirror({ size, seed: 3 });
   const client = new Aria2Client({ url: daemon.url, secret: daemon.secret });
-  const plan = planHandoff({ url: own.url, mirrors: [elsewhere.url], referrer: 'http://site.example/page' }, 4);
+  const plan = planHandoff({ url: own.url, mirrors: [elsewhere.url], referrer: 'http://site.example/page' }, 4, 'user');
   expect(plan.leftOut).toEqual([elsewhere.url]);
   const gid = await client.call<string>('aria2.addUri', plan.uris, plan.options);
   expect(await settled(client, gid)).toMatchObject({ state: 'done' });

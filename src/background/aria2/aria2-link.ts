@@ -7,7 +7,7 @@ import type { BrowserApi } from '../browser-api';
 import type { NewDownload } from '../jobs/job-manager';
 import type { LocalNetworkRules } from '../network/local-network-rules';
 import { goesToAria2 } from './aria2-rule';
-import { planHandoff, type HandoffFacts } from './handoff';
+import { planHandoff, type HandoffFacts, type HandoffPurpose } from './handoff';
 import { Aria2Client, Aria2Failure, STATUS_KEYS, type Aria2Status } from './rpc';
 import { aria2Row } from './status';
 
@@ -77,9 +77,13 @@ export class Aria2Link {
     return this.settings().aria2Url.trim() !== '';
   }
 
-  /** Hands one download to aria2; its row appears in the list. */
-  async send(facts: HandoffFacts): Promise<string> {
-    const plan = planHandoff(facts, this.settings().connectionsPerServer);
+  /** Hands one download to aria2 as the user asked (Send to aria2); its row appears in the list. */
+  send(facts: HandoffFacts): Promise<string> {
+    return this.hand(facts, 'user');
+  }
+
+  private async hand(facts: HandoffFacts, purpose: HandoffPurpose): Promise<string> {
+    const plan = planHandoff(facts, this.settings().connectionsPerServer, purpose);
     const gid = await this.call<string>('aria2.addUri', plan.uris, plan.options);
     const handed = await this.handed();
     handed.push({ gid, url: facts.url, name: plan.options.out?.toString() ?? '' });
@@ -97,13 +101,16 @@ export class Aria2Link {
     if (!goesToAria2({ url: download.url, referrer: download.referrer, size }, this.settings())) return false;
     const name = download.filename ?? download.probed?.filename;
     try {
-      await this.send({
-        url: download.url,
-        mirrors: [...(download.mirrors ?? []), ...(download.announced?.mirrors ?? [])],
-        digests: download.announced?.digests ?? [],
-        ...(name ? { name } : {}),
-        ...(download.referrer ? { referrer: download.referrer } : {}),
-      });
+      await this.hand(
+        {
+          url: download.url,
+          mirrors: [...(download.mirrors ?? []), ...(download.announced?.mirrors ?? [])],
+          digests: download.announced?.digests ?? [],
+          ...(name ? { name } : {}),
+          ...(download.referrer ? { referrer: download.referrer } : {}),
+        },
+        'rule',
+      );
     } catch (error) {
       await notice(t('noticeAria2Fallback', aria2TroubleText(error)));
       return false;

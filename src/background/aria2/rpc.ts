@@ -1,13 +1,22 @@
+import type { HttpFetch } from '../../engine';
+import { MirrorProblem } from '../../engine/mirror-problem';
+import { requester } from '../network/requester';
+
 /**
  * A client of aria2's JSON-RPC interface (aria2c --enable-rpc), over HTTP POST or a WebSocket
  * (the endpoint's scheme decides). Every call carries the secret as `token:…`, as aria2 asks. Its
  * failures are data (`Aria2Failure`), put in words by the pages, so no English from here reaches a
  * user. Over a WebSocket, aria2's notifications (a download started, paused, stopped, completed,
  * failed) reach `onNotice`; over HTTP there are none, and the caller polls.
+ *
+ * HTTP calls go through the background's one door (requester.ts) and never follow a redirect: the
+ * token would go wherever the endpoint pointed. A WebSocket has no redirects.
  */
 
 /** How long one call may take before the endpoint counts as not answering. */
 export const ARIA2_CALL_TIMEOUT_MS = 5_000;
+/** The most of one HTTP answer read: 200 downloads' tellStatus is a few KiB each. */
+export const ARIA2_MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export type Aria2FailureKind =
   /** Nothing answered at that address (aria2 not running, a wrong port, a firewall). */
@@ -68,12 +77,15 @@ export class Aria2Client {
   private socket: Promise<WebSocket> | undefined;
   private readonly pending = new Map<string, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private nextId = 1;
+  private readonly post: HttpFetch;
 
   constructor(
     private readonly endpoint: Aria2Endpoint,
     private readonly onNotice: (notice: Aria2Notice, gid: string) => void = () => {},
     private readonly onClose: () => void = () => {},
-  ) {}
+  ) {
+    this.post = requester({ primaryUrl: endpoint.url, credentials: 'omit', credentialOrigins: [], redirects: 'refuse' });
+  }
 
   get usesWebSocket(): boolean {
     return /^wss?:/i.test(this.endpoint.url);
@@ -93,25 +105,34 @@ export class Aria2Client {
   }
 
   private async overHttp(body: string): Promise<unknown> {
-    let response: Response;
+    // Aborted once the answer is read too: the door holds a connection of the endpoint until then.
+    const done = new AbortController();
+    const timer = setTimeout(() => done.abort(), ARIA2_CALL_TIMEOUT_MS);
     try {
-      response = await fetch(this.endpoint.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-        credentials: 'omit',
-        signal: AbortSignal.timeout(ARIA2_CALL_TIMEOUT_MS),
-      });
-    } catch {
-      throw new Aria2Failure('unreachable');
+      let response;
+      try {
+        response = await this.post(this.endpoint.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          signal: done.signal,
+        });
+      } catch (error) {
+        // The door refused: a redirect (never followed), or an address it does not send to.
+        if (error instanceof MirrorProblem) throw new Aria2Failure('not-aria2', error.message);
+        throw new Aria2Failure('unreachable');
+      }
+      let answer: RpcAnswer;
+      try {
+        answer = JSON.parse(await readText(response.body, ARIA2_MAX_ANSWER_BYTES)) as RpcAnswer;
+      } catch {
+        throw new Aria2Failure(done.signal.aborted ? 'unreachable' : 'not-aria2');
+      }
+      return settle(answer);
+    } finally {
+      clearTimeout(timer);
+      done.abort();
     }
-    let answer: RpcAnswer;
-    try {
-      answer = (await response.json()) as RpcAnswer;
-    } catch {
-      throw new Aria2Failure('not-aria2');
-    }
-    return settle(answer);
   }
 
   private async overSocket(id: string, body: string): Promise<unknown> {
@@ -160,6 +181,7 @@ export class Aria2Client {
     } catch {
       return;
     }
+    if (typeof answer !== 'object' || answer === null) return;
     if (answer.method && answer.id === undefined) {
       const gid = answer.params?.[0]?.gid;
       if (gid) this.onNotice(answer.method as Aria2Notice, gid);
@@ -176,9 +198,31 @@ export class Aria2Client {
   }
 }
 
+/** The body as text, refused past `max` bytes. */
+async function readText(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = body?.getReader();
+  try {
+    for (;;) {
+      const next = await reader?.read();
+      if (!next || next.done) break;
+      length += next.value.length;
+      if (length > max) throw new Error(`the answer is over ${max} bytes`);
+      chunks.push(next.value);
+    }
+  } finally {
+    await reader?.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(length);
+  chunks.reduce((at, chunk) => (bytes.set(chunk, at), at + chunk.length), 0);
+  return new TextDecoder().decode(bytes);
+}
+
 function settle(answer: RpcAnswer): unknown {
+  if (typeof answer !== 'object' || answer === null) throw new Aria2Failure('not-aria2');
   if (answer.error) {
-    if (/unauthorized/i.test(answer.error.message)) throw new Aria2Failure('unauthorized');
+    if (/unauthorized/i.test(String(answer.error.message))) throw new Aria2Failure('unauthorized');
     throw new Aria2Failure('refused', answer.error.message);
   }
   if (!('result' in answer)) throw new Aria2Failure('not-aria2');

@@ -7,7 +7,11 @@ import { judgeEndpoint } from '../../../src/settings/aria2-endpoint';
 
 describe('planHandoff', () => {
   it('passes every mirror as another URI of one download, with a split for every connection', () => {
-    const plan = planHandoff({ url: 'https://a.example/f.iso', mirrors: ['https://b.example/f.iso', 'https://a.example/f.iso'] }, 4);
+    const plan = planHandoff(
+      { url: 'https://a.example/f.iso', mirrors: ['https://b.example/f.iso', 'https://a.example/f.iso'] },
+      4,
+      'user',
+    );
     expect(plan.uris).toEqual(['https://a.example/f.iso', 'https://b.example/f.iso']);
     expect(plan.options).toMatchObject({ 'max-connection-per-server': '4', split: '8', 'min-split-size': '1M' });
     expect(plan.leftOut).toEqual([]);
@@ -19,14 +23,15 @@ describe('planHandoff', () => {
       { algorithm: 'sha-256', hex: 'bb' },
       { algorithm: 'sha-1', hex: 'cc' },
     ];
-    expect(planHandoff({ url: 'https://a.example/f', mirrors: [], digests }, 2).options.checksum).toBe('sha-256=bb');
-    expect(planHandoff({ url: 'https://a.example/f', mirrors: [] }, 2).options.checksum).toBeUndefined();
+    expect(planHandoff({ url: 'https://a.example/f', mirrors: [], digests }, 2, 'user').options.checksum).toBe('sha-256=bb');
+    expect(planHandoff({ url: 'https://a.example/f', mirrors: [] }, 2, 'user').options.checksum).toBeUndefined();
   });
 
   it('sends the page as Referer only with URIs of the file’s own origin', () => {
     const plan = planHandoff(
       { url: 'https://a.example/f', mirrors: ['https://a.example/g', 'https://b.example/f'], referrer: 'https://a.example/page' },
       4,
+      'rule',
     );
     expect(plan.uris).toEqual(['https://a.example/f', 'https://a.example/g']);
     expect(plan.leftOut).toEqual(['https://b.example/f']);
@@ -34,7 +39,44 @@ describe('planHandoff', () => {
   });
 
   it('names the file through the same sanitizer as every other name', () => {
-    expect(planHandoff({ url: 'https://a.example/f', mirrors: [], name: '../\u202eexe.jpg' }, 1).options.out).toBe('exe.jpg');
+    expect(planHandoff({ url: 'https://a.example/f', mirrors: [], name: '../\u202eexe.jpg' }, 1, 'user').options.out).toBe('exe.jpg');
+  });
+
+  it('names the file after its URL when no name is known, so the server’s Content-Disposition does not', () => {
+    expect(planHandoff({ url: 'https://a.example/dl/%E2%80%AEgpj.exe?x=1', mirrors: [] }, 1, 'rule').options.out).toBe('gpj.exe');
+    expect(planHandoff({ url: 'https://a.example/', mirrors: [] }, 1, 'rule').options.out).toBeUndefined();
+  });
+
+  it('hands over only mirrors that pass the checks of any source', () => {
+    const mirrors = [
+      'http://127.0.0.1/f.iso',
+      'http://192.168.1.1/f.iso',
+      'ftp://b.example/f.iso',
+      'http://plain.example/f.iso',
+      'https://good.example/f.iso',
+    ];
+    const plan = planHandoff({ url: 'https://a.example/f.iso', mirrors }, 4, 'user');
+    expect(plan.uris).toEqual(['https://a.example/f.iso', 'https://good.example/f.iso']);
+    expect(plan.leftOut).toEqual(mirrors.slice(0, 4));
+    // A digest aria2 checks covers a plain-http mirror's bytes; a local one stays out all the same.
+    const covered = planHandoff({ url: 'https://a.example/f.iso', mirrors, digests: [{ algorithm: 'sha-256', hex: 'bb' }] }, 4, 'user');
+    expect(covered.uris).toEqual(['https://a.example/f.iso', 'http://plain.example/f.iso', 'https://good.example/f.iso']);
+    // A download on the user's own network may use mirrors there.
+    expect(planHandoff({ url: 'http://192.168.1.2/f', mirrors: ['http://192.168.1.3/f'] }, 4, 'rule').uris).toHaveLength(2);
+  });
+
+  it('lets aria2 follow no Metalink or torrent found in a body unless the user sent one on purpose', () => {
+    const follows = (url: string, purpose: 'user' | 'rule') => {
+      const { options } = planHandoff({ url, mirrors: [] }, 1, purpose);
+      return [options['follow-torrent'], options['follow-metalink']];
+    };
+    expect(follows('https://a.example/file.iso', 'user')).toEqual(['false', 'false']);
+    expect(follows('https://a.example/file.torrent', 'rule')).toEqual(['false', 'false']);
+    expect(follows('https://a.example/file.meta4', 'rule')).toEqual(['false', 'false']);
+    expect(follows('https://a.example/dl/File.Torrent?x=1', 'user')).toEqual(['true', 'false']);
+    expect(follows('magnet:?xt=urn:btih:0123456789abcdef0123456789abcdef01234567', 'user')).toEqual(['true', 'false']);
+    expect(follows('https://a.example/file.meta4', 'user')).toEqual(['false', 'true']);
+    expect(follows('ftp://a.example/file.metalink', 'user')).toEqual(['false', 'true']);
   });
 });
 
