@@ -1,12 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { LOCAL_URL_REGEXES } from '../../src/background/network/local-network-rules';
 import type { JobView, ReplyOf, RequestOf, RequestType } from '../../src/messages';
 import { contentSha256 } from '../support/content';
-import { EXTENSION_DIR, extensionPage, launchWithExtension, request } from './support/chromium';
-import { launchFirefox, openAddonPage } from './support/firefox';
+import { extensionPage, launchWithExtension, request } from './support/chromium';
+import { addonWithTestPage, launchFirefox, openAddonPage } from './support/firefox';
 import { fileSha256, until, waitForFile } from './support/files';
 import { MiB, mirror, onCleanup, profile } from './support/setup';
 
@@ -135,7 +135,7 @@ test('Firefox: Stitch’s requests into the local network are stopped before the
   const downloads = mkdtempSync(join(tmpdir(), 'stitch-ff-dl-'));
   onCleanup(() => rmSync(downloads, { recursive: true, force: true }));
   const browser = await launchFirefox(downloads, onCleanup, {
-    addonDir: addonWithTestPage(),
+    addonDir: addonWithTestPage(onCleanup),
     prefs: { 'network.dns.localDomains': 'public.test,mirror.test' },
   });
   const page = await openAddonPage(browser, 'test-page.html', onCleanup);
@@ -163,25 +163,4 @@ interface Extension {
     getSessionRules(): Promise<SessionRuleSeen[]>;
     isRegexSupported(options: { regex: string }): Promise<{ isSupported: boolean }>;
   };
-}
-
-/**
- * A copy of the built add-on with an empty page of the test's own, reachable from the loopback
- * (Firefox opens add-on pages only through a redirect): from it the test talks to the background
- * as Stitch's pages do. The page moves within itself once loaded, which makes WebDriver find it
- * again after Firefox moved the tab to the add-on's process (see openAddonPage).
- */
-function addonWithTestPage(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'stitch-ff-addon-'));
-  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
-  cpSync(EXTENSION_DIR, dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'test-page.html'),
-    '<!doctype html><meta charset="utf-8"><title>test</title><script src="test-page.js"></script>',
-  );
-  writeFileSync(join(dir, 'test-page.js'), "history.replaceState(null, '', '?ready');");
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-  manifest.web_accessible_resources = [{ resources: ['test-page.html'], matches: ['http://127.0.0.1/*'] }];
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
-  return dir;
 }

@@ -50,6 +50,27 @@ export function addonWithReachablePlayer(cleanup: Cleanup, otherPages: readonly 
   return dir;
 }
 
+/**
+ * A copy of the built add-on with an empty page of the test's own, reachable from the loopback
+ * (Firefox opens add-on pages only through a redirect): from it the test talks to the background
+ * as Stitch's pages do. The page moves within itself once loaded, which makes WebDriver find it
+ * again after Firefox moved the tab to the add-on's process (see openAddonPage).
+ */
+export function addonWithTestPage(cleanup: Cleanup): string {
+  const dir = mkdtempSync(join(tmpdir(), 'stitch-ff-addon-'));
+  cleanup(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(EXTENSION_DIR, dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'test-page.html'),
+    '<!doctype html><meta charset="utf-8"><title>test</title><script src="test-page.js"></script>',
+  );
+  writeFileSync(join(dir, 'test-page.js'), "history.replaceState(null, '', '?ready');");
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, unknown>;
+  manifest.web_accessible_resources = [{ resources: ['test-page.html'], matches: ['http://127.0.0.1/*'] }];
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return dir;
+}
+
 /** A loopback URL that redirects to `target`. */
 async function redirectTo(target: string, cleanup: Cleanup): Promise<string> {
   const server = createServer((_req, res) => {
