@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readResponseFacts } from '../../src/engine/http/response-facts';
 import { isLocalHost, plainHttpRefusal, requestPolicy, sourceRefusal, type TrustScope } from '../../src/engine/http/request-trust';
+import { isLocalAddress } from '../../src/engine/http/address-class';
 import { advertisedSources, fromMetalinkFile } from '../../src/engine/sources/advertised';
 import type { MetalinkFile } from '../../src/engine/sources/metalink';
 
@@ -63,6 +64,23 @@ describe('isLocalHost', () => {
     'http://[fe80::1]/',
     'http://[::ffff:127.0.0.1]/',
     'http://[::ffff:192.168.0.1]/',
+    'http://198.18.0.1/', // benchmarking 198.18/15
+    'http://198.19.255.255/',
+    'http://192.0.0.170/', // IETF protocol assignments (NAT64 discovery)
+    'http://224.0.0.251/', // multicast
+    'http://240.0.0.1/', // reserved
+    'http://255.255.255.255/',
+    'http://[::127.0.0.1]/', // IPv4-compatible
+    'http://[::10.0.0.1]/',
+    'http://[64:ff9b::127.0.0.1]/', // NAT64 around a local IPv4 address
+    'http://[64:ff9b::192.168.1.1]/',
+    'http://[64:ff9b::169.254.169.254]/',
+    'http://[64:ff9b:1::1]/', // local-use NAT64
+    'http://[2002:7f00:1::1]/', // 6to4 around 127.0.0.1
+    'http://[2002:c0a8:101::]/', // 6to4 around 192.168.1.1
+    'http://[2002:a9fe:a9fe:1:2:3:4:5]/',
+    'http://[fec0::1]/', // site-local
+    'http://[ff02::1]/', // multicast
   ])('%s is local', (url) => expect(isLocalHost(host(url))).toBe(true));
 
   it.each([
@@ -75,8 +93,27 @@ describe('isLocalHost', () => {
     'http://100.128.0.1/',
     'http://[2001:db8::1]/',
     'http://[::ffff:8.8.8.8]/',
-    'http://[fec0::1]/',
+    'http://198.17.255.255/',
+    'http://198.20.0.1/',
+    'http://198.51.100.1/', // documentation: routed nowhere, so nobody's own network
+    'http://192.0.1.1/',
+    'http://223.255.255.255/',
+    'http://[::8.8.8.8]/',
+    'http://[64:ff9b::8.8.8.8]/',
+    'http://[64:ff9b::1:7f00:1]/', // outside 64:ff9b::/96
+    'http://[2002:808:808::1]/', // 6to4 around 8.8.8.8
+    'http://[2003:7f00:1::1]/',
   ])('%s is not', (url) => expect(isLocalHost(host(url))).toBe(false));
+
+  // Addresses as name resolution gives them to the CLI's client: no brackets, dotted IPv4 tails, zones.
+  it.each(['127.0.0.2', '10.0.0.1', '::1', '::ffff:127.0.0.1', '::127.0.0.1', '64:ff9b::10.1.2.3', 'FE80::1%eth0', '0:0:0:0:0:0:0:1'])(
+    'the address %s is local',
+    (address) => expect(isLocalAddress(address)).toBe(true),
+  );
+  it.each(['198.51.100.1', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8', 'example.com', '127.0.0.256', '1::2::3', '12345::1', '1g::'])(
+    '%s is not a local address',
+    (address) => expect(isLocalAddress(address)).toBe(false),
+  );
 });
 
 describe('sourceRefusal', () => {

@@ -5,33 +5,54 @@ import { RULE_PRIORITY, SessionRules, type RuleSpec } from './session-rules';
 /**
  * The http(s) URLs whose host the engine's isLocalHost calls local, as declarativeNetRequest
  * regexFilters (RE2: no lookarounds), matched against URLs as the browser writes them: host in
- * lowercase, IPv4 in dotted decimal, IPv6 compressed in brackets. Browsers have no address ranges
- * in their rules, so this is isLocalHost written as patterns; a unit test holds the two to the
- * same answers, address by address. A URL is local when any of them matches: one pattern for all
- * is over the memory limit Chrome sets a compiled regexFilter (isRegexSupported says
- * memoryLimitExceeded), so each is a rule of its own.
+ * lowercase, IPv4 in dotted decimal, IPv6 compressed in brackets (an embedded IPv4 address as two
+ * hex groups). Browsers have no address ranges in their rules, so this is isLocalHost written as
+ * patterns; a unit test holds the two to the same answers, address by address. A URL is local
+ * when any of them matches: one pattern for all is over the memory limit Chrome sets a compiled
+ * regexFilter (isRegexSupported says memoryLimitExceeded), so each is a rule of its own.
  */
 export const LOCAL_URL_REGEXES: readonly string[] = (() => {
-  const names = '(?:[^/?#@:]*\\.)?localhost\\.?';
-  // The first two octets of each local IPv4 range, then two more.
+  // The first two octets of each local IPv4 range of /16 or wider, then two more.
   const ipv4 = [
-    '(?:0|10|127)\\.\\d+', // "this network" 0/8, private 10/8, loopback 127/8
+    '(?:0|10|127|22[4-9]|2[3-5]\\d)\\.\\d+', // "this network" 0/8, private 10/8, loopback 127/8, multicast 224/4, reserved 240/4 and broadcast
     '100\\.(?:6[4-9]|[7-9]\\d|1[01]\\d|12[0-7])', // shared (CGNAT) 100.64/10
     '169\\.254', // link-local
     '172\\.(?:1[6-9]|2\\d|3[01])', // private 172.16/12
     '192\\.168', // private
+    '198\\.1[89]', // benchmarking 198.18/15
   ];
   const ipv6 = [
-    '::1?', // unspecified, loopback
-    'f[cd][0-9a-f]{2}:[0-9a-f:]*', // unique local fc00::/7
-    'fe[89ab][0-9a-f]:[0-9a-f:]*', // link-local fe80::/10
+    'f[cd][0-9a-f]{2}', // unique local fc00::/7
+    'fe[89a-f][0-9a-f]', // link-local fe80::/10, site-local fec0::/10
+    'ff[0-9a-f]{2}', // multicast ff00::/8
+    '64:ff9b:1', // local-use NAT64 64:ff9b:1::/48
   ];
-  // The IPv4 ranges' first two octets as the first hex group of an IPv4-mapped IPv6 address.
-  const mapped = ['[0-9a-f]{1,2}', 'a[0-9a-f]{2}', '7f[0-9a-f]{2}', '64[4-7][0-9a-f]', 'a9fe', 'ac1[0-9a-f]', 'c0a8'];
+  // The same IPv4 ranges as the two hex groups of an IPv4 address inside an IPv6 one: the first
+  // group for the ranges of /16 or wider, both for 192.0.0/24. A group is at most four digits in
+  // a URL, so `+` stands for {1,4}, which costs more of the memory limit.
+  const wide = [
+    '[0-9a-f]{1,2}',
+    'a[0-9a-f]{2}',
+    '7f[0-9a-f]{2}',
+    '[ef][0-9a-f]{3}',
+    '64[4-7][0-9a-f]',
+    'a9fe',
+    'ac1[0-9a-f]',
+    'c0a8',
+    'c61[23]',
+  ];
+  const v4 = `(?:${wide.join('|')}):[0-9a-f]+|c000:[0-9a-f]{1,2}`;
   return [
-    `(?:${names}|(?:${ipv4.join('|')})\\.\\d+\\.\\d+)`,
-    `\\[(?:${ipv6.join('|')})\\]`,
-    `\\[::ffff:(?:${mapped.join('|')}):[0-9a-f]{1,4}\\]`,
+    '(?:[^/?#@:]*\\.)?localhost\\.?',
+    `(?:(?:${ipv4.join('|')})\\.\\d+|192\\.0\\.0)\\.\\d+`, // and IETF protocol assignments 192.0.0/24
+    `\\[(?:${ipv6.join('|')}):[0-9a-f:]*\\]`,
+    // ::/96 (unspecified, loopback, IPv4-compatible) and NAT64 64:ff9b::/96 around an IPv4
+    // address in 0/8: the URL parser drops its zero first group into the "::".
+    '\\[(?:64:ff9b)?::[0-9a-f]*\\]',
+    `\\[::(?:ffff:)?(?:${v4})\\]`, // IPv4-compatible, IPv4-mapped
+    `\\[64:ff9b::(?:${v4})\\]`, // NAT64
+    // 6to4 2002::/16: the IPv4 address is the next two groups, a zero one written "0" or dropped into a "::".
+    `\\[2002:(?:0?|(?:${wide.join('|')})|c000:(?:[0-9a-f]{1,2})?):[0-9a-f:]*\\]`,
   ].map((host) => `^https?://(?:[^/?#@]*@)?${host}(?::\\d+)?/`);
 })();
 

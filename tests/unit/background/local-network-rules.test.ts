@@ -62,6 +62,46 @@ describe('the regexFilters of local addresses agree with the engine’s isLocalH
         'http://[fd12:3456:789a::1]/',
         'http://[fe80::1]/',
         'http://[febf:ffff::1]/',
+        'http://[fec0::1]/', // site-local
+        'http://[feff::1]/',
+        'http://[ff02::1]/', // multicast
+        'http://[ff00::]/',
+        'http://198.18.0.1/', // benchmarking
+        'http://198.19.255.255/',
+        'http://192.0.0.0/', // IETF protocol assignments
+        'http://192.0.0.170/',
+        'http://224.0.0.1/', // multicast
+        'http://239.255.255.250/',
+        'http://240.0.0.1/', // reserved
+        'http://255.255.255.255/', // broadcast
+        'http://[::2]/', // IPv4-compatible ::0.0.0.2
+        'http://[::127.0.0.1]/',
+        'http://[::7f00:2]/',
+        'http://[::a00:1]/',
+        'http://[::c0a8:101]/',
+        'http://[::c000:aa]/',
+        'http://[::ffff]/',
+        'http://[64:ff9b::]/', // NAT64
+        'http://[64:ff9b::7f00:1]/',
+        'http://[64:ff9b::10.0.0.1]/',
+        'http://[64:ff9b::a9fe:a9fe]/',
+        'http://[64:ff9b::c612:1]/',
+        'http://[64:ff9b::c000:0]/',
+        'http://[64:ff9b::1]/',
+        'http://[64:ff9b:1::]/', // local-use NAT64
+        'http://[64:ff9b:1:2:3:4:5:6]/',
+        'http://[2002::]/', // 6to4
+        'http://[2002:7f00:1::]/',
+        'http://[2002:a00:1::1]/',
+        'http://[2002:c0a8:101:1:2:3:4:5]/',
+        'http://[2002:ac10::]/',
+        'http://[2002:0:1::]/',
+        'http://[2002:c000::1]/',
+        'http://[2002:c000:12::]/',
+        'http://[2002:e000:1::]/',
+        'http://[::ffff:198.18.0.1]/',
+        'http://[::ffff:192.0.0.1]/',
+        'http://[::ffff:255.255.255.255]/',
       ],
       true,
     );
@@ -97,17 +137,37 @@ describe('the regexFilters of local addresses agree with the engine’s isLocalH
         'http://8.8.8.8:53/',
         'http://[2001:db8::1]/',
         'http://[2606:4700::1111]/',
-        'http://[::2]/',
         'http://[::ffff:8.8.8.8]/',
         'http://[::ffff:172.32.0.1]/',
         'http://[::ffff:100.128.0.1]/',
-        'http://[64:ff9b::7f00:1]/',
         'http://[fb00::1]/',
         'http://[fe00::1]/',
-        'http://[fec0::1]/',
-        'http://[ff02::1]/',
         'http://[f::1]/',
         'http://[fc0::1]/',
+        'http://198.17.255.255/',
+        'http://198.20.0.0/',
+        'http://198.51.100.1/', // documentation: routed nowhere, nobody's own network
+        'http://192.0.1.0/',
+        'http://192.0.2.1/',
+        'http://223.255.255.255/',
+        'http://[::8.8.8.8]/', // IPv4-compatible, public
+        'http://[::808:808]/',
+        'http://[::c000:100]/',
+        'http://[::1:0:0]/', // three groups after "::": not ::/96
+        'http://[64:ff9b::8.8.8.8]/',
+        'http://[64:ff9b::c000:100]/',
+        'http://[64:ff9b::1:7f00:1]/', // not 64:ff9b::/96
+        'http://[64:ff9b:2::1]/',
+        'http://[64:ff9a::7f00:1]/',
+        'http://[2002:808:808::]/',
+        'http://[2002:c000:100::1]/',
+        'http://[2002:c633:6401::]/',
+        'http://[2003:7f00:1::]/',
+        'http://[2001::7f00:1]/', // Teredo: its IPv4 parts are the server and an obfuscated client
+        'http://[fe7f::1]/',
+        'http://[::ffff:198.20.0.1]/',
+        'http://[::ffff:192.0.1.1]/',
+        'http://[::ffff:223.0.0.1]/',
       ],
       false,
     );
@@ -120,6 +180,27 @@ describe('the regexFilters of local addresses agree with the engine’s isLocalH
         for (const url of [`http://${a}.${b}.${(a * 7) % 256}.${b ^ 0x5a}:81/`, `http://[::ffff:${a}.${b}.0.${a}]/`]) {
           const { rule, engine } = verdicts(url);
           if (rule !== engine) disagree.push(url);
+        }
+      }
+    }
+    expect(disagree).toEqual([]);
+  });
+
+  test('every IPv4 /16 with a zero and a varied third octet, inside IPv6 as IPv4-compatible, NAT64 and 6to4', () => {
+    const disagree: string[] = [];
+    for (let a = 0; a < 256; a++) {
+      for (let b = 0; b < 256; b++) {
+        for (const c of [0, (a * 7) % 256]) {
+          const d = b ^ 0x5a;
+          const ipv4 = `${a}.${b}.${c}.${d}`;
+          const [high, low] = [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+          const forms = [`http://${ipv4}/`, `http://[::${ipv4}]/`, `http://[64:ff9b::${ipv4}]/`, `http://[::ffff:${ipv4}]/`];
+          // 6to4 with the rest zero (the URL parser writes "::" after the IPv4 groups) and with the rest set.
+          forms.push(`http://[2002:${high}:${low}::]/`, `http://[2002:${high}:${low}:1:2:3:4:5]/`, `http://[2002:${high}:${low}::1]/`);
+          for (const url of forms) {
+            const { rule, engine } = verdicts(url);
+            if (rule !== engine) disagree.push(url);
+          }
         }
       }
     }
@@ -178,18 +259,19 @@ describe('LocalNetworkRules', () => {
     expect(browser.rules).toEqual(BLOCK);
     await rules.release('job-1');
     await rules.allow('job-2', 'https://example.com/b.iso');
-    expect(browser.calls).toEqual(['rules +1 +2 +3']);
+    expect(browser.calls).toEqual([`rules ${BLOCK.map((rule) => `+${rule.id}`).join(' ')}`]);
   });
 
   test('a download on a local address allows its local origins while held; the block stays', async () => {
     const browser = new FakeBrowser();
     const rules = new LocalNetworkRules(browser);
     await rules.allow('job-1', 'http://192.168.1.10/a.iso', ['http://192.168.1.11:8080/a.iso', 'https://m.example/a.iso']);
-    expect(browser.rules).toEqual([...BLOCK, allowRule(4, 'http://192.168.1.10'), allowRule(5, 'http://192.168.1.11:8080')]);
+    const next = BLOCK.length + 1;
+    expect(browser.rules).toEqual([...BLOCK, allowRule(next, 'http://192.168.1.10'), allowRule(next + 1, 'http://192.168.1.11:8080')]);
     // Another owner of the same origin shares its rule, kept until the last lets go.
     await rules.allow('takeover:5', 'http://192.168.1.10/other.iso');
     await rules.release('job-1');
-    expect(browser.rules).toEqual([...BLOCK, allowRule(4, 'http://192.168.1.10')]);
+    expect(browser.rules).toEqual([...BLOCK, allowRule(next, 'http://192.168.1.10')]);
     await rules.release('takeover:5');
     expect(browser.rules).toEqual(BLOCK);
   });
@@ -217,22 +299,17 @@ describe('LocalNetworkRules', () => {
       referrers.hold('job-1', 'http://127.0.0.1:8080/a.iso', 'http://localhost:3000/page'),
       local.allow('job-1', 'http://127.0.0.1:8080/a.iso'),
     ]);
+    // The Referer rule took id 1: the block rules follow it, then the allow rule.
+    const blocks = BLOCK.map((rule) => [rule.id + 1, 'block']);
     expect(browser.rules.map((r) => [r.id, r.priority, r.action.type])).toEqual([
       [1, 3, 'modifyHeaders'],
-      [2, 1, 'block'],
-      [3, 1, 'block'],
-      [4, 1, 'block'],
-      [5, 2, 'allow'],
+      ...blocks.map(([id]) => [id, 1, 'block']),
+      [BLOCK.length + 2, 2, 'allow'],
     ]);
     await referrers.release('job-1');
-    expect(browser.rules.map((r) => r.action.type)).toEqual(['block', 'block', 'block', 'allow']);
+    expect(browser.rules.map((r) => r.action.type)).toEqual([...BLOCK.map(() => 'block'), 'allow']);
     await local.release('job-1');
     await referrers.hold('job-2', 'https://example.com/b.iso', 'https://example.com/page');
-    expect(browser.rules.map((r) => [r.id, r.action.type])).toEqual([
-      [2, 'block'],
-      [3, 'block'],
-      [4, 'block'],
-      [1, 'modifyHeaders'],
-    ]);
+    expect(browser.rules.map((r) => [r.id, r.action.type])).toEqual([...blocks, [1, 'modifyHeaders']]);
   });
 });
