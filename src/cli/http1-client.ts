@@ -1,5 +1,7 @@
-import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { connect as netConnect, isIP, type LookupFunction, type Socket } from 'node:net';
 import { RefusedResponse } from '../engine';
+import { isLocalAddress } from '../engine/http/address-class';
 import { ResponseParseError, ResponseParser, type ResponseHead } from './http1-parser';
 
 /**
@@ -24,6 +26,9 @@ export interface RawResponse {
 /** A reused connection closed before any byte of the answer: the request goes again on a fresh one. */
 class StaleConnection extends Error {}
 
+/** Whether a request may connect to a local address (HttpRequest.localNetwork). */
+export type LocalNetwork = 'allow' | 'refuse';
+
 /** A connection to one origin, carrying one request at a time. */
 class Connection {
   readonly socket: Socket;
@@ -39,17 +44,21 @@ class Connection {
     url: URL,
     readonly key: string,
     tls: typeof import('node:tls') | undefined,
+    localNetwork: LocalNetwork,
   ) {
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const host = hostOf(url);
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    // An IP literal is not looked up (request checked it); a name is resolved, checked and
+    // connected to in one step.
+    const lookup = localNetwork === 'refuse' ? publicOnly : undefined;
     if (tls) {
-      this.socket = tls.connect({ host, port, servername: isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] });
+      this.socket = tls.connect({ host, port, lookup, servername: isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] });
       this.socket.on('data', (chunk: Buffer) => {
         if (!this.deliver(chunk)) this.socket.pause();
       });
     } else {
       const buffer = new Uint8Array(READ_BUFFER_BYTES);
-      this.socket = netConnect({ host, port, onread: { buffer, callback: (read) => this.deliver(buffer.subarray(0, read)) } });
+      this.socket = netConnect({ host, port, lookup, onread: { buffer, callback: (read) => this.deliver(buffer.subarray(0, read)) } });
     }
     this.socket.setNoDelay(true);
     // Only idle connections have a timeout (see release).
@@ -71,6 +80,28 @@ class Connection {
     forgetIdle(this);
     this.onGone?.(error);
   }
+}
+
+/**
+ * `lookup` for a connection that may not reach a local address: resolves the name as Node would
+ * and fails with RefusedResponse when an address it gives is local, so the socket connects only
+ * to an address checked here (no second resolution for a rebinding name to answer differently).
+ * One local address refuses the name, even beside public ones: such a name is aimed at the user's
+ * network, and which address a connection gets should not decide what it reaches.
+ */
+const publicOnly: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '');
+    const local = addresses.find(({ address }) => isLocalAddress(address));
+    if (local) return callback(localRefusal(hostname, local.address), '');
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  });
+};
+
+function localRefusal(host: string, address: string): RefusedResponse {
+  const what = host === address ? `${address} is` : `${host} resolved to ${address},`;
+  return new RefusedResponse(`${what} a local or private network address, and the download is not`);
 }
 
 const idle = new Map<string, Connection[]>();
@@ -110,10 +141,22 @@ function forgetIdle(connection: Connection): void {
  * TypeError('fetch failed') carrying the socket's error (ECONNREFUSED, ENOTFOUND, …) otherwise,
  * as fetch does. The body errors the same way: TypeError('terminated') or the signal's reason. An
  * answer that breaks HTTP/1.1 or the parser's limits rejects (or errors the body) with RefusedResponse.
+ * With `localNetwork` 'refuse', so does a host that is, or resolves to, a local address
+ * (address-class.ts), before anything is sent to it.
  */
-export async function request(url: URL, method: string, headers: Iterable<[string, string]>, signal?: AbortSignal): Promise<RawResponse> {
+export async function request(
+  url: URL,
+  method: string,
+  headers: Iterable<[string, string]>,
+  signal?: AbortSignal,
+  localNetwork: LocalNetwork = 'allow',
+): Promise<RawResponse> {
+  const host = hostOf(url);
+  if (localNetwork === 'refuse' && isIP(host) !== 0 && isLocalAddress(host)) throw localRefusal(host, host);
   const head = requestHead(url, method, headers);
-  const key = `${url.protocol}//${url.host}`;
+  // Connections are kept per policy: one made to a local address where that was allowed is never
+  // lent to a request that must not reach one.
+  const key = `${url.protocol}//${url.host} ${localNetwork}`;
   const reused = takeIdle(key);
   if (reused) {
     try {
@@ -125,7 +168,12 @@ export async function request(url: URL, method: string, headers: Iterable<[strin
   // node:tls costs ~3 MiB of memory once loaded: only https downloads load it. (Not with import(): a
   // process started from the launcher's snapshot has no dynamic import.)
   const tls = url.protocol === 'https:' ? process.getBuiltinModule('node:tls') : undefined;
-  return exchange(new Connection(url, key, tls), head, method, signal);
+  return exchange(new Connection(url, key, tls, localNetwork), head, method, signal);
+}
+
+/** The URL's host as sockets take it: an IPv6 address without its brackets. */
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
 }
 
 function requestHead(url: URL, method: string, headers: Iterable<[string, string]>): string {
@@ -215,7 +263,9 @@ function exchange(connection: Connection, head: string, method: string, signal: 
           problem = parser.started ? (cut as Error) : hangUp();
         }
       }
-      if (problem) fail(new TypeError(body ? 'terminated' : 'fetch failed', { cause: problem }));
+      // A refused address (publicOnly) is the answer the same name would give again: not a network error.
+      if (problem instanceof RefusedResponse) fail(problem);
+      else if (problem) fail(new TypeError(body ? 'terminated' : 'fetch failed', { cause: problem }));
       // A body that runs to the close: the reader gets the end once it is done with its chunk.
       else if (!lent) complete();
     };

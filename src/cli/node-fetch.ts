@@ -33,6 +33,8 @@ const DECODERS: Record<string, (zlib: typeof import('node:zlib')) => Transform> 
  * with `redirect: 'manual'` so request-trust.ts checks every hop), bodies asked for without content
  * codings (`Accept-Encoding: identity`) but decoded when a server codes them anyway (gzip, deflate,
  * br; at most two layers, within a bound on their growth), and abort by signal, rejecting or erroring the body with the signal's reason.
+ * With `localNetwork: 'refuse'` it connects only to public addresses, judged on the address
+ * resolved and connected to (http1-client.ts), and rejects with RefusedResponse otherwise.
  *
  * Unlike fetch, a body chunk is lent: it is valid until the next read from the body, when the
  * connection reuses its memory. The engine copies every chunk before it asks for the next one.
@@ -50,7 +52,8 @@ export const nodeFetch: HttpFetch = async (input, init = {}) => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new TypeError('fetch failed', { cause: new Error(`unsupported protocol ${url.protocol}`) });
     }
-    const response = await request(url, method, headers, signal);
+    // Every hop is checked against the policy: a redirect followed here cannot lead to a local address either.
+    const response = await request(url, method, headers, signal, init.localNetwork);
     const location = headerOf(response, 'location');
     if (!REDIRECTS.has(response.head.status) || location === undefined || init.redirect === 'manual') {
       return toResponse(response, url, method);

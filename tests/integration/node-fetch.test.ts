@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { nodeFetch } from '../../src/cli/node-fetch';
 import { RefusedResponse, type HttpRequest, type HttpResponse } from '../../src/engine';
@@ -221,6 +223,42 @@ describe('nodeFetch connections', () => {
     const run = await bed.download(server.url, { fetch: nodeFetch });
     expect(run.result.status).toBe('complete');
     expect(await run.sha256()).toBe(createHash('sha256').update(file).digest('hex'));
+  });
+});
+
+describe('nodeFetch with localNetwork', () => {
+  it("'refuse' sends nothing to a local IP address, with the reason; 'allow' and no policy reach it", async () => {
+    const m = await bed.mirror({ size: 1000, seed: 13 });
+    const error = (await nodeFetch(m.url, { localNetwork: 'refuse' }).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(RefusedResponse);
+    expect(error.message).toBe('127.0.0.1 is a local or private network address, and the download is not');
+    expect(m.stats.connections).toBe(0);
+    expect((await seen(await nodeFetch(m.url, { localNetwork: 'allow' }))).status).toBe(200);
+    expect((await seen(await nodeFetch(m.url))).status).toBe(200);
+  });
+
+  it("'refuse' checks the address a name resolves to: localhost, even with a connection to it kept alive from an allowed request", async () => {
+    const m = await bed.mirror({ size: 1000, seed: 14 });
+    const byName = m.url.replace('127.0.0.1', 'localhost');
+    expect((await seen(await nodeFetch(byName, { localNetwork: 'allow' }))).status).toBe(200);
+    const connections = m.stats.connections;
+    const error = (await nodeFetch(byName, { localNetwork: 'refuse' }).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(RefusedResponse);
+    // localhost may resolve to ::1 first; either is local.
+    expect(error.message).toMatch(
+      /^localhost resolved to (127\.0\.0\.1|::1), a local or private network address, and the download is not$/,
+    );
+    expect(m.stats.connections).toBe(connections);
+    expect(m.stats.requests).toHaveLength(1);
+  });
+
+  it("'refuse' checks the address over https too, before any handshake", async () => {
+    const pem = (name: string) => readFileSync(fileURLToPath(new URL(`../support/tls/loopback.${name}.pem`, import.meta.url)), 'utf8');
+    const m = await bed.mirror({ size: 1000, seed: 15, tls: { key: pem('key'), cert: pem('cert') } });
+    const error = (await nodeFetch(m.url.replace('127.0.0.1', 'localhost'), { localNetwork: 'refuse' }).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(RefusedResponse);
+    expect(error.message).toMatch(/^localhost resolved to /);
+    expect(m.stats.connections).toBe(0);
   });
 });
 
