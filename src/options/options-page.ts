@@ -1,10 +1,13 @@
 import { BackgroundError, callBackground, type RequestOf, type RequestType } from '../messages';
 import { bareRequest, errorText, NOT_CONNECTED } from '../pages-shared/connection';
 import { h, setText } from '../pages-shared/dom';
-import { formatCount, t, type MessageKey } from '../words/i18n';
-import { DEFAULT_SETTINGS, mergeSettings, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
+import { formatSize } from '../words/format';
+import { formatCount, t } from '../words/i18n';
+import { DEFAULT_SETTINGS, mergeSettings, parseSettings, type Settings, type SettingsError } from '../settings/schema';
+import { exportJson, FILE_LIMITS, importInput, readSettingsFile } from '../settings/settings-file';
 import { OptionsForm } from './form-view';
-import { downloadJson, exportFilename, parseImport, trustChanges, type TrustChange } from './import-export';
+import { changeLine, importChanges, sendsMore, type ImportChange } from './import-changes';
+import { downloadJson, exportFilename } from './import-export';
 import { errorLine, formToSettings, settingsToForm } from './settings-form';
 
 export interface OptionsDeps {
@@ -136,10 +139,11 @@ export class OptionsPage {
     }
   }
 
+  /** The stored settings as a file, without the aria2 token (settings-file.ts). */
   private async export(): Promise<void> {
     try {
-      const { json } = await this.call(bareRequest('export-settings'));
-      (this.deps.download ?? downloadJson)(json, exportFilename());
+      const { settings } = await this.call(bareRequest('get-settings'));
+      (this.deps.download ?? downloadJson)(exportJson(settings), exportFilename());
       this.setStatus(t('statusExported'), 'ok');
     } catch (error) {
       this.setStatus(t('statusExportFailed', errorText(error)), 'error');
@@ -147,40 +151,43 @@ export class OptionsPage {
   }
 
   /**
-   * Reads the chosen file, checks it here first (so nothing is stored when it is wrong), asks
-   * first when it would let Stitch send more to other sites (new mirrors, cookies or the URL's
-   * query passed on), then saves it.
+   * Reads the chosen file within bounds and checks it here first (so nothing is stored when it is
+   * wrong), lists every change it makes and asks, then saves it. A plain-http aria2 address outside
+   * the local network needs the user's own yes: a file cannot carry it.
    */
   private async import(): Promise<void> {
     const file = this.importInput.files?.[0];
     this.importInput.value = ''; // choosing the same file again fires change again
     if (!file) return;
-    const text = await file.text();
-    const parsed = parseImport(text);
-    const problems = parsed.error ? [{ field: '', message: parsed.error }] : validateSettings(parsed.value);
-    if (problems.length > 0) return void this.fail(problems, t('statusNotImported', file.name), false);
+    const notImported = (errors: SettingsError[]) => void this.fail(errors, t('statusNotImported', file.name), false);
+    if (file.size > FILE_LIMITS.bytes) return notImported([{ field: '', message: t('errorFileTooLarge', formatSize(FILE_LIMITS.bytes)) }]);
+    const read = readSettingsFile(await file.text());
+    if ('errors' in read) return notImported(read.errors);
     try {
       const { settings: stored } = await this.call(bareRequest('get-settings'));
-      const changes = trustChanges(stored.mirrorRules, mergeSettings(stored, parsed.value as object).mirrorRules);
-      if (changes.length > 0 && !(await this.confirmImport(file.name, changes))) {
+      const { input, plainEndpoint } = importInput(stored, read.value);
+      const changes = importChanges(stored, mergeSettings(stored, input));
+      this.showSummary([]);
+      if (changes.length === 0) return this.setStatus(t('statusImportNothing', file.name), 'ok');
+      if (!(await this.confirmImport(file.name, changes, plainEndpoint))) {
         return this.setStatus(t('statusImportDeclined', file.name), 'idle');
       }
-      const { settings } = await this.call({ type: 'import-settings', json: text });
+      if (plainEndpoint) input.aria2PlainConfirmed = true;
+      const { settings } = await this.call({ type: 'import-settings', json: JSON.stringify(input) });
       this.form.write(settingsToForm(settings));
-      this.showSummary([]);
       this.unsaved = false;
       this.setStatus(t('statusImported', file.name), 'ok');
     } catch (error) {
-      this.fail(refusal(error), t('statusNotImported', file.name), false);
+      notImported(refusal(error));
     }
   }
 
   /**
-   * Shows above the form what an import would change of whom Stitch sends what; resolves with
+   * Shows above the form every change an import makes (and, for a plain-http aria2 address outside
+   * the local network, a box to say it is the user's own: Import waits for it); resolves with
    * whether to apply it. No other file can be chosen meanwhile.
    */
-  private confirmImport(filename: string, changes: readonly TrustChange[]): Promise<boolean> {
-    this.showSummary([]);
+  private confirmImport(filename: string, changes: readonly ImportChange[], plainEndpoint?: string): Promise<boolean> {
     this.enableImport(false);
     return new Promise((resolve) => {
       const answer = (apply: boolean) => {
@@ -188,19 +195,23 @@ export class OptionsPage {
         this.enableImport(true);
         resolve(apply);
       };
+      const apply = h(
+        'button',
+        { type: 'button', class: 'primary', 'data-testid': 'import-confirm-apply', onclick: () => answer(true) },
+        t('importApply'),
+      );
+      const plain = plainEndpoint ? plainQuestion(plainEndpoint, apply) : [];
+      const title = changes.some(sendsMore) ? t('importConfirmTitle', filename) : t('importChangesTitle', filename);
       const box = h(
         'div',
         { class: 'confirm', role: 'group', 'aria-labelledby': 'import-confirm-title', tabindex: -1, 'data-testid': 'import-confirm' },
-        h('p', { id: 'import-confirm-title' }, h('strong', {}, t('importConfirmTitle', filename))),
-        h('ul', {}, ...changes.map((change) => h('li', {}, t(CHANGE_LINES[change.kind], change.pattern, change.mirrors.join(', '))))),
+        h('p', { id: 'import-confirm-title' }, h('strong', {}, title)),
+        h('ul', {}, ...changes.map((change) => h('li', {}, changeLine(change)))),
+        ...plain,
         h(
           'div',
           { class: 'confirm-buttons' },
-          h(
-            'button',
-            { type: 'button', class: 'primary', 'data-testid': 'import-confirm-apply', onclick: () => answer(true) },
-            t('importApply'),
-          ),
+          apply,
           h('button', { type: 'button', 'data-testid': 'import-confirm-cancel', onclick: () => answer(false) }, t('importDecline')),
         ),
       );
@@ -255,13 +266,13 @@ export class OptionsPage {
   }
 }
 
-/** How the confirmation of an import says each change (the pattern, then the mirrors). */
-const CHANGE_LINES: Record<TrustChange['kind'], MessageKey> = {
-  'new-rule': 'importNewRule',
-  'new-mirrors': 'importNewMirrors',
-  'send-cookies': 'importSendsCookies',
-  'pass-query': 'importPassesQuery',
-};
+/** The question for a plain-http aria2 address outside the local network: `apply` waits for its box. */
+function plainQuestion(url: string, apply: HTMLButtonElement): HTMLElement[] {
+  const box = h('input', { type: 'checkbox', 'data-testid': 'import-confirm-plain' });
+  apply.disabled = true;
+  box.addEventListener('change', () => (apply.disabled = !box.checked));
+  return [h('p', { class: 'error-text' }, t('importPlainEndpoint', url)), h('label', {}, box, ' ', t('fieldAria2PlainConfirmed'))];
+}
 
 /** The background's reasons for refusing, as field errors (or one page-wide error). */
 function refusal(error: unknown): SettingsError[] {

@@ -1,67 +1,8 @@
 // @vitest-environment happy-dom
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Request, RequestOf, RequestType } from '../../../src/messages';
 import { OptionsPage } from '../../../src/options/options-page';
-import { DEFAULT_SETTINGS, parseSettings, type Settings } from '../../../src/settings/schema';
-
-const byTestId = <T extends HTMLElement = HTMLElement>(id: string, root: ParentNode = document) =>
-  root.querySelector<T>(`[data-testid="${id}"]`)!;
-const input = (id: string, root?: ParentNode) => byTestId<HTMLInputElement>(id, root);
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-const stored: Settings = {
-  ...parseSettings(DEFAULT_SETTINGS),
-  thresholdBytes: 50_000_000,
-  connectionsPerSite: { 'downloads.example.com': 1 },
-  mirrorRules: [
-    {
-      pattern: 'example.com/pub/',
-      mirrors: ['https://m1.example.org/pub/', 'https://m2.example.org/'],
-      passQuery: false,
-      sendCookies: false,
-    },
-  ],
-};
-
-/** The one seam: `send` answering like the background would, recording what it was asked. */
-type Answers = { [T in RequestType]?: (request: RequestOf<T>) => unknown };
-
-/** Picks the requests of one type out of what was sent. */
-const ofType =
-  <T extends RequestType>(type: T) =>
-  (request: Request): request is Extract<Request, { type: T }> =>
-    request.type === type;
-
-function fakeBackground(overrides: Answers = {}) {
-  const sent: Request[] = [];
-  const answers: Answers = {
-    'get-settings': () => ({ ok: true, value: { settings: stored, defaults: parseSettings(DEFAULT_SETTINGS) } }),
-    'set-settings': (r) => ({ ok: true, value: { settings: parseSettings(r.settings) } }),
-    'import-settings': (r) => ({ ok: true, value: { settings: parseSettings(JSON.parse(r.json) as unknown) } }),
-    'export-settings': () => ({ ok: true, value: { json: '{"version":1}\n' } }),
-    ...overrides,
-  };
-  const send = async (message: unknown) => {
-    const request = message as Request;
-    sent.push(request);
-    const answer = answers[request.type] as ((request: Request) => unknown) | undefined;
-    return answer?.(request) ?? { ok: false, error: 'unknown request' };
-  };
-  return { send, sent };
-}
-
-async function openPage(background = fakeBackground(), download?: (json: string, name: string) => void) {
-  const page = new OptionsPage(document.body, { send: background.send, download });
-  await page.load();
-  return { page, ...background };
-}
-
-function chooseFile(text: string, name = 'settings.json') {
-  const file = new File([text], name, { type: 'application/json' });
-  const fileInput = input('settings-import');
-  Object.defineProperty(fileInput, 'files', { value: [file], configurable: true });
-  fileInput.dispatchEvent(new Event('change'));
-}
+import { DEFAULT_SETTINGS, parseSettings } from '../../../src/settings/schema';
+import { byTestId, fakeBackground, input, ofType, openPage, settle, stored } from './options-harness';
 
 describe('OptionsPage', () => {
   beforeEach(() => document.body.replaceChildren());
@@ -268,76 +209,6 @@ describe('OptionsPage', () => {
     byTestId('mirror-rule-remove').click();
     expect(document.querySelectorAll('[data-testid="mirror-rule"]')).toHaveLength(1);
     expect(document.querySelector('legend')!.textContent).toBe('Rule 1');
-  });
-
-  it('imports only a valid file, showing the problems of a bad one', async () => {
-    const { sent } = await openPage();
-    chooseFile('{ not json');
-    await settle();
-    expect(sent.some(ofType('import-settings'))).toBe(false);
-    expect(byTestId('settings-errors').textContent).toContain('not valid JSON');
-
-    chooseFile(JSON.stringify({ connectionsPerServer: 99 }));
-    await settle();
-    expect(sent.some(ofType('import-settings'))).toBe(false);
-    expect(byTestId('settings-errors').textContent).toContain('Most connections per server: Enter a whole number from 1 to 6.');
-
-    chooseFile(JSON.stringify({ version: 1, connectionsPerServer: 2 }), 'mine.json');
-    await settle();
-    await settle();
-    expect(sent.filter(ofType('import-settings'))).toHaveLength(1);
-    expect(input('setting-connections').value).toBe('2');
-    expect(byTestId('settings-status').textContent).toBe('Imported mine.json and saved it.');
-    expect(byTestId('settings-errors').hidden).toBe(true);
-  });
-
-  it('asks before an import sends more to other sites, listing what it changes; nothing is stored until the answer is Import', async () => {
-    const { sent } = await openPage();
-    const shared = JSON.stringify({
-      mirrorRules: [
-        { pattern: 'example.com/pub/', mirrors: ['https://m1.example.org/pub/', 'https://m3.example.net/'], sendCookies: true },
-        { pattern: 'files.example/', mirrors: ['https://cdn.example/'], passQuery: true },
-      ],
-    });
-    chooseFile(shared, 'shared.json');
-    await settle();
-    await settle();
-    const question = byTestId('import-confirm');
-    expect(question.querySelector('p')!.textContent).toBe('shared.json changes what Stitch sends to other sites:');
-    expect([...question.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
-      'The mirror rule for example.com/pub/ gets new mirrors: https://m3.example.net/.',
-      'The mirror rule for example.com/pub/ sends your cookies to https://m1.example.org/pub/, https://m3.example.net/.',
-      'New mirror rule for files.example/: downloads from there are also fetched from https://cdn.example/.',
-      "The mirror rule for files.example/ passes the URL's query (often a signed token) on to https://cdn.example/.",
-    ]);
-    expect(document.activeElement).toBe(question);
-    expect(input('settings-import').disabled).toBe(true);
-    expect(byTestId('settings-status').textContent).toBe('shared.json is not imported yet: answer the question at the top.');
-    expect(sent.some(ofType('import-settings'))).toBe(false);
-
-    byTestId('import-confirm-cancel').click();
-    await settle();
-    expect(document.querySelector('[data-testid="import-confirm"]')).toBeNull();
-    expect(sent.some(ofType('import-settings'))).toBe(false);
-    expect(byTestId('settings-status').textContent).toBe('Did not import shared.json: your settings are as they were.');
-    expect(input('settings-import').disabled).toBe(false);
-
-    chooseFile(shared, 'shared.json');
-    await settle();
-    await settle();
-    byTestId('import-confirm-apply').click();
-    await settle();
-    await settle();
-    expect(sent.filter(ofType('import-settings'))).toEqual([{ type: 'import-settings', json: shared }]);
-    expect(byTestId('settings-status').textContent).toBe('Imported shared.json and saved it.');
-  });
-
-  it('exports the saved settings as a JSON file', async () => {
-    const files: [string, string][] = [];
-    await openPage(fakeBackground(), (json, name) => files.push([json, name]));
-    byTestId('settings-export').click();
-    await settle();
-    expect(files).toEqual([['{"version":1}\n', expect.stringMatching(/^stitch-settings-\d{4}-\d\d-\d\d\.json$/)]]);
   });
 
   it('fills in the defaults on reset, to be saved explicitly', async () => {
