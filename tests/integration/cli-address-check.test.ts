@@ -43,10 +43,7 @@ interface Local {
   readonly connections: number;
 }
 
-/**
- * A server on `host` (127.0.0.2: local) that answers with the file of `seed` (ranges too), or with
- * `handler`; `port` 0 takes any free one.
- */
+/** A server on `host` that answers with the test file (fileHandler) or with `handler`; `port` 0 takes any free one. */
 async function serve(host: string, port: number, handler?: (req: IncomingMessage, res: ServerResponse) => void): Promise<Local> {
   const sockets = new Set<Socket>();
   let connections = 0;

@@ -235,6 +235,15 @@ describe('nodeFetch with localNetwork', () => {
     expect(m.stats.connections).toBe(0);
     expect((await seen(await nodeFetch(m.url, { localNetwork: 'allow' }))).status).toBe(200);
     expect((await seen(await nodeFetch(m.url))).status).toBe(200);
+    // IPv6 literals, a local IPv4 address behind NAT64 among them, are refused before any connection is tried.
+    for (const [url, address] of [
+      ['http://[::1]:9/', '::1'],
+      ['http://[64:ff9b::7f00:1]:9/', '64:ff9b::7f00:1'],
+    ] as const) {
+      const refused = (await nodeFetch(url, { localNetwork: 'refuse' }).catch((e: unknown) => e)) as Error;
+      expect(refused).toBeInstanceOf(RefusedResponse);
+      expect(refused.message).toBe(`${address} is a local or private network address, and the download is not`);
+    }
   });
 
   it("'refuse' checks the address a name resolves to: localhost, even with a connection to it kept alive from an allowed request", async () => {
