@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isDashText, looksLikeDashManifest, parseDashManifest } from '../../../src/engine/streams/dash-manifest';
 import { StreamRefusal } from '../../../src/engine/streams/hls-playlist';
 
@@ -69,5 +69,36 @@ describe('a DASH manifest', () => {
     expect(looksLikeDashManifest('https://cdn.example/a/manifest.mpd?token=1', undefined)).toBe(true);
     expect(looksLikeDashManifest('https://cdn.example/a/play', 'application/dash+xml; charset=utf-8')).toBe(true);
     expect(looksLikeDashManifest('https://cdn.example/a/index.m3u8', 'application/vnd.apple.mpegurl')).toBe(false);
+  });
+
+  it('refuses, before any request, a source the door would refuse: local from a public manifest, plain http from an https one', () => {
+    const based = (base: string) =>
+      mpd().replace('<Period id="0" start="PT0.0S">', `<Period id="0" start="PT0.0S"><BaseURL>${base}</BaseURL>`);
+    const refusal = (text: string, url: string) => {
+      try {
+        parseDashManifest(text, url);
+        return 'accepted';
+      } catch (error) {
+        expect(error).toBeInstanceOf(StreamRefusal);
+        return (error as Error).message;
+      }
+    };
+    expect(refusal(based('http://192.168.1.1/'), URL_)).toBe(
+      `the DASH manifest ${URL_} names a source Stitch does not request: http://192.168.1.1/init-stream1.m4s is on a local or private network address, and the download is not`,
+    );
+    expect(refusal(based('http://cdn.example/show/'), URL_)).toContain(
+      'http://cdn.example/show/init-stream1.m4s is plain http and the download is https',
+    );
+    expect(refusal(based('https://other.example/'), URL_)).toBe('accepted');
+    expect(refusal(based('http://10.0.0.2/'), 'http://192.168.1.5/manifest.mpd')).toBe('accepted');
+  });
+
+  it('does not let the XML parser print its warnings about a broken manifest', () => {
+    const warn = vi.spyOn(console, 'warn');
+    const error = vi.spyOn(console, 'error');
+    expect(() => parseDashManifest(mpd().replace('<Period', '<Period a=1 b=2'), URL_)).not.toThrow();
+    expect([warn.mock.calls, error.mock.calls]).toEqual([[], []]);
+    warn.mockRestore();
+    error.mockRestore();
   });
 });
