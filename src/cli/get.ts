@@ -1,5 +1,5 @@
-import { lstatSync } from 'node:fs';
-import { lstat, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises';
+import { constants, lstatSync } from 'node:fs';
+import { lstat, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import {
   countryOfLocale,
@@ -17,7 +17,7 @@ import {
   type LiveRecording,
   type StreamLayout,
 } from '../engine';
-import { FileStore } from '../storage/file-store';
+import { FileStore, openOwnFile } from '../storage/file-store';
 import type { GetCommand } from './args';
 import { claimMetalinkFolder, numberedName } from './metalink-folder';
 import { createNodeHasher } from './node-hasher';
@@ -51,8 +51,17 @@ export async function runGet(command: GetCommand): Promise<number> {
 
 /** A file system refusal (a bad -o, a planted link, no space for the folder) is a plain failure. */
 function failed(error: unknown): number {
-  console.error(`stitch: failed: ${(error as Error).message}`);
+  console.error(bounded(`stitch: failed: ${(error as Error).message}`));
   return 1;
+}
+
+/** A line printed is cut to this many characters: its words may come from a server (a URI of megabytes). */
+const MAX_LINE_CHARS = 2_000;
+/** A stream's notes printed at most, then how many more there were. */
+const MAX_NOTES_SHOWN = 10;
+
+function bounded(line: string): string {
+  return line.length <= MAX_LINE_CHARS ? line : `${line.slice(0, MAX_LINE_CHARS - 1)}…`;
 }
 
 /**
@@ -160,10 +169,10 @@ async function finish(
   }
   if (result.status === 'paused') {
     const why = result.error ? `${result.error.message}; ` : '';
-    console.error(`stitch: paused: ${why}run the same command again to resume`);
+    console.error(bounded(`stitch: paused: ${why}run the same command again to resume`));
     return result.error ? 1 : 130;
   }
-  console.error(`stitch: failed: ${result.error?.message ?? result.status}`);
+  console.error(bounded(`stitch: failed: ${result.error?.message ?? result.status}`));
   // After a digest mismatch nothing is kept (the bytes were wrong): say only what is true.
   const kept = rangesLength(await store.storedRanges(job.id));
   // A refused answer comes again on a retry: another source of the file is what helps.
@@ -191,7 +200,9 @@ async function recordLive(command: GetCommand, url: string, id: string, wanted: 
   process.once('SIGTERM', stop);
   log(command, 'stitch: a live stream: recording until it ends, or until Ctrl-C stops it');
   const started = Date.now();
-  const out = await open(partial, 'w');
+  // Never through a link planted under its name (file-store.ts); emptied only once known to be Stitch's own.
+  const out = await openOwnFile(partial, constants.O_WRONLY);
+  await out.truncate(0);
   let recording: LiveRecording | undefined;
   let failure: unknown;
   try {
@@ -235,7 +246,8 @@ async function recordLive(command: GetCommand, url: string, id: string, wanted: 
 async function streamSources(command: GetCommand, url: string): Promise<{ url: string; mirrors: string[]; stream: StreamLayout }> {
   const fetch = requester(userScope(url));
   const { layout, variants, notes } = await planStream(url, { fetch });
-  for (const note of notes) log(command, `stitch: ${note}`);
+  for (const note of notes.slice(0, MAX_NOTES_SHOWN)) log(command, `stitch: ${note}`);
+  if (notes.length > MAX_NOTES_SHOWN) log(command, `stitch: and ${notes.length - MAX_NOTES_SHOWN} more notes about the stream`);
   const [primary, ...others] = layout.sources;
   const chosen = variants[0];
   const quality = chosen
@@ -296,5 +308,5 @@ async function writeStats(path: string, result: JobSnapshot, started: number): P
 }
 
 function log(command: GetCommand, message: string): void {
-  if (!command.quiet) console.error(message);
+  if (!command.quiet) console.error(bounded(message));
 }

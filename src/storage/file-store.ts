@@ -430,7 +430,7 @@ async function closeJob(job: Job | undefined): Promise<void> {
  * symbolic link (O_NOFOLLOW) or a hard link (a second name for someone else's file) planted
  * under the store's name would make Stitch write into its target, so they are refused.
  */
-async function openOwnFile(path: string, flags: number, create = true): Promise<FileHandle> {
+export async function openOwnFile(path: string, flags: number, create = true): Promise<FileHandle> {
   let handle: FileHandle;
   try {
     handle = await fs.open(path, flags | constants.O_NOFOLLOW | (create ? constants.O_CREAT : 0));

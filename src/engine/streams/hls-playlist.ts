@@ -1,5 +1,6 @@
 import { Parser, type Manifest } from 'm3u8-parser';
 import { sequenceIv } from './aes-cbc';
+import { checkPlaylistSize, MAX_VARIANT_ENTRIES, shown, StreamBoundsError } from './hls-bounds';
 
 /** One quality of a stream; several URIs when hosts serve it redundantly (the same segments). */
 export interface HlsVariant {
@@ -9,6 +10,8 @@ export interface HlsVariant {
   codecs?: string;
   /** The variant's sound comes from another playlist (an EXT-X-MEDIA audio group with a URI). */
   separateAudio: boolean;
+  /** The URIs its EXT-X-MEDIA groups name: never fetched, but a variant naming a refused one is not used. */
+  renditions?: string[];
 }
 
 /** A resource to fetch whole, or the bytes [offset, offset + length) of it. */
@@ -93,7 +96,9 @@ export function typeOrPath(url: string, contentType: string | undefined, types: 
 
 /** Parses an HLS playlist (RFC 8216) fetched from `baseUrl`; URIs come out absolute. */
 export function parseHlsPlaylist(text: string, baseUrl: string): HlsPlaylist {
-  if (!text.trimStart().startsWith('#EXTM3U')) throw new StreamRefusal('not-a-playlist', `${baseUrl} is not an HLS playlist (no #EXTM3U)`);
+  if (!text.trimStart().startsWith('#EXTM3U'))
+    throw new StreamRefusal('not-a-playlist', `${shown(baseUrl)} is not an HLS playlist (no #EXTM3U)`);
+  checkPlaylistSize(text, baseUrl);
   const parser = new Parser();
   parser.push(text);
   parser.end();
@@ -105,7 +110,14 @@ export function parseHlsPlaylist(text: string, baseUrl: string): HlsPlaylist {
     );
   }
   const absolute = (uri: string) => new URL(uri, baseUrl).href;
-  if (manifest.playlists && manifest.playlists.length > 0) return { kind: 'master', variants: variantsOf(manifest, absolute) };
+  if (manifest.playlists && manifest.playlists.length > 0) {
+    if (manifest.playlists.length > MAX_VARIANT_ENTRIES) {
+      throw new StreamBoundsError(
+        `the playlist ${shown(baseUrl)} lists ${manifest.playlists.length} variants and hosts, more than the ${MAX_VARIANT_ENTRIES} Stitch reads`,
+      );
+    }
+    return { kind: 'master', variants: variantsOf(manifest, absolute) };
+  }
   const sequence = manifest.mediaSequence ?? 0;
   const segments = manifest.segments.map((segment, index): HlsSegment => {
     const key = segment.key;
@@ -114,6 +126,13 @@ export function parseHlsPlaylist(text: string, baseUrl: string): HlsPlaylist {
         'drm',
         `this stream is encrypted with ${key.method}, a DRM scheme: Stitch downloads clear streams and AES-128 only`,
       );
+    }
+    const where = `segment ${index + 1} of ${shown(baseUrl)}`;
+    if (!(segment.duration >= 0 && Number.isFinite(segment.duration))) throw new StreamBoundsError(`${where} has no valid duration`);
+    for (const range of [segment.byterange, segment.map?.byterange]) {
+      if (range && !(Number.isSafeInteger(range.offset + range.length) && range.offset >= 0 && range.length > 0)) {
+        throw new StreamBoundsError(`${where} has a byte range of ${range.length}@${range.offset}, which cannot be read`);
+      }
     }
     return {
       uri: absolute(segment.uri),
@@ -139,6 +158,7 @@ function variantsOf(manifest: Manifest, absolute: (uri: string) => string): HlsV
     const { BANDWIDTH: bandwidth, RESOLUTION: resolution, CODECS: codecs, AUDIO: audio } = playlist.attributes;
     const group = audio === undefined ? undefined : audioGroups[audio];
     const separateAudio = group !== undefined && Object.values(group).some((rendition) => rendition.uri !== undefined);
+    const renditions = renditionUris(manifest, playlist.attributes, absolute);
     const key = JSON.stringify([bandwidth, resolution?.width, resolution?.height, codecs, audio]);
     const known = variants.get(key);
     const uri = absolute(playlist.uri);
@@ -146,9 +166,20 @@ function variantsOf(manifest: Manifest, absolute: (uri: string) => string): HlsV
       if (!known.uris.includes(uri)) known.uris.push(uri);
       continue;
     }
-    variants.set(key, { uris: [uri], bandwidth, resolution, codecs, separateAudio });
+    variants.set(key, { uris: [uri], bandwidth, resolution, codecs, separateAudio, ...(renditions.length > 0 ? { renditions } : {}) });
   }
   return [...variants.values()];
+}
+
+/** The URIs of the EXT-X-MEDIA renditions a variant's groups (AUDIO, VIDEO, SUBTITLES) name. */
+function renditionUris(manifest: Manifest, attributes: Record<string, unknown>, absolute: (uri: string) => string): string[] {
+  const uris: string[] = [];
+  for (const type of ['AUDIO', 'VIDEO', 'SUBTITLES'] as const) {
+    const id = attributes[type];
+    const group = typeof id === 'string' ? manifest.mediaGroups?.[type]?.[id] : undefined;
+    for (const rendition of Object.values(group ?? {})) if (rendition.uri !== undefined) uris.push(absolute(rendition.uri));
+  }
+  return uris;
 }
 
 /** The variant a download takes unless the user chose: the highest bandwidth (then resolution). */

@@ -2,8 +2,10 @@ import type { Clock } from '../clock';
 import type { HttpFetch, HttpRequest, HttpResponse } from '../http/fetch-port';
 import { parseContentLength, parseContentRange } from '../http/headers';
 import { hexToBytes } from '../integrity/digests';
+import { MirrorProblem } from '../mirror-problem';
 import { AesCbc } from './aes-cbc';
 import { patched } from './fmp4-mux';
+import { shown } from './hls-bounds';
 import { AES_BLOCK, partOffsets, piecesOf, type PartPiece, type StreamLayout, type StreamSource } from './stream-layout';
 
 /**
@@ -92,6 +94,14 @@ export function streamFetch(layout: StreamLayout, inner: HttpFetch, clock: Pick<
   };
 }
 
+/**
+ * A segment that is not what the plan found: asking again gets the same answer, so that host is
+ * given up at once (the download fails when it was the only one) instead of retried for ever.
+ */
+function changed(what: string): MirrorProblem {
+  return new MirrorProblem(`${what}: the stream changed since it was planned; download it again`, 'changed');
+}
+
 /** Why a request's signal aborts once its bytes were all read. */
 const DONE = 'done';
 
@@ -132,7 +142,7 @@ class SegmentReader {
   ) {}
 
   private describe(index: number): string {
-    return `segment ${index + 1} of ${this.layout.parts.length} (${this.source.uris[index]})`;
+    return `segment ${index + 1} of ${this.layout.parts.length} (${shown(this.source.uris[index]!)})`;
   }
 
   /** Sends the piece's request and checks its answer's status and range against the layout. */
@@ -173,7 +183,7 @@ class SegmentReader {
         await response.body?.cancel().catch(() => {});
         close();
         const sent = range?.kind === 'bytes' ? `bytes ${range.start}–${range.end - 1} of ${range.total ?? '?'}` : 'no valid range';
-        throw new Error(`${this.describe(piece.index)} sent ${sent} when asked for bytes ${from}–${to - 1} of ${part.resourceSize ?? '?'}`);
+        throw changed(`${this.describe(piece.index)} sent ${sent} when asked for bytes ${from}–${to - 1} of ${part.resourceSize ?? '?'}`);
       }
       return { piece, response, close, waitMs, skip: 0, take: to - from, decrypt };
     }
@@ -182,7 +192,7 @@ class SegmentReader {
       if (part.resourceSize !== undefined && length !== undefined && length !== part.resourceSize) {
         await response.body?.cancel().catch(() => {});
         close();
-        throw new Error(`${this.describe(piece.index)} has ${length} bytes, not the ${part.resourceSize} it had`);
+        throw changed(`${this.describe(piece.index)} has ${length} bytes, not the ${part.resourceSize} it had`);
       }
       return { piece, response, close, waitMs, skip: from, take: to - from, decrypt };
     }
