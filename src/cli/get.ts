@@ -104,6 +104,7 @@ async function download(command: GetCommand, target: Target, folder: string): Pr
     userLocation: countryOfLocale(process.env.LC_ALL || process.env.LC_MESSAGES || process.env.LANG),
     fetch: enginePort,
     rateLimiter: command.limitRate === undefined ? undefined : new RateLimiter(command.limitRate),
+    trustUrl: target.trustUrl,
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   let job = await DownloadJob.open(store, id, defined);

@@ -28,6 +28,8 @@ export interface Target {
   name?: string;
   /** The URL is an HLS playlist or a DASH manifest: its stream is laid out (plan-stream.ts) before a new download. */
   stream?: boolean;
+  /** The remote Metalink file that named `url`: what the user chose, which every request is judged against. */
+  trustUrl?: string;
 }
 
 const METALINK = /\.(meta4|metalink)$/i;
@@ -66,6 +68,7 @@ export async function resolveTargets(command: GetCommand): Promise<Target[]> {
       hints,
       expected: { ...fromFile, digests: [...fromFile.digests, ...checksums] },
       name: file.name,
+      ...(trust && { trustUrl: trust.primaryUrl }),
     };
   });
 }

@@ -60,6 +60,12 @@ export interface RequestContext {
   credentials: RequestCredentials;
   /** Origins (e.g. mirrors in a user's rule) that may receive credentials too. */
   credentialOrigins: string[];
+  /**
+   * The URL the user chose when the job's own URL was named by someone else (a remote Metalink
+   * file's first URL): every request is judged against it, so that file cannot make the job's own
+   * host count as the user's choice and reach the user's network.
+   */
+  trustUrl?: string;
 }
 
 /** The ports the engine is given by its platform (the extension, the CLI, tests). */
@@ -128,7 +134,7 @@ export function withDefaults(options: Partial<EngineOptions> = {}): EngineOption
 export function jobOptions(options: Partial<EngineOptions> | undefined, primaryUrl: string, stream?: StreamLayout): EngineOptions {
   const all = withDefaults(options);
   const scope = {
-    primaryUrl,
+    primaryUrl: all.trustUrl ?? primaryUrl,
     credentials: all.credentials,
     credentialOrigins: all.credentialOrigins,
     referrer: all.referrer,

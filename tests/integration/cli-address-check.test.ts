@@ -149,12 +149,13 @@ describe('a host a server chose that resolves to a local address is not connecte
     expect(await sha256(join(dir, 'a.bin'))).toBe(await contentSha256(51, SIZE));
   });
 
-  // Known hole: the first URL of a remote Metalink file becomes its download's own URL (targets.ts),
-  // so the job's requester (jobOptions) treats that host as the user's choice and lets it be local.
-  // The job's trust scope should have the Metalink file's URL, which the user chose, for its primary.
-  it.fails("a Metalink file's first URL", async () => {
+  // The first URL of a remote Metalink file becomes its download's own URL (targets.ts): the job's
+  // door judges it against the Metalink file's URL, which the user chose (trustUrl). Its other URLs
+  // are checked against the first one's bytes, so with the first refused the download stops, saying why.
+  it("a Metalink file's first URL: refused before it connects, and the download says why", async () => {
     const { result, local } = await metalink((file, lan) => [`http://lan.rebind.test:${lan.port}/a.bin`, named(file, 'files.public.test')]);
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(refused('lan.rebind.test'));
     expect(local.connections).toBe(0);
   });
 
