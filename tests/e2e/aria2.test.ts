@@ -3,6 +3,7 @@
  * the options page tests the endpoint (a wrong token, then the right one) and saves a rule; a link clicked
  * is taken over and handed to aria2, and lands exact in aria2's folder, not the browser's; the popup lists
  * it. With aria2 stopped mid-download the popup says so, and Run in Stitch finishes the file in Stitch.
+ * An endpoint that redirects is not followed: the token never reaches where it points.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { contentSha256 } from '../support/content';
 import { startMirror, type Mirror, type MirrorOptions } from '../support/mirror-server';
 import { extensionPage, launchWithExtension, makeProfile, request, type Launched, type Profile } from './support/chromium';
 import { fileSha256, until, waitForFile } from './support/files';
+import { startHostile } from '../support/hostile-server';
 import { startLinkPage } from './support/link-page';
 
 const MiB = 1024 * 1024;
@@ -151,4 +153,24 @@ test('a download with two mirrors and a digest, sent from the popup, lands exact
   const sentToAria2 = (m: Mirror) => m.stats.requests.filter((r) => r.startedAt >= handedAt).reduce((sum, r) => sum + r.bytesSent, 0);
   expect(sentToAria2(primary)).toBeGreaterThan(size / 4);
   expect(sentToAria2(second)).toBeGreaterThan(size / 4);
+});
+
+test('an aria2 address that answers with a redirect is not followed: the token never reaches the other server', async () => {
+  const elsewhere = await startHostile((_req, res) => res.end('{"jsonrpc":"2.0","id":"1","result":{"version":"1.37.0"}}'));
+  cleanup.push(() => elsewhere.close());
+  const endpoint = await startHostile((_req, res) => {
+    res.writeHead(307, { location: `${elsewhere.origin}/jsonrpc` });
+    res.end();
+  });
+  cleanup.push(() => endpoint.close());
+  const { browser } = await setup('http://127.0.0.1:9/unused');
+  const options = await extensionPage(browser, 'options.html');
+  await options.getByTestId('setting-aria2-url').fill(`${endpoint.origin}/jsonrpc`);
+  await options.getByTestId('setting-aria2-secret').fill('the-secret');
+  await options.getByTestId('aria2-test').click();
+  await expect
+    .poll(() => options.getByTestId('aria2-test-result').textContent(), { timeout: 10_000 })
+    .toBe('Something answered at this address, but not aria2. Check the port and the path (/jsonrpc).');
+  expect(endpoint.requests).toEqual(['/jsonrpc']);
+  expect(elsewhere.connections).toBe(0);
 });
