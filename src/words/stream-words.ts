@@ -10,4 +10,6 @@ export const REFUSAL_WORDS: Record<RefusalReason, MessageKey> = {
   'not-a-playlist': 'streamRefusedNotPlaylist',
   empty: 'streamRefusedEmpty',
   site: 'streamRefusedSite',
+  'unsafe-source': 'streamRefusedUnsafeSource',
+  'too-large': 'streamRefusedTooLarge',
 };

@@ -35,7 +35,7 @@ function verdict(work: () => void): string {
     return 'passes';
   } catch (error) {
     expect(error).toBeInstanceOf(StreamRefusal);
-    expect((error as StreamRefusal).reason).toBe('not-a-playlist');
+    expect((error as StreamRefusal).reason).toBe('too-large');
     return (error as Error).message;
   }
 }

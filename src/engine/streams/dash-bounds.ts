@@ -46,7 +46,7 @@ const MAX_NUMBER_CHARS = 23;
 const TEMPLATE_IDENTIFIER = /\$([A-z]*)(?:%0([0-9]+)d)?\$/g;
 
 function refuse(url: string, what: string): never {
-  throw new StreamRefusal('not-a-playlist', `the DASH manifest ${url} ${what}: Stitch does not read it`);
+  throw new StreamRefusal('too-large', `the DASH manifest ${url} ${what}: Stitch does not read it`);
 }
 
 const count = (n: number) => n.toLocaleString('en-US');

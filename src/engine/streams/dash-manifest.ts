@@ -119,7 +119,7 @@ function refuseSources(representations: readonly DashRepresentation[], url: stri
     const uris = Array.isArray(segments) ? segments.map((segment) => segment.uri) : [segments.index.uri];
     for (const uri of [init.uri, ...uris]) {
       const refusal = sourceRefusal(uri, url, { covered: false });
-      if (refusal) throw new StreamRefusal('not-a-playlist', `the DASH manifest ${url} names a source Stitch does not request: ${refusal}`);
+      if (refusal) throw new StreamRefusal('unsafe-source', `the DASH manifest ${url} names a source Stitch does not request: ${refusal}`);
     }
   }
 }

@@ -72,7 +72,7 @@ export async function planDashStream(url: string, text: string, options: PlanOpt
   const indexed = lists.reduce((sum, list) => sum + list.length, 0);
   if (indexed > MAX_SEGMENTS) {
     const [has, most] = [indexed, MAX_SEGMENTS].map((n) => n.toLocaleString('en-US'));
-    throw new StreamRefusal('not-a-playlist', `${url} has ${has} segments in its segment indexes, more than the ${most} Stitch joins`);
+    throw new StreamRefusal('too-large', `${url} has ${has} segments in its segment indexes, more than the ${most} Stitch joins`);
   }
   const both = tracks.length === 2;
   const muxed = both ? await joinable(() => muxInit(inits[0]!, inits[1]!)) : undefined;

@@ -1,5 +1,6 @@
 import { formatBytes } from '../format-bytes';
 import { sourceRefusal } from '../http/request-trust';
+import { StreamRefusal } from './stream-refusal';
 
 /**
  * What an HLS stream may ask of Stitch. Every count, size and rate below comes from a playlist or
@@ -37,11 +38,13 @@ export const MIN_RELOAD_MS = 1_000;
 const MAX_SHOWN_URI = 160;
 
 /**
- * A stream that breaks one of these bounds, or names a URI the trust rules refuse: the plan fails
- * (no other host is tried instead), before the request it would have cost.
+ * A stream that breaks one of these bounds ('too-large'), or names a URI the trust rules refuse
+ * ('unsafe-source'): the plan fails (no other host is tried instead), before the request it would have cost.
  */
-export class StreamBoundsError extends Error {
-  override readonly name = 'StreamBoundsError';
+export class StreamBoundsError extends StreamRefusal {
+  constructor(message: string, reason: 'too-large' | 'unsafe-source' = 'too-large') {
+    super(reason, message);
+  }
 }
 
 /** `uri` short enough for a message. */

@@ -1,6 +1,7 @@
 import { Parser, type Manifest } from 'm3u8-parser';
 import { sequenceIv } from './aes-cbc';
 import { checkPlaylistSize, MAX_VARIANT_ENTRIES, shown, StreamBoundsError } from './hls-bounds';
+import { StreamRefusal, type RefusalReason } from './stream-refusal';
 
 /** One quality of a stream; several URIs when hosts serve it redundantly (the same segments). */
 export interface HlsVariant {
@@ -41,9 +42,7 @@ export type HlsPlaylist =
       targetSeconds: number;
     };
 
-/** Why a stream is refused, as data the pages put in words. */
-/** `live`: an HLS stream with no end, which can be recorded but not downloaded; `live-dash`: a dynamic DASH manifest, which cannot be either. */
-export type RefusalReason = 'not-a-playlist' | 'drm' | 'live' | 'live-dash' | 'separate-audio' | 'empty' | 'site';
+export { StreamRefusal, type RefusalReason };
 
 /**
  * Sites whose terms forbid downloading their videos, and whose videos the Chrome Web Store refuses
@@ -62,17 +61,6 @@ export function refuseSite(...urls: (string | undefined)[]): void {
     }
     const site = REFUSED_SITES.find((refused) => host === refused || host.endsWith(`.${refused}`));
     if (site) throw new StreamRefusal('site', `${site} forbids downloading its videos: Stitch does not download them`);
-  }
-}
-
-/** Why a stream cannot be downloaded: `reason` for the pages, the message in English for the CLI and logs. */
-export class StreamRefusal extends Error {
-  override readonly name = 'StreamRefusal';
-  constructor(
-    readonly reason: RefusalReason,
-    message: string,
-  ) {
-    super(message);
   }
 }
 

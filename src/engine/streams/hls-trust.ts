@@ -33,7 +33,7 @@ export function usableVariants(variants: readonly HlsVariant[], playlistUrl: str
   if (first !== undefined) {
     const others = dropped > 1 ? ` (and ${dropped - 1} more)` : '';
     const line = `left out what ${shown(playlistUrl)} names that may not be requested: ${first}${others}`;
-    if (usable.length === 0) throw new StreamBoundsError(`${line}; no variant is left to download`);
+    if (usable.length === 0) throw new StreamBoundsError(`${line}; no variant is left to download`, 'unsafe-source');
     notes.push(line);
   }
   return usable;
@@ -57,6 +57,7 @@ export function checkMediaPlaylist(segments: readonly HlsSegment[], mediaUrl: st
       if (refusal) {
         throw new StreamBoundsError(
           `the ${what} of segment ${index + 1} in ${shown(mediaUrl)} is refused: ${refusal}; nothing was requested from it`,
+          'unsafe-source',
         );
       }
     }

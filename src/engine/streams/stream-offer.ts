@@ -1,6 +1,7 @@
 import { isDashText } from './dash-manifest';
 import { readDashStream } from './dash-plan';
 import { parseHlsPlaylist, refuseSite, StreamRefusal, type HlsVariant } from './hls-playlist';
+import { usableVariants } from './hls-trust';
 import { PlanRequests, type PlanOptions } from './stream-plan';
 
 /** What one of a stream's manifests tells, read before any segment is asked: for the pages' list. */
@@ -30,7 +31,8 @@ export async function readStreamOffer(url: string, options: PlanOptions): Promis
   }
   const playlist = parseHlsPlaylist(text, url);
   if (playlist.kind === 'master') {
-    const variants = [...playlist.variants].sort((a, b) => (b.bandwidth ?? 0) - (a.bandwidth ?? 0));
+    // What the download would leave out (local hosts of a public playlist…) is not offered either.
+    const variants = usableVariants(playlist.variants, url, []).sort((a, b) => (b.bandwidth ?? 0) - (a.bandwidth ?? 0));
     if (variants.length === 0) throw new StreamRefusal('empty', `${url} lists no variant of the stream`);
     if (variants[0]!.separateAudio) throw new StreamRefusal('separate-audio', "this stream's sound is in a playlist of its own");
     return { variants, covers: variants.flatMap((variant) => variant.uris), live: false };

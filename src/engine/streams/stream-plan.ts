@@ -223,7 +223,8 @@ async function probePart(
       const end = known === undefined ? undefined : offset + known;
       const counted = await countBody(response, end, end ?? partBound(resource.seconds));
       if (counted.resourceSize === undefined && end === undefined) {
-        throw new StreamBoundsError(partSizeRefusal(what, partBound(resource.seconds), resource.seconds, true));
+        // With `more`, partSizeRefusal always says why.
+        throw new StreamBoundsError(partSizeRefusal(what, partBound(resource.seconds), resource.seconds, true)!);
       }
       return counted;
     }

@@ -80,6 +80,7 @@ describe('a DASH manifest', () => {
         return 'accepted';
       } catch (error) {
         expect(error).toBeInstanceOf(StreamRefusal);
+        expect((error as StreamRefusal).reason).toBe('unsafe-source');
         return (error as Error).message;
       }
     };
