@@ -125,7 +125,6 @@ export const REQUESTS = {
   'set-settings': request('set-settings', { settings: v.unknown() }),
   /** Parses JSON text, validates and stores, like set-settings. */
   'import-settings': request('import-settings', { json: present('json') }),
-  'export-settings': request('export-settings', {}),
   /** Asks each mirror of the rule for the sample URL and compares sizes with the original. */
   'test-mirror-rule': request('test-mirror-rule', { rule: MIRROR_RULE, sampleUrl: HTTP_URL }),
   /**

@@ -320,7 +320,6 @@ export interface Replies {
   'get-settings': { settings: Settings; defaults: Settings };
   'set-settings': { settings: Settings };
   'import-settings': { settings: Settings };
-  'export-settings': { json: string };
   'test-mirror-rule': { original: MirrorTestResult; mirrors: MirrorTestResult[] };
   /** `stream`: a stream job's segments, which its player plays through hls.js. */
   play: { job: JobView; started: boolean; stream?: StreamTimeline };

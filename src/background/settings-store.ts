@@ -1,4 +1,5 @@
 import { DEFAULT_SETTINGS, mergeSettings, parseSettings, validateSettings, type Settings, type SettingsError } from '../settings/schema';
+import { FILE_LIMITS } from '../settings/settings-file';
 import type { BrowserApi } from './browser-api';
 
 const KEY = 'settings';
@@ -54,8 +55,12 @@ export class SettingsStore {
     return next;
   }
 
-  /** Import: JSON text, checked like save. */
+  /**
+   * Import: the JSON text the options page prepared (settings-file.ts: bounded, every change shown
+   * and agreed to), checked like save. Its size is checked again before it is parsed.
+   */
   async import(json: string): Promise<Settings> {
+    if (json.length > FILE_LIMITS.bytes) throw new InvalidSettings([{ field: '', message: `larger than ${FILE_LIMITS.bytes} bytes` }]);
     let input: unknown;
     try {
       input = JSON.parse(json);
@@ -63,9 +68,5 @@ export class SettingsStore {
       throw new InvalidSettings([{ field: '', message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` }]);
     }
     return this.save(input);
-  }
-
-  async export(): Promise<string> {
-    return `${JSON.stringify(await this.load(), null, 2)}\n`;
   }
 }

@@ -66,8 +66,6 @@ function settingsRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Rep
       return deps.settings.save(request.settings).then((settings) => ({ settings }));
     case 'import-settings':
       return deps.settings.import(request.json).then((settings) => ({ settings }));
-    case 'export-settings':
-      return deps.settings.export().then((json) => ({ json }));
     case 'test-mirror-rule':
       return (deps.testRule ?? testMirrorRule)(request.rule, request.sampleUrl, undefined, deps.localNetwork);
     case 'aria2-test':

@@ -143,7 +143,6 @@ const CASES: Record<RequestType, Case> = {
   'get-settings': { valid: {}, calls: [['load']], malformed: [] },
   'set-settings': { valid: { settings: { maxConcurrentJobs: 4 } }, calls: [['save', { maxConcurrentJobs: 4 }]], malformed: [] },
   'import-settings': { valid: { json: '{}' }, calls: [['import', '{}']], malformed: [[{ json: '' }, 'missing json']] },
-  'export-settings': { valid: {}, calls: [['export']], malformed: [] },
   'test-mirror-rule': {
     valid: { rule: RULE, sampleUrl: 'https://example.com/pub/f.iso' },
     calls: [['testRule', RULE, 'https://example.com/pub/f.iso', undefined, undefined]],

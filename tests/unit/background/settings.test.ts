@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { InvalidSettings, SettingsStore } from '../../../src/background/settings-store';
 import { cookieOriginsFor, mirrorUrlsFor } from '../../../src/settings/mirror-rules';
 import { DEFAULT_SETTINGS, parseSettings, validateMirrorRule, validateSettings } from '../../../src/settings/schema';
+import { exportJson } from '../../../src/settings/settings-file';
 import { FakeBrowser } from '../../support/fake-browser';
 
 describe('settings schema', () => {
@@ -118,7 +119,7 @@ describe('settings schema', () => {
   test('per-site connections survive export and import, and a bad import changes nothing', async () => {
     const from = new SettingsStore(new FakeBrowser());
     await from.save({ connectionsPerSite: { 'downloads.example.com': 1, 'Files.Example.org': 3 } });
-    const json = await from.export();
+    const json = exportJson(await from.load());
     expect(JSON.parse(json)).toMatchObject({ connectionsPerSite: { 'downloads.example.com': 1, 'files.example.org': 3 } });
     const to = new SettingsStore(new FakeBrowser());
     expect((await to.import(json)).connectionsPerSite).toEqual({ 'downloads.example.com': 1, 'files.example.org': 3 });
