@@ -3,7 +3,8 @@
  * rule, content codings, a remote Metalink file that aims at private addresses, and plain-http
  * sources of an https download. Each case ends within 5 s, under 200 MB, with the exact file or a
  * plain message, and nothing is requested that the rules refuse. Names under `.public.test` are
- * public hosts that resolve to 127.0.0.1 (tests/support/public-names.cjs).
+ * public hosts on loopback: they resolve to a public address, which a NAT step of the test's
+ * turns into 127.0.0.1 after the CLI checked it (tests/support/public-names.cjs).
  */
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';

@@ -29,7 +29,11 @@ export interface CliOptions {
   timeoutMs?: number;
   /** Another launcher than bin/stitch (e.g. a copy without the snapshot). */
   bin?: string;
-  /** Names under `.public.test` resolve to 127.0.0.1 (public-names.cjs): public hosts on loopback. */
+  /**
+   * Public hosts on loopback (public-names.cjs): `.public.test` names resolve to a public address that
+   * the CLI's check accepts and a NAT step turns into 127.0.0.1; `.rebind.test` names resolve to 127.0.0.2,
+   * `.flip.test` names rebind there after their first lookup.
+   */
   publicNames?: boolean;
 }
 
