@@ -1,5 +1,5 @@
 import { parseContentRange, sanitizeFilename } from '../http/headers';
-import { formatBytes } from '../format-bytes';
+import { partSizeRefusal, StreamBoundsError } from './stream-bounds';
 import { bytesToHex } from '../integrity/digests';
 import { MAX_SEGMENTS } from './dash-bounds';
 import { parseDashManifest, type DashRepresentation } from './dash-manifest';
@@ -12,14 +12,6 @@ import { mapLimited, PlanRequests, PROBE_CONCURRENCY_PER_HOST, readAtMost, type 
 const MAX_HEADER_BYTES = 1024 * 1024;
 /** A segment read whole (its server ignores ranges) to find its boxes: larger ones are refused. */
 const MAX_WHOLE_SEGMENT_BYTES = 64 * 1024 * 1024;
-/**
- * A segment's bytes for each second it plays, at most: 50 MB/s is 400 Mbit/s, three times a UHD
- * Blu-ray's peak. A size past it (a Content-Range total or a manifest's byte range of petabytes)
- * is not a segment's.
- */
-const MAX_SEGMENT_BYTES_PER_SECOND = 50_000_000;
-/** Whatever its duration says (none, or a few milliseconds), a segment may have this many bytes. */
-const MIN_SEGMENT_BYTES_ALLOWED = 64 * 1024 * 1024;
 
 /** A DASH stream's chosen representations: the picture (if any) and the sound (if any). */
 export interface DashChoice {
@@ -182,12 +174,9 @@ async function probeSegment(
   if (first.total === undefined && known === undefined) throw new Error(`${what} did not say its size`);
   const length = known ?? first.total! - offset;
   const seconds = segment.duration;
-  const most = Math.max(MIN_SEGMENT_BYTES_ALLOWED, (seconds || 0) * MAX_SEGMENT_BYTES_PER_SECOND);
-  if (!(Number.isSafeInteger(length) && length >= 0 && length <= most)) {
-    throw new Error(
-      `${what} says it is ${length} bytes for ${seconds} s of video; a segment may have at most ${formatBytes(most)}: the stream is not downloaded`,
-    );
-  }
+  // The same bound as an HLS part's (stream-bounds.ts): a Content-Range total of petabytes is a lie.
+  const refusal = Number.isSafeInteger(length) && length >= 0 ? partSizeRefusal(what, length, seconds) : `${what} has no valid size`;
+  if (refusal) throw new StreamBoundsError(refusal);
   const plain: StreamPart = { length, sourceOffset: offset, sourceLength: length, resourceSize: first.total, seconds };
   if (!soundTrack) return plain;
   const patches = await segmentPatches(

@@ -1,6 +1,6 @@
 import { Parser, type Manifest } from 'm3u8-parser';
 import { sequenceIv } from './aes-cbc';
-import { checkPlaylistSize, MAX_VARIANT_ENTRIES, shown, StreamBoundsError } from './hls-bounds';
+import { checkPlaylistSize, MAX_VARIANT_ENTRIES, shown, StreamBoundsError } from './stream-bounds';
 import { StreamRefusal, type RefusalReason } from './stream-refusal';
 
 /** One quality of a stream; several URIs when hosts serve it redundantly (the same segments). */

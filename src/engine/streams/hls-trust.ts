@@ -1,4 +1,4 @@
-import { MAX_KEYS, shown, StreamBoundsError, uriRefusal } from './hls-bounds';
+import { MAX_KEYS, shown, StreamBoundsError, uriRefusal } from './stream-bounds';
 import type { HlsSegment, HlsVariant } from './hls-playlist';
 
 /**

@@ -4,7 +4,7 @@ import { parseContentLength } from '../http/headers';
 import { sleep } from '../retry';
 import { hexToBytes } from '../integrity/digests';
 import { AesCbc, pkcs7Padding } from './aes-cbc';
-import { MAX_LIVE_SEGMENT_BYTES, MIN_RELOAD_MS, shown, StreamBoundsError } from './hls-bounds';
+import { MAX_LIVE_SEGMENT_BYTES, MIN_RELOAD_MS, shown, StreamBoundsError } from './stream-bounds';
 import { parseHlsPlaylist, type HlsResource, type HlsSegment } from './hls-playlist';
 import { checkMediaPlaylist } from './hls-trust';
 import { PlanRequests, type PlanOptions } from './plan-requests';

@@ -3,7 +3,7 @@ import { realClock } from '../clock';
 import type { HttpFetch, HttpResponse } from '../http/fetch-port';
 import { fetchBoundedText } from '../http/bounded-text';
 import { sleep } from '../retry';
-import { shown } from './hls-bounds';
+import { shown } from './stream-bounds';
 import type { HlsVariant } from './hls-playlist';
 
 /** Playlists are small text; a hostile one must not grow memory or hold the plan. */

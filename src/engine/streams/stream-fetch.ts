@@ -5,7 +5,7 @@ import { hexToBytes } from '../integrity/digests';
 import { MirrorProblem } from '../mirror-problem';
 import { AesCbc } from './aes-cbc';
 import { patched } from './fmp4-mux';
-import { shown } from './hls-bounds';
+import { shown } from './stream-bounds';
 import { AES_BLOCK, partOffsets, piecesOf, type PartPiece, type StreamLayout, type StreamSource } from './stream-layout';
 
 /**

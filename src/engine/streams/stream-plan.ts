@@ -2,7 +2,7 @@ import type { HttpResponse } from '../http/fetch-port';
 import { parseContentRange, sanitizeFilename } from '../http/headers';
 import { bytesToHex, hexToBytes } from '../integrity/digests';
 import { AesCbc } from './aes-cbc';
-import { KEY_CONCURRENCY, MAX_HOSTS, partBound, partSizeRefusal, shown, StreamBoundsError } from './hls-bounds';
+import { KEY_CONCURRENCY, MAX_HOSTS, partBound, partSizeRefusal, shown, StreamBoundsError } from './stream-bounds';
 import {
   bestVariant,
   parseHlsPlaylist,

@@ -2,7 +2,7 @@
  * Why a stream is refused, as data the pages put in words. `live`: an HLS stream with no end,
  * which can be recorded but not downloaded; `live-dash`: a dynamic DASH manifest, which cannot be
  * either; `unsafe-source`: it names a URI the trust rules refuse (request-trust.ts); `too-large`:
- * it goes past a bound Stitch sets on what one stream may cost (hls-bounds.ts, dash-bounds.ts).
+ * it goes past a bound Stitch sets on what one stream may cost (stream-bounds.ts, dash-bounds.ts).
  */
 export type RefusalReason =
   'not-a-playlist' | 'drm' | 'live' | 'live-dash' | 'separate-audio' | 'empty' | 'site' | 'unsafe-source' | 'too-large';

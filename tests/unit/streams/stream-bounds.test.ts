@@ -9,7 +9,7 @@ import {
   partSizeRefusal,
   shown,
   uriRefusal,
-} from '../../../src/engine/streams/hls-bounds';
+} from '../../../src/engine/streams/stream-bounds';
 import { checkMediaPlaylist, usableVariants } from '../../../src/engine/streams/hls-trust';
 import { parseHlsPlaylist, type HlsSegment, type HlsVariant } from '../../../src/engine/streams/hls-playlist';
 
