@@ -1,12 +1,4 @@
-import {
-  planStream,
-  readStreamOffer,
-  sanitizeFilename,
-  StreamRefusal,
-  type HlsVariant,
-  type HttpFetch,
-  streamStem,
-} from '../../engine';
+import { planStream, readStreamOffer, sanitizeFilename, StreamRefusal, type HlsVariant, type HttpFetch, streamStem } from '../../engine';
 import type { JobView, StreamRecordingView, StreamRow } from '../../messages';
 import { LiveRecordings, type LiveRecordingsDeps } from './live-recordings';
 import { t } from '../../words/i18n';

@@ -97,7 +97,12 @@ export function trustedFetch(fetcher: HttpFetch, scope: TrustScope): HttpFetch {
     for (let hop = 0; ; hop++) {
       // Known to redirect out of sight: skip the request whose answer cannot be used.
       if (opaque.has(url)) return followBlind(fetcher, url, init, scope);
-      const response = await fetcher(url, { ...init, ...requestPolicy(url, scope), redirect: 'manual', localNetwork: localNetwork(url, scope) });
+      const response = await fetcher(url, {
+        ...init,
+        ...requestPolicy(url, scope),
+        redirect: 'manual',
+        localNetwork: localNetwork(url, scope),
+      });
       if (response.type === 'opaqueredirect') {
         if (scope.redirects === 'refuse') throw new MirrorProblem(`${url} answered with a redirect, which is not followed`, 'redirect');
         if (opaque.size >= MAX_REMEMBERED_REDIRECTS) opaque.clear();
@@ -119,7 +124,13 @@ export function trustedFetch(fetcher: HttpFetch, scope: TrustScope): HttpFetch {
 
 /** Follows redirects fetch does not show, with nothing to leak, and checks where they ended. */
 async function followBlind(fetcher: HttpFetch, url: string, init: HttpRequest | undefined, scope: TrustScope): Promise<HttpResponse> {
-  const response = await fetcher(url, { ...init, credentials: 'omit', referrer: '', redirect: 'follow', localNetwork: localNetwork(url, scope) });
+  const response = await fetcher(url, {
+    ...init,
+    credentials: 'omit',
+    referrer: '',
+    redirect: 'follow',
+    localNetwork: localNetwork(url, scope),
+  });
   try {
     if (response.url && response.url !== url) refuseRedirect(url, response.url, scope);
   } catch (error) {
