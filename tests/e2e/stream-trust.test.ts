@@ -34,7 +34,10 @@ async function server(routes: Record<string, { type: string; body: string; cooki
     res.writeHead(200, { 'content-type': route.type, ...(route.cookie && { 'set-cookie': route.cookie }) }).end(route.body);
   });
   await new Promise<void>((listening) => http.listen(0, '127.0.0.1', listening));
-  onCleanup(() => new Promise((closed) => http.close(closed)));
+  onCleanup(() => {
+    http.closeAllConnections();
+    return new Promise((closed) => http.close(closed));
+  });
   return { port: (http.address() as AddressInfo).port, seen };
 }
 

@@ -74,7 +74,7 @@ export class StreamFinder {
     // LL-HLS's _HLS_msn): the same path in the same tab is the same stream.
     const path = withoutQuery(url);
     if (this.found.some((f) => f.tabId === tabId && withoutQuery(f.url) === path)) return;
-    const master = this.found.find((f) => f.tabId === tabId && f.description?.covers.some((c) => withoutQuery(c) === path));
+    const master = this.masterOf({ url, tabId, seenAt: 0 });
     if (master) return this.completeMaster(master, url);
     const tab = await this.deps.tab(tabId);
     // A public page's player may load from the user's network; Stitch does not read it after it.
@@ -87,16 +87,28 @@ export class StreamFinder {
     this.changed();
     try {
       found.description = await this.deps.describe(found);
-      const covered = new Set(found.description.covers.map(withoutQuery));
-      const isCovered = (f: FoundStream) => f.tabId === tabId && f !== found && covered.has(withoutQuery(f.url));
-      // The player's media playlist, read before its master's answer came: its length is the stream's.
-      const media = this.found.find((f) => isCovered(f) && f.description);
-      if (media) mergeMedia(found.description, media.description!);
-      this.forget(isCovered);
+      // The two reads of a master and its media playlist end in either order: the media's length is the stream's.
+      const master = this.masterOf(found);
+      if (master) {
+        mergeMedia(master.description!, found.description);
+        this.forget((f) => f === found);
+      } else {
+        const covered = new Set(found.description.covers.map(withoutQuery));
+        const isCovered = (f: FoundStream) => f.tabId === tabId && f !== found && covered.has(withoutQuery(f.url));
+        const media = this.found.find((f) => isCovered(f) && f.description);
+        if (media) mergeMedia(found.description, media.description!);
+        this.forget(isCovered);
+      }
     } catch {
       found.unread = true;
     }
     this.changed();
+  }
+
+  /** The master playlist of the same tab, already read, that lists `media` among its own. */
+  private masterOf(media: FoundStream): FoundStream | undefined {
+    const path = withoutQuery(media.url);
+    return this.found.find((f) => f !== media && f.tabId === media.tabId && f.description?.covers.some((c) => withoutQuery(c) === path));
   }
 
   /**

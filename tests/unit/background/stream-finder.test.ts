@@ -60,6 +60,27 @@ describe('StreamFinder', () => {
     expect(streams.rows()).toMatchObject([{ url: MASTER, durationSeconds: 600 }]);
   });
 
+  it('takes the length of a media playlist whose read ends after its master was read', async () => {
+    const answers = new Map<string, (description: StreamDescription) => void>();
+    const streams = new StreamFinder({
+      describe: (found) => new Promise((settle) => answers.set(found.url, settle)),
+      tab: () => Promise.resolve({ title: 'A show', url: 'https://site.example/watch/1' }),
+      load: () => Promise.resolve(undefined),
+      save: () => Promise.resolve(),
+      onChange: () => {},
+      now: () => 1000,
+    });
+    const masterSeen = streams.seen(MASTER, 1);
+    const variantSeen = streams.seen(VARIANT, 1);
+    await expect.poll(() => answers.size).toBe(2);
+    answers.get(MASTER)!({ bandwidth: 3_000_000, covers: [VARIANT] });
+    await masterSeen;
+    answers.get(VARIANT)!({ durationSeconds: 600, covers: [VARIANT] });
+    await variantSeen;
+    expect(streams.rows()).toMatchObject([{ url: MASTER, durationSeconds: 600 }]);
+    expect(streams.rows()).toHaveLength(1);
+  });
+
   it("never reads a playlist on the user's network after a public page, and lists none", async () => {
     const { streams, read } = finder({});
     for (const url of [
