@@ -93,8 +93,14 @@ export const REQUESTS = {
   'list-jobs': request('list-jobs', {}),
   /** One action on one job. Resume also starts a queued job now if a slot is free. */
   'job-action': request('job-action', { action: JOB_ACTION, id: ID }),
-  /** One action on every job it applies to (cancel all: every unfinished job). */
-  'all-action': request('all-action', { action: JOB_ACTION }),
+  /**
+   * One action on every job it applies to (cancel all: every unfinished job), or only on those of
+   * `ids` (the rows a filter shows; for `undo`, the jobs one Cancel all cancelled).
+   */
+  'all-action': request('all-action', {
+    action: JOB_ACTION,
+    ids: v.optional(v.pipe(v.array(ID, 'ids: a list of ids'), v.maxLength(100_000, 'ids: at most 100,000'))),
+  }),
   /** Forgets saved and cancelled jobs, and failed ones with no stored bytes worth a retry. */
   'clear-finished': request('clear-finished', {}),
   /** Forgets page-wide notices. */

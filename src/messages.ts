@@ -34,8 +34,9 @@
  *            job-undo (a cancelled job, for a few seconds), job-hand-back (a job taken over), job-origin
  *            (host and date), job-retrying (only while no source delivers), job-details-toggle (shows
  *            the row's details: every action but the first, mirrors, notices, the URL), job-host,
- *            job-move-up and job-move-down (a queued job), job-speed-limit (KB/s, empty: none).
- *            Page-wide: pause-all, resume-all, cancel-all, clear-finished, bypass-next (aria-pressed), add-url-toggle, add-url-input, add-url-submit,
+ *            job-move-up and job-move-down (a queued job), job-speed-limit (KB/s, empty: none),
+ *            job-queue-place (a queued job's place: "3rd").
+ *            Page-wide: pause-all, resume-all, cancel-all, undo-all (one Cancel all's Undo, in undo-all-bar), clear-finished, bypass-next (aria-pressed), add-url-toggle, add-url-input, add-url-submit,
  *            notice (one per page-wide notice), empty (shown when there are no jobs).
  *            Downloads left with the browser: watched-list (hidden while none is watched); one
  *            watched-row per download, with data-download-id="<the browser's downloads id>"; inside
@@ -163,6 +164,8 @@ export interface JobView {
   stream?: true;
   /** Cancelled or removed, but can be brought back (action `undo`) until then (ms since the epoch). */
   undoUntil?: number;
+  /** Cancelled by one Cancel all with others: one Undo (`all-action` undo with the group's ids) brings them all back. */
+  undoGroup?: string;
   /** The browser's downloads id once saved (open file / show in folder use it). */
   savedDownloadId?: number;
   /**

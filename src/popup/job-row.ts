@@ -6,7 +6,7 @@ import { etaText, hostText, jobName, originText, rateText, retryText, sizeText, 
 import { MirrorBar } from './mirror-bar';
 import { FileDrag, type SavedPathLookup } from './file-drag';
 import { failureText, noticeText } from '../words/failure-text';
-import { plural, sentence, t } from '../words/i18n';
+import { formatCount, plural, sentence, t } from '../words/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
 export type RowAction =
@@ -31,6 +31,24 @@ export function queueMoves(job: JobView): ('up' | 'down')[] {
   return [...(place.position > 1 ? (['up'] as const) : []), ...(place.position < place.of ? (['down'] as const) : [])];
 }
 
+/** A queued job's place as the language counts places ("3rd", "3.", "第 3 位"); empty for any other job. */
+export function queuePlaceText(job: JobView): string {
+  const position = job.undoUntil === undefined && job.state === 'queued' ? job.queuePlace?.position : undefined;
+  if (position === undefined) return '';
+  const place = formatCount(position);
+  // The language of the words shown (the browser may lack its own), not the browser's.
+  switch (new Intl.PluralRules(t('languageTag'), { type: 'ordinal' }).select(position)) {
+    case 'one':
+      return t('queuePlaceOne', place);
+    case 'two':
+      return t('queuePlaceTwo', place);
+    case 'few':
+      return t('queuePlaceFew', place);
+    default:
+      return t('queuePlaceOther', place);
+  }
+}
+
 /** Gives the job a new URL; resolves with why the stored bytes cannot be kept, if so. */
 export type Relinker = (job: JobView, url: string, startOver: boolean) => Promise<string | undefined>;
 
@@ -39,7 +57,8 @@ const NOTICES_SHOWN = 3;
 
 /** The actions that apply to a job in its state, in the order the row shows them; `aria2`: an aria2 endpoint is set. */
 export function rowActions(job: JobView, aria2 = false): RowAction[] {
-  if (job.undoUntil !== undefined) return ['undo'];
+  // One Cancel all is undone by its one Undo above the list, not row by row.
+  if (job.undoUntil !== undefined) return job.undoGroup === undefined ? ['undo'] : [];
   const actions: RowAction[] = [];
   switch (job.state) {
     case 'queued':
@@ -166,6 +185,8 @@ export class JobRow {
     'aria-expanded': 'false',
   });
   private readonly state = h('span', { class: 'state', 'data-testid': 'job-state' });
+  /** Beside "Queued": which place ("3rd"). */
+  private readonly place = h('span', { class: 'queue-place muted', 'data-testid': 'job-queue-place' });
   private readonly primary = h('span', { class: 'primary-action' });
   private readonly host = h('span', { class: 'job-host', 'data-testid': 'job-host', dir: 'auto' });
   /** Host and date; pressed, it shows the whole URL (a tooltip alone is out of a keyboard's reach). */
@@ -228,7 +249,7 @@ export class JobRow {
     this.element = h(
       'li',
       { class: 'job', 'data-testid': 'job-row', 'data-job-id': job.id, 'aria-labelledby': filenameId },
-      h('div', { class: 'job-head' }, this.toggle, this.state, this.primary),
+      h('div', { class: 'job-head' }, this.toggle, this.state, this.place, this.primary),
       h('div', { class: 'job-figures' }, this.host, this.size, h('span', { class: 'speed' }, this.rate, this.eta)),
       this.progress,
       this.details,
@@ -274,6 +295,8 @@ export class JobRow {
     setText(this.fullUrl, job.url);
     setText(this.state, stateLabel(job));
     this.state.className = stateClass(job);
+    setText(this.place, queuePlaceText(job));
+    this.place.hidden = this.place.textContent === '';
     this.element.toggleAttribute('data-undo', job.undoUntil !== undefined);
     this.updateRetry(job);
     this.updateProgress(job);

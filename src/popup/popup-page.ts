@@ -14,7 +14,7 @@ import { formatRate } from '../words/format';
 import { formatCount, plural, t, type MessageKey } from '../words/i18n';
 import { addUrlForm } from './add-url-form';
 import { Aria2List } from './aria2-list';
-import { JobList, type ListPhase } from './job-list';
+import { JobList, matchesFilter, type ListPhase } from './job-list';
 import type { RowAction } from './job-row';
 import { noticeText } from '../words/failure-text';
 import { relinkMismatchText, stateLabel } from '../pages-shared/job-text';
@@ -108,6 +108,8 @@ export class PopupPage {
     record: (row, button) => void this.streamAction(button, { type: 'record-stream', url: row.url }, 'failedRecordStream', row.title),
     stop: (row, button) => void this.streamAction(button, { type: 'stop-recording', url: row.url }, 'failedRecordStream', row.title),
   });
+  /** One Undo per Cancel all, above the list, while its downloads can come back. */
+  private readonly undoBars = h('div', { class: 'undo-all' });
   /** Out of the way until wanted: the toolbar's Add URL… shows it. */
   private readonly addForm: HTMLFormElement;
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
@@ -158,6 +160,7 @@ export class PopupPage {
       this.addForm,
       this.actionError,
       this.notices.element,
+      this.undoBars,
       this.jobs.element,
       this.watched.element,
       this.streams.element,
@@ -221,7 +224,9 @@ export class PopupPage {
     this.aria2.render(this.model.aria2.rows, this.model.aria2.trouble);
     // The filter helps with many downloads; with a few it is only in the way.
     this.filter.hidden = jobs.length < FILTER_FROM && this.filter.value === '';
-    const can = pageActions(jobs);
+    this.renderUndoBars();
+    // With a filter typed, the actions on all act on the rows shown.
+    const can = pageActions(this.shownJobs());
     setUsable(this.pauseAll, can.pauseAll);
     setUsable(this.resumeAll, can.resumeAll);
     setUsable(this.cancelAll, can.cancelAll);
@@ -313,8 +318,49 @@ export class PopupPage {
 
   private async all(action: 'pause' | 'resume' | 'cancel'): Promise<void> {
     const words = ALL_ACTION_WORDS[action];
-    const reply = await this.run(words.failed, { type: 'all-action', action });
+    const ids = this.filter.value.trim() === '' ? undefined : this.shownJobs().map((job) => job.id);
+    const reply = await this.run(words.failed, { type: 'all-action', action, ...(ids && { ids }) });
     if (reply) announce(this.live, plural(reply.affected, words.one, words.other));
+  }
+
+  /** The downloads the list shows: those the filter matches. */
+  private shownJobs(): JobView[] {
+    return this.model.jobs.filter((job) => matchesFilter(job, this.filter.value));
+  }
+
+  /**
+   * One bar per Cancel all whose downloads can still come back: how many, and one Undo for them
+   * all. Focus on an Undo that is gone (undone, or expired) goes back to Cancel all.
+   */
+  private renderUndoBars(): void {
+    const groups = new Map<string, string[]>();
+    for (const job of this.model.jobs) {
+      if (job.undoGroup !== undefined && job.undoUntil !== undefined)
+        groups.set(job.undoGroup, [...(groups.get(job.undoGroup) ?? []), job.id]);
+    }
+    const hadFocus = this.undoBars.contains(document.activeElement);
+    for (const bar of [...this.undoBars.children] as HTMLElement[]) if (!groups.has(bar.dataset.group!)) bar.remove();
+    for (const [group, ids] of groups) {
+      let bar = [...this.undoBars.children].find((el) => (el as HTMLElement).dataset.group === group) as HTMLElement | undefined;
+      if (!bar) {
+        const button = h('button', { type: 'button', class: 'primary', 'data-testid': 'undo-all' }, t('actionUndo'));
+        button.addEventListener('click', () => void this.undoAll(bar!, button));
+        bar = h('p', { class: 'banner', 'data-testid': 'undo-all-bar', 'data-group': group }, h('span', {}), ' ', button);
+        this.undoBars.append(bar);
+      }
+      bar.dataset.ids = ids.join(' ');
+      setText(bar.firstElementChild as HTMLElement, plural(ids.length, 'cancelledAllOne', 'cancelledAllOther'));
+    }
+    if (hadFocus && !this.undoBars.contains(document.activeElement)) this.cancelAll.focus();
+  }
+
+  private async undoAll(bar: HTMLElement, button: HTMLButtonElement): Promise<void> {
+    if (button.getAttribute('aria-disabled') === 'true') return;
+    button.setAttribute('aria-disabled', 'true');
+    const ids = (bar.dataset.ids ?? '').split(' ').filter(Boolean);
+    const reply = await this.run('failedUndoAll', { type: 'all-action', action: 'undo', ids });
+    button.removeAttribute('aria-disabled');
+    if (reply) announce(this.live, plural(reply.affected, 'saidUndoneAllOne', 'saidUndoneAllOther'));
   }
 
   private async move(job: JobView, direction: 'up' | 'down'): Promise<void> {

@@ -98,7 +98,7 @@ test('twelve link clicks on one path: queued rows named by the server, told apar
   }
 });
 
-test('Add URL… opens the form and Escape closes it; Cancel all makes every row undoable; focus never falls to the page', async () => {
+test('Add URL… opens the form and Escape closes it; Cancel all has one Undo; focus never falls to the page', async () => {
   const p = profile();
   const running = await mirror({ size: 32 * MiB, seed: 52, filename: 'a.bin', rate: 1 * MiB });
   const small = await mirror({ size: 64 * 1024, seed: 53, filename: 'small.bin' });
@@ -136,13 +136,17 @@ test('Add URL… opens the form and Escape closes it; Cancel all makes every row
   expect(await focusedTestId(popup)).toBe('clear-finished');
   expect(await popup.getByTestId('clear-finished').getAttribute('aria-disabled')).toBe('true');
 
-  // Cancel all: every unfinished row becomes one line with Undo; when the Undo expires, focus goes to Add URL….
+  // Cancel all: every unfinished row becomes one line, and one Undo above the list brings them all back;
+  // when that Undo expires, focus goes back to Cancel all.
   const { job } = (await request(popup, { type: 'add-url', url: running.url })).value!;
   const row = popup.locator(`[data-job-id="${job.id}"]`);
   await expect.poll(() => row.getAttribute('data-state'), { timeout: 20_000 }).toBe('running');
   await popup.getByTestId('cancel-all').click();
   await expect.poll(() => row.getByTestId('job-state').textContent(), { timeout: 10_000 }).toBe('Cancelled');
-  await row.getByTestId('job-undo').focus();
+  expect(await row.getByTestId('job-undo').count()).toBe(0);
+  expect(await popup.getByTestId('undo-all-bar').textContent()).toBe('Cancelled 1 download. Undo');
+  await popup.getByTestId('undo-all').focus();
   await expect.poll(() => row.count(), { timeout: 20_000 }).toBe(0);
-  expect(await focusedTestId(popup)).toBe('add-url-toggle');
+  expect(await popup.getByTestId('undo-all').count()).toBe(0);
+  expect(await focusedTestId(popup)).toBe('cancel-all');
 });

@@ -10,7 +10,7 @@ import {
   type StreamTimeline,
   timelineOf,
 } from '../../engine';
-import { UNDO_MS, type JobAction, type JobView, type ReplyOf } from '../../messages';
+import type { JobAction, JobView, ReplyOf } from '../../messages';
 import { mediaTypeOf } from '../../media-type';
 import { t } from '../../words/i18n';
 import type { Settings } from '../../settings/schema';
@@ -29,6 +29,7 @@ import type { JobSaver } from '../saving/job-saver';
 import type { LocalNetworkRules } from '../network/local-network-rules';
 import type { ReferrerRules } from '../network/referrer-rules';
 import { toJobView } from './job-view';
+import { JobQueue, wantsToRun } from './job-queue';
 import { JobSaving, type JobEntry } from '../saving/job-saving';
 import { freeBytes, SpaceWatch, startProblem, type EstimateStorage } from './storage-space';
 import type { BytesChange } from '../playback/playback';
@@ -79,22 +80,33 @@ export interface NewDownload {
 const FINISHED_VIEW_STATES = new Set(['saved', 'failed', 'cancelled']);
 
 /**
- * Every job of the extension: a FIFO queue under the concurrent-downloads limit, user actions,
+ * Every job of the extension: the queue under the concurrent-downloads limit (job-queue.ts), user actions,
  * saving when complete, and restoring from the store after the worker or browser died. The
  * store (engine state and bytes) and JobMetaStore are the truth; this map is a cache of them.
  */
 export class JobManager {
   private readonly entries = new Map<string, JobEntry>();
-  private readonly queue: string[] = [];
+  private readonly queue: JobQueue;
   private restoring: Promise<void> | undefined;
-  /** Cancelled jobs waiting for their undo to expire. */
-  private readonly removals = new Map<string, ReturnType<typeof setTimeout>>();
 
   private readonly saves: JobSaving;
   /** While jobs run: all paused when storage is nearly full (the store would fail next). */
   private readonly space: SpaceWatch;
 
   constructor(private readonly deps: JobManagerDeps) {
+    this.queue = new JobQueue({
+      entries: this.entries,
+      limit: () => deps.settings().maxConcurrentJobs,
+      undoMs: deps.undoMs,
+      start: (entry) => this.start(entry),
+      pause: (entry) => this.pause(entry),
+      remove: (entry) => this.remove(entry),
+      act: (id, action) => this.act(id, action),
+      updateMeta: (entry, change) => this.updateMeta(entry, change),
+      state: (entry) => this.view(entry).state,
+      report: (entry) => this.deps.onView(this.view(entry)),
+      activity: () => this.reportActivity(),
+    });
     this.saves = new JobSaving({
       saver: deps.saver,
       settings: deps.settings,
@@ -149,13 +161,13 @@ export class JobManager {
       probed: download.probed,
       pausedByUser: false,
       createdAt: Date.now(),
+      order: this.queue.rankForNew(),
     };
     await this.deps.meta.save(meta);
     const limiter = jobSpeedLimit(undefined);
     const job = await createJob(this.deps.store, id, source, settings, limiter, download.stream);
     const entry = this.track(job, meta, 0, limiter);
-    this.enqueue(entry);
-    this.pump();
+    this.queue.settle();
     return this.view(entry);
   }
 
@@ -253,13 +265,13 @@ export class JobManager {
         await this.wake(entry);
         break;
       case 'cancel':
-        await this.cancelUndoably(entry);
+        await this.queue.cancel(entry);
         break;
       case 'undo':
-        await this.undo(entry);
+        await this.queue.undo(entry);
         break;
       case 'start-now':
-        this.startNow(entry);
+        await this.queue.startAhead(entry);
         break;
     }
     return this.entries.has(id) ? this.view(entry) : undefined;
@@ -329,12 +341,8 @@ export class JobManager {
   async moveInQueue(id: string, direction: 'up' | 'down'): Promise<JobView> {
     await this.restore();
     const entry = this.entries.get(id);
-    const from = this.queue.indexOf(id);
-    if (!entry || from < 0) throw new Error(t('errorMoveState'));
-    const to = direction === 'up' ? from - 1 : from + 1;
-    if (to < 0 || to >= this.queue.length) return this.view(entry);
-    [this.queue[from], this.queue[to]] = [this.queue[to]!, id];
-    this.reportQueue();
+    if (!entry) throw new Error(t('errorMoveState'));
+    await this.queue.move(entry, direction);
     return this.view(entry);
   }
 
@@ -355,26 +363,10 @@ export class JobManager {
     if (entry) await this.remove(entry);
   }
 
-  /** Applies the action to every job it makes sense for; returns how many. */
-  async actAll(action: JobAction): Promise<number> {
+  /** Applies the action to every job it makes sense for, or to those of `ids` (job-queue.ts); returns how many. */
+  async actAll(action: JobAction, ids?: readonly string[]): Promise<number> {
     await this.restore();
-    let affected = 0;
-    for (const entry of [...this.entries.values()]) {
-      if (entry.meta.removing) continue; // cancelled: only its own Undo brings it back
-      const state = this.view(entry).state;
-      const applies =
-        action === 'pause'
-          ? state === 'running' || state === 'queued'
-          : action === 'cancel'
-            ? !FINISHED_VIEW_STATES.has(state)
-            : action === 'resume'
-              ? state === 'paused'
-              : state === 'failed';
-      if (!applies) continue;
-      await this.act(entry.job.id, action);
-      affected++;
-    }
-    return affected;
+    return this.queue.actAll(action, ids);
   }
 
   /**
@@ -398,7 +390,7 @@ export class JobManager {
     let unfinished = false;
     for (const entry of this.entries.values()) {
       if (entry.running || entry.saving) active = true;
-      if (this.shouldRun(entry) || this.shouldSave(entry)) unfinished = true;
+      if (wantsToRun(entry) || this.shouldSave(entry)) unfinished = true;
     }
     return { active, unfinished: unfinished || active };
   }
@@ -422,18 +414,10 @@ export class JobManager {
     }
     for (const entry of [...this.entries.values()]) {
       // Cancelled before the worker stopped: gone once the undo expired, else still undoable.
-      if (entry.meta.removing && !this.removals.has(entry.job.id)) this.scheduleRemoval(entry);
-      if (entry.meta.removing) continue;
-      if (this.shouldRun(entry) && !entry.running) this.enqueue(entry);
-      else if (this.shouldSave(entry)) void this.saves.save(entry);
+      this.queue.restored(entry);
+      if (!entry.meta.removing && this.shouldSave(entry)) void this.saves.save(entry);
     }
-    this.pump();
-  }
-
-  private shouldRun(entry: JobEntry): boolean {
-    const status = entry.job.state.status;
-    if (status === 'queued' || status === 'running' || status === 'verifying') return !entry.meta.pausedByUser;
-    return status === 'paused' && !entry.meta.pausedByUser;
+    this.queue.settle();
   }
 
   private shouldSave(entry: JobEntry): boolean {
@@ -454,63 +438,14 @@ export class JobManager {
   }
 
   private view(entry: JobEntry): JobView {
-    const place = this.queue.indexOf(entry.job.id);
-    const view = toJobView(entry.job.snapshot(), entry.meta, {
-      storedBytes: entry.storedBytes,
-      queuePlace: place < 0 ? undefined : { position: place + 1, of: this.queue.length },
-    });
+    const view = toJobView(entry.job.snapshot(), entry.meta, { storedBytes: entry.storedBytes, queuePlace: this.queue.place(entry) });
     const playable =
       !entry.bytesFreed &&
       view.state !== 'failed' &&
       view.state !== 'cancelled' &&
       mediaTypeOf(view.contentType, view.filename) !== undefined;
-    return playable ? { ...view, canPlay: true } : view;
-  }
-
-  private enqueue(entry: JobEntry): void {
-    if (!this.queue.includes(entry.job.id) && !entry.running) {
-      this.queue.push(entry.job.id);
-      this.reportQueue();
-    }
-    this.deps.onView(this.view(entry));
-  }
-
-  /** Starts queued jobs while slots are free. */
-  private pump(): void {
-    const limit = this.deps.settings().maxConcurrentJobs;
-    let running = [...this.entries.values()].filter((e) => e.running !== undefined).length;
-    const queued = this.queue.length;
-    while (running < limit && this.queue.length > 0) {
-      const entry = this.entries.get(this.queue.shift()!);
-      if (!entry || entry.running) continue;
-      this.start(entry);
-      running++;
-    }
-    if (this.queue.length < queued) this.reportQueue();
-    this.reportActivity();
-  }
-
-  private dequeue(id: string): void {
-    const at = this.queue.indexOf(id);
-    if (at < 0) return;
-    this.queue.splice(at, 1);
-    this.reportQueue();
-  }
-
-  /** The queue changed: every waiting job's place in it did too. */
-  private reportQueue(): void {
-    for (const id of this.queue) {
-      const entry = this.entries.get(id);
-      if (entry) this.deps.onView(this.view(entry));
-    }
-  }
-
-  /** Starts a queued job at once, past the concurrent-downloads limit: the user, or a player, waits for it. */
-  private startNow(entry: JobEntry): void {
-    if (!this.queue.includes(entry.job.id)) return;
-    this.dequeue(entry.job.id);
-    this.start(entry);
-    this.reportActivity();
+    const group = entry.meta.removing?.group;
+    return { ...view, ...(playable && { canPlay: true }), ...(group && { undoGroup: group }) };
   }
 
   private start(entry: JobEntry): void {
@@ -541,10 +476,9 @@ export class JobManager {
         // Kept only while the job runs: a restored or resumed job holds them again when it starts.
         void this.deps.referrers?.release(id);
         void this.deps.localNetwork?.release(id);
-        // Resumed by the user while it was still stopping: run it again.
-        if (!entry.meta.heldFor && this.shouldRun(entry)) this.enqueue(entry);
+        // Resumed by the user while it was still stopping: it waits again, at its place.
         this.deps.onView(this.view(entry));
-        this.pump();
+        this.queue.settle();
       });
     this.deps.onView(this.view(entry));
   }
@@ -556,10 +490,9 @@ export class JobManager {
 
   private async pause(entry: JobEntry): Promise<void> {
     await this.updateMeta(entry, { pausedByUser: true });
-    this.dequeue(entry.job.id);
     entry.job.pause();
     await entry.running;
-    this.reportActivity();
+    this.queue.settle();
   }
 
   /** Resume and retry: run again what is unfinished, save again what failed to save. */
@@ -571,54 +504,17 @@ export class JobManager {
       return;
     }
     if (entry.job.state.status === 'cancelled') return;
-    this.enqueue(entry);
-    this.pump();
-  }
-
-  /** Stops the job but keeps it and its bytes until the undo expires; then it is removed. */
-  private async cancelUndoably(entry: JobEntry): Promise<void> {
-    if (entry.meta.removing) return;
-    if (this.deps.undoMs === 0) return this.remove(entry);
-    const pausedByUser = entry.meta.pausedByUser;
-    if (!FINISHED_VIEW_STATES.has(this.view(entry).state)) await this.pause(entry);
-    await this.updateMeta(entry, { removing: { at: Date.now() + (this.deps.undoMs ?? UNDO_MS), pausedByUser } });
-    this.scheduleRemoval(entry);
-  }
-
-  private scheduleRemoval(entry: JobEntry): void {
-    const id = entry.job.id;
-    clearTimeout(this.removals.get(id));
-    const delay = Math.max(0, (entry.meta.removing?.at ?? 0) - Date.now());
-    this.removals.set(
-      id,
-      setTimeout(() => {
-        this.removals.delete(id);
-        if (this.entries.get(id) === entry && entry.meta.removing) void this.remove(entry).catch(() => {});
-      }, delay),
-    );
-  }
-
-  /** Brings a cancelled job back as it was: running again unless the user had paused it. */
-  private async undo(entry: JobEntry): Promise<void> {
-    const removing = entry.meta.removing;
-    if (!removing) return;
-    clearTimeout(this.removals.get(entry.job.id));
-    this.removals.delete(entry.job.id);
-    await this.updateMeta(entry, { removing: undefined, pausedByUser: removing.pausedByUser });
-    if (this.shouldRun(entry)) {
-      this.enqueue(entry);
-      this.pump();
-    }
+    this.queue.settle();
   }
 
   private async remove(entry: JobEntry): Promise<void> {
-    this.dequeue(entry.job.id);
+    this.queue.leave(entry.job.id);
     await entry.job.cancel();
     await entry.running;
     await this.deps.meta.remove(entry.job.id);
     this.entries.delete(entry.job.id);
     this.deps.onRemoved(entry.job.id);
-    this.pump();
+    this.queue.settle();
   }
 
   private async freeBytes(entry: JobEntry): Promise<void> {

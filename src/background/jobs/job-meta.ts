@@ -28,10 +28,13 @@ export interface JobMeta {
   pausedByUser: boolean;
   save?: SaveRecord;
   /**
-   * Cancelled or removed by the user, undoable until `at`; `pausedByUser` is what it was before
-   * (undo puts it back). Gone for good once `at` has passed.
+   * Cancelled or removed by the user, undoable until `at`; `pausedByUser` and `running` are what it
+   * was before (undo puts it back); `group`: cancelled by one Cancel all, undone by one Undo. Gone
+   * for good once `at` has passed.
    */
-  removing?: { at: number; pausedByUser: boolean };
+  removing?: { at: number; pausedByUser: boolean; running?: true; group?: string };
+  /** Its place in the order the user gave the downloads (queue-order.ts); absent: `createdAt`. */
+  order?: number;
   /** Why Stitch holds the job back itself (not enough storage), in plain words. */
   heldFor?: string;
   createdAt: number;
@@ -95,6 +98,7 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
         : undefined,
     heldFor: typeof r.heldFor === 'string' ? r.heldFor : undefined,
     removing: parseRemoving(r.removing),
+    order: typeof r.order === 'number' && Number.isFinite(r.order) ? r.order : undefined,
     createdAt: typeof r.createdAt === 'number' ? r.createdAt : 0,
   };
 }
@@ -115,6 +119,12 @@ function parseProbed(raw: unknown): JobMeta['probed'] {
 }
 
 function parseRemoving(raw: unknown): JobMeta['removing'] {
-  const r = raw as { at?: unknown; pausedByUser?: unknown } | undefined;
-  return r && typeof r === 'object' && typeof r.at === 'number' ? { at: r.at, pausedByUser: r.pausedByUser === true } : undefined;
+  const r = raw as { at?: unknown; pausedByUser?: unknown; running?: unknown; group?: unknown } | undefined;
+  if (!r || typeof r !== 'object' || typeof r.at !== 'number') return undefined;
+  return {
+    at: r.at,
+    pausedByUser: r.pausedByUser === true,
+    ...(r.running === true && { running: true as const }),
+    ...(typeof r.group === 'string' && { group: r.group }),
+  };
 }

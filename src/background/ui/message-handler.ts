@@ -87,7 +87,7 @@ async function jobRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Re
     case 'job-action':
       return { job: await manager.act(request.id, request.action) };
     case 'all-action':
-      return { affected: await manager.actAll(request.action) };
+      return { affected: await manager.actAll(request.action, request.ids) };
     case 'clear-finished':
       return { removed: await manager.clearFinished() };
     case 'dismiss-notices':

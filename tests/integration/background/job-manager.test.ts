@@ -557,3 +557,108 @@ describe('message handler', () => {
     expect(await list).toMatchObject({ ok: true, value: { jobs: [] } });
   });
 });
+
+describe('JobManager: the queue keeps the order the user gave', () => {
+  /** Queued jobs' ids in the order they start, as their views say. */
+  const queueOf = (h: Harness) =>
+    [...h.views.values()]
+      .filter((v) => v.state === 'queued' && v.queuePlace)
+      .sort((a, b) => a.queuePlace!.position - b.queuePlace!.position)
+      .map((v) => v.id);
+  const running = (h: Harness) => [...h.views.values()].filter((v) => v.state === 'running').map((v) => v.id);
+
+  async function five(options: { undoMs?: number; browser?: FakeBrowser; store?: IdbStore } = {}) {
+    // One slow server: nothing finishes while the test looks.
+    const slow = await server(8 * MiB, 256 * 1024);
+    const h = harness({
+      store: options.store ?? (await store()),
+      browser: options.browser,
+      settings: { maxConcurrentJobs: 2 },
+      undoMs: options.undoMs,
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await h.manager.add({ url: `${slow.url}?n=${i}` })).id);
+    await until('two running', () => running(h).length === 2);
+    return { h, ids };
+  }
+
+  test('first in, first out; a queued job paused and resumed, or cancelled and undone, waits at its place again', async () => {
+    const { h, ids } = await five({ undoMs: 5_000 });
+    const [a, b, c, d, e] = ids as [string, string, string, string, string];
+    expect(running(h).sort()).toEqual([a, b].sort());
+    expect(queueOf(h)).toEqual([c, d, e]);
+    expect(h.manager.get(d)?.queuePlace).toEqual({ position: 2, of: 3 });
+
+    await h.manager.act(d, 'pause');
+    expect(queueOf(h)).toEqual([c, e]);
+    await h.manager.act(d, 'resume');
+    expect(queueOf(h)).toEqual([c, d, e]);
+
+    await h.manager.act(c, 'cancel');
+    expect(queueOf(h)).toEqual([d, e]);
+    await h.manager.act(c, 'undo');
+    expect(queueOf(h)).toEqual([c, d, e]);
+    expect(h.manager.get(c)?.queuePlace).toEqual({ position: 1, of: 3 });
+
+    // A running job paused: the queue's front takes its slot; resumed, it waits first (it was given first).
+    await h.manager.act(a, 'pause');
+    await until('the front started', () => running(h).includes(c));
+    await h.manager.act(a, 'resume');
+    expect(queueOf(h)).toEqual([a, d, e]);
+    await h.manager.actAll('pause');
+  });
+
+  test('Cancel all and its one Undo: every job as it was, the running ones running, the queued at their places', async () => {
+    const { h, ids } = await five({ undoMs: 5_000 });
+    const [a, b, c, d, e] = ids as [string, string, string, string, string];
+    await h.manager.moveInQueue(e, 'up');
+    expect(queueOf(h)).toEqual([c, e, d]);
+
+    expect(await h.manager.actAll('cancel')).toBe(5);
+    const groups = new Set(ids.map((id) => h.views.get(id)?.undoGroup));
+    expect(groups.size).toBe(1);
+    expect([...groups][0]).toEqual(expect.any(String));
+    for (const id of ids) expect(h.views.get(id)).toMatchObject({ undoUntil: expect.any(Number), state: 'paused' });
+    expect(running(h)).toEqual([]); // nothing queued jumped into the freed slots
+
+    expect(await h.manager.actAll('undo', ids)).toBe(5);
+    await until('the two running again', () => running(h).length === 2);
+    expect(running(h).sort()).toEqual([a, b].sort());
+    expect(queueOf(h)).toEqual([c, e, d]);
+    for (const id of ids) expect([h.views.get(id)?.undoUntil, h.views.get(id)?.undoGroup]).toEqual([undefined, undefined]);
+    await h.manager.actAll('pause');
+  });
+
+  test('Pause all with ids (the rows a filter shows) pauses only those', async () => {
+    const { h, ids } = await five();
+    const [a, , c, d] = ids as [string, string, string, string, string];
+    expect(await h.manager.actAll('pause', [a, c, 'gone'])).toBe(2);
+    await until('both paused', () => h.views.get(a)?.state === 'paused' && h.views.get(c)?.state === 'paused');
+    await until('the queue moved up', () => running(h).includes(d));
+    expect(ids.filter((id) => h.views.get(id)?.state === 'paused')).toEqual([a, c]);
+    await h.manager.actAll('pause');
+  });
+
+  test('the order, moves included, survives the worker restarting', async () => {
+    const s = await store();
+    const browser = new FakeBrowser();
+    const { h, ids } = await five({ store: s, browser });
+    const [a, b, c, d, e] = ids as [string, string, string, string, string];
+    await h.manager.moveInQueue(e, 'up');
+    await h.manager.moveInQueue(e, 'up');
+    expect(queueOf(h)).toEqual([e, c, d]);
+    // The worker dies: its transfers stop without any state change of ours.
+    await h.manager.actAll('pause');
+    for (const id of ids) {
+      await browser.storage.set(`job-meta:${id}`, { ...((await browser.storage.get(`job-meta:${id}`)) as object), pausedByUser: false });
+    }
+
+    const after = harness({ store: s, browser, settings: { maxConcurrentJobs: 2 } });
+    await after.manager.restore();
+    await until('two running again', () => running(after).length === 2);
+    expect(running(after).sort()).toEqual([a, b].sort());
+    expect(queueOf(after)).toEqual([e, c, d]);
+    expect(after.manager.get(c)?.queuePlace).toEqual({ position: 2, of: 3 });
+    await after.manager.actAll('pause');
+  });
+});

@@ -123,7 +123,14 @@ const CASES: Record<RequestType, Case> = {
       [{ id: 5, action: 'pause' }, 'missing id'],
     ],
   },
-  'all-action': { valid: { action: 'pause' }, calls: [['actAll', 'pause']], malformed: [[{}, 'unknown action undefined']] },
+  'all-action': {
+    valid: { action: 'pause', ids: ['a', 'b'] },
+    calls: [['actAll', 'pause', ['a', 'b']]],
+    malformed: [
+      [{}, 'unknown action undefined'],
+      [{ action: 'undo', ids: 'a' }, 'ids: a list of ids'],
+    ],
+  },
   'clear-finished': { valid: {}, calls: [['clearFinished']], malformed: [] },
   'dismiss-notices': { valid: {}, calls: [['clear']], malformed: [] },
   'add-url': {

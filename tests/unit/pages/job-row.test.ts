@@ -1,8 +1,8 @@
 // @vitest-environment happy-dom
 import { describe, expect, it, vi } from 'vitest';
 import type { JobViewState } from '../../../src/messages';
-import { canPlayHere, JobRow, queueMoves, rowActions } from '../../../src/popup/job-row';
-import { jobView } from './fixtures';
+import { canPlayHere, JobRow, queueMoves, queuePlaceText, rowActions } from '../../../src/popup/job-row';
+import { jobView, speak } from './fixtures';
 
 const testIds = (root: Element, prefix: string) =>
   [...root.querySelectorAll('[data-testid]')].map((e) => e.getAttribute('data-testid')!).filter((id) => id.startsWith(prefix));
@@ -18,6 +18,8 @@ describe('rowActions', () => {
     ['saved', { savedDownloadId: 7 }, ['open', 'show', 'copy-url', 'cancel']],
     ['saved', {}, ['copy-url', 'cancel']],
     ['paused', { undoUntil: 5_000 }, ['undo']],
+    // One of a Cancel all: its one Undo is above the list, not on each row.
+    ['paused', { undoUntil: 5_000, undoGroup: 'g1' }, []],
     ['failed', { error: 'the server said 404' }, ['retry', 'relink', 'copy-url', 'cancel']],
     ['failed', { error: 'could not save', errorCode: 'save-failed' }, ['retry', 'save-as', 'copy-url', 'cancel']],
     ['cancelled', {}, ['copy-url']],
@@ -74,6 +76,7 @@ describe('JobRow', () => {
             'job-host',
             'job-speed-limit',
             'job-state',
+            'job-queue-place',
             'job-origin',
             'job-url',
             'job-progress',
@@ -242,5 +245,46 @@ describe('the row’s origin line', () => {
     expect(url.hidden).toBe(false);
     expect(url.textContent).toBe('https://cdn.example.com/a/b/big.iso?token=1');
     expect(origin.getAttribute('aria-expanded')).toBe('true');
+  });
+});
+
+describe('a queued row says its place', () => {
+  const queued = (position: number) => jobView({ state: 'queued', rate: 0, queuePlace: { position, of: 30 } });
+
+  it('as English counts places: 1st, 2nd, 3rd, 4th, 11th, 21st, 22nd, 23rd', () => {
+    expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 23].map((n) => queuePlaceText(queued(n)))).toEqual([
+      '1st',
+      '2nd',
+      '3rd',
+      '4th',
+      '11th',
+      '12th',
+      '13th',
+      '21st',
+      '22nd',
+      '23rd',
+    ]);
+  });
+
+  it('as German and Chinese do; nothing for a row that is not queued, or cancelled', () => {
+    try {
+      speak('de');
+      expect(queuePlaceText(queued(3))).toBe('3.');
+      speak('zh_CN');
+      expect(queuePlaceText(queued(3))).toBe('第 3 位');
+    } finally {
+      delete (globalThis as { chrome?: unknown }).chrome;
+    }
+    expect(queuePlaceText(jobView({ state: 'running' }))).toBe('');
+    expect(queuePlaceText({ ...queued(2), undoUntil: 5_000 })).toBe('');
+  });
+
+  it('beside the state, which still says Queued; the place goes when the row starts', () => {
+    const row = new JobRow(queued(3), () => {});
+    const place = row.element.querySelector<HTMLElement>('[data-testid="job-queue-place"]')!;
+    expect(row.element.querySelector('[data-testid="job-state"]')!.textContent).toBe('Queued');
+    expect([place.textContent, place.hidden]).toEqual(['3rd', false]);
+    row.update(jobView({ state: 'running' }));
+    expect([place.textContent, place.hidden]).toEqual(['', true]);
   });
 });
