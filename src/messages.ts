@@ -178,8 +178,11 @@ export interface JobView {
   updatedAt: number;
 }
 
-/** Why a job failed or paused itself: the engine's facts, or the background's code ('save-failed'). */
-export type JobFailure = Omit<FailureFacts, 'code'> & { code: string };
+/**
+ * Why a job failed or paused itself: the engine's facts, or the background's code ('save-failed',
+ * 'save-no-room'); `room`: for want of room on the disk, how much was needed and how much was free.
+ */
+export type JobFailure = Omit<FailureFacts, 'code'> & { code: string; room?: { needed: number; free: number } };
 
 /** Something that belongs to no job, e.g. a download Stitch left to the browser and why. */
 export interface UiNotice {

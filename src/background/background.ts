@@ -78,6 +78,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     notice: (message, url) => ui.notice(message, url),
     tookOver: (filename, jobId) => ui.tookOver(filename, jobId),
     watchedChanged: (rows) => ui.broadcast({ type: 'watched', rows }),
+    estimate: deps.estimate,
   });
   const streams = installStreams({
     api,

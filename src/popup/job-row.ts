@@ -77,24 +77,25 @@ export function rowActions(job: JobView, aria2 = false): RowAction[] {
   }
   if (job.state === 'saved' && job.savedDownloadId !== undefined) actions.push('open', 'show');
   // A complete file that failed to save is still stored: the user may pick another place.
-  if (job.state === 'failed' && job.errorCode === 'save-failed') actions.push('save-as');
+  if (job.state === 'failed' && savedNot(job)) actions.push('save-as');
   // An expired link: a new address continues with the stored bytes (or starts over). A stream's
   // address is its playlist, which names every segment: it cannot change under a download.
-  if (!job.stream && (job.state === 'paused' || (job.state === 'failed' && job.errorCode !== 'save-failed'))) actions.push('relink');
+  if (!job.stream && (job.state === 'paused' || (job.state === 'failed' && !savedNot(job)))) actions.push('relink');
   // Taken over but wanted in the browser after all: hand it back while it is not complete.
   if (job.takenOver && ['queued', 'running', 'paused'].includes(job.state)) actions.push('hand-back');
   // Not yet saved: aria2 may take it over (on a home server, or to go on after the browser closes).
   // A stream's URL is a playlist: aria2 would save the playlist, not the video.
-  if (
-    aria2 &&
-    !job.stream &&
-    (['queued', 'running', 'paused'].includes(job.state) || (job.state === 'failed' && job.errorCode !== 'save-failed'))
-  )
+  if (aria2 && !job.stream && (['queued', 'running', 'paused'].includes(job.state) || (job.state === 'failed' && !savedNot(job))))
     actions.push('send-to-aria2');
   actions.push('copy-url');
   // A saved row is removed from the list alone (the file on disk stays).
   if (job.state !== 'saving' && job.state !== 'cancelled') actions.push('cancel');
   return actions;
+}
+
+/** A complete file the browser could not save (for want of room or otherwise): it is still stored. */
+function savedNot(job: JobView): boolean {
+  return job.errorCode?.startsWith('save-') === true;
 }
 
 function actionLabel(action: RowAction, job: JobView): string {

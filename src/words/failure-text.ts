@@ -24,6 +24,8 @@ const BY_CODE: Record<string, MessageKey> = {
   storage: 'failStorage',
   verify: 'failVerify',
   'save-failed': 'failSaveFailed',
+  'save-no-room': 'failSaveFailed',
+  'save-folder-full': 'failSaveFolderFull',
   internal: 'failInternal',
 };
 
@@ -51,6 +53,10 @@ function statusKey(status: number): MessageKey {
 /** One failure's cause as a sentence: "The server is busy or down for maintenance (error 503)." */
 export function causeText(failure: Omit<JobFailure, 'attempts'>): string {
   if (failure.status !== undefined) return t(statusKey(failure.status), String(failure.status));
+  // For want of room: how much more is needed and how much is free, what is kept and what to press.
+  const { room } = failure;
+  if (room)
+    return t(failure.code === 'storage-full' ? 'failStorageFullRoom' : 'failSaveNoRoom', formatSize(room.needed), formatSize(room.free));
   if (failure.code === 'network') return t(BY_NETWORK[failure.network ?? 'unreached']);
   const key = BY_CODE[failure.code];
   return key ? t(key) : t('unknownError');

@@ -31,7 +31,8 @@ import type { ReferrerRules } from '../network/referrer-rules';
 import { toJobView } from './job-view';
 import { JobQueue, wantsToRun } from './job-queue';
 import { JobSaving, type JobEntry } from '../saving/job-saving';
-import { freeBytes, SpaceWatch, startProblem, type EstimateStorage } from './storage-space';
+import { noRoomMessage, roomToFinish, shortOfRoom, type Room } from './disk-room';
+import { freeBytes, SpaceWatch, type EstimateStorage } from './storage-space';
 import type { BytesChange } from '../playback/playback';
 import type { HandoffFacts } from '../aria2/handoff';
 
@@ -112,6 +113,7 @@ export class JobManager {
       settings: deps.settings,
       updateMeta: (entry, change) => this.updateMeta(entry, change),
       freeBytes: (entry) => this.freeBytes(entry),
+      diskFree: () => freeBytes(deps.estimate),
       tracks: (entry) => this.entries.get(entry.job.id) === entry,
       savingChanged: () => this.reportActivity(),
     });
@@ -120,7 +122,7 @@ export class JobManager {
       any: () => running().length > 0,
       holdAll: async (problem) => {
         for (const entry of running()) {
-          await this.hold(entry, problem);
+          await this.holdForRoom(entry, problem);
           entry.job.pause();
         }
       },
@@ -455,18 +457,16 @@ export class JobManager {
       // request goes out before the rule that stops requests to local addresses is in place.
       const { url, mirrors } = entry.job.state;
       await Promise.all([this.deps.referrers?.hold(id, url, entry.meta.referrer), this.deps.localNetwork?.allow(id, url, mirrors)]);
-      const snapshot = entry.job.snapshot();
-      const needed = snapshot.size === undefined ? undefined : snapshot.size - entry.storedBytes;
-      const problem = startProblem(await freeBytes(this.deps.estimate), needed);
-      if (problem) return this.hold(entry, problem);
-      if (entry.meta.heldFor) await this.updateMeta(entry, { heldFor: undefined });
+      const room = shortOfRoom(this.roomToFinish(entry), await freeBytes(this.deps.estimate));
+      if (room) return this.hold(entry, noRoomMessage(room), room);
+      if (entry.meta.heldFor) await this.updateMeta(entry, { heldFor: undefined, heldRoom: undefined });
       this.space.watch();
       const final = await entry.job.run();
       entry.storedBytes = final.received;
       // Not again when the user cancelled the browser's streamed save meanwhile: Retry saves it.
       if (final.status === 'complete' && entry.meta.save?.phase !== 'failed') void this.saves.save(entry);
       // The store filled up: hold the job (the engine kept every byte) rather than retry at once.
-      if (final.status === 'paused' && final.error?.code === 'storage-full') await this.hold(entry, final.error.message);
+      if (final.status === 'paused' && final.error?.code === 'storage-full') await this.holdForRoom(entry, final.error.message);
     })()
       .catch((error: unknown) => this.hold(entry, `could not start: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
@@ -483,9 +483,24 @@ export class JobManager {
     this.deps.onView(this.view(entry));
   }
 
-  /** Stitch itself keeps the job back (storage); shown as paused with the reason. */
-  private async hold(entry: JobEntry, reason: string): Promise<void> {
-    await this.updateMeta(entry, { heldFor: reason });
+  /** Stitch itself keeps the job back (storage); shown as paused with the reason, and the disk's room when that is why. */
+  private async hold(entry: JobEntry, reason: string, room?: Room): Promise<void> {
+    await this.updateMeta(entry, { heldFor: reason, heldRoom: room });
+  }
+
+  /** Holds a job the disk ran out under, saying how much it still needs and how much is free. */
+  private async holdForRoom(entry: JobEntry, reason: string): Promise<void> {
+    const needed = this.roomToFinish(entry);
+    const free = await freeBytes(this.deps.estimate);
+    await this.hold(entry, reason, needed === undefined || free === undefined ? undefined : { needed, free });
+  }
+
+  /** What the job still needs on the disk until it is saved (disk-room.ts), when its size is known. */
+  private roomToFinish(entry: JobEntry): number | undefined {
+    const snapshot = entry.job.snapshot();
+    // Before the job's own first answer, its take-over's probe knows the size.
+    const size = snapshot.size ?? entry.meta.probed?.size;
+    return size === undefined ? undefined : roomToFinish(size, Math.max(entry.storedBytes, snapshot.received));
   }
 
   private async pause(entry: JobEntry): Promise<void> {
@@ -497,7 +512,7 @@ export class JobManager {
 
   /** Resume and retry: run again what is unfinished, save again what failed to save. */
   private async wake(entry: JobEntry): Promise<void> {
-    await this.updateMeta(entry, { pausedByUser: false, heldFor: undefined });
+    await this.updateMeta(entry, { pausedByUser: false, heldFor: undefined, heldRoom: undefined });
     if (entry.job.state.status === 'complete') {
       if (entry.meta.save?.phase === 'failed') await this.updateMeta(entry, { save: undefined });
       if (this.shouldSave(entry)) void this.saves.save(entry);

@@ -1,5 +1,6 @@
 import type { BrowserApi } from '../browser-api';
 import type { JobCredentials } from './create-job';
+import type { Room } from './disk-room';
 
 /**
  * What the background remembers about a job beyond the engine's state (which the engine owns
@@ -37,6 +38,8 @@ export interface JobMeta {
   order?: number;
   /** Why Stitch holds the job back itself (not enough storage), in plain words. */
   heldFor?: string;
+  /** The disk's room when it was held for want of it: what a person reads (disk-room.ts). */
+  heldRoom?: Room;
   createdAt: number;
 }
 
@@ -49,6 +52,10 @@ export interface SaveRecord {
   filename?: string;
   /** Chrome: saved while downloading, from the worker's save route (the stream dies with the worker). */
   streamed?: true;
+  /** A save that failed for want of room on the disk: how much it needed and how much was free. */
+  room?: Room;
+  /** The browser's disk was full where the store's was not (the download folder on another disk). */
+  folderFull?: true;
 }
 
 const PREFIX = 'job-meta:';
@@ -94,13 +101,22 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
             error: typeof save.error === 'string' ? save.error : undefined,
             filename: typeof save.filename === 'string' ? save.filename : undefined,
             streamed: save.streamed === true ? true : undefined,
+            room: parseRoom(save.room),
+            folderFull: save.folderFull === true ? true : undefined,
           }
         : undefined,
     heldFor: typeof r.heldFor === 'string' ? r.heldFor : undefined,
+    heldRoom: parseRoom(r.heldRoom),
     removing: parseRemoving(r.removing),
     order: typeof r.order === 'number' && Number.isFinite(r.order) ? r.order : undefined,
     createdAt: typeof r.createdAt === 'number' ? r.createdAt : 0,
   };
+}
+
+function parseRoom(raw: unknown): Room | undefined {
+  const room = raw as Partial<Room> | null | undefined;
+  const bytes = (n: unknown) => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+  return room && bytes(room.needed) && bytes(room.free) ? { needed: room.needed!, free: room.free! } : undefined;
 }
 
 function strings(value: unknown): string[] {

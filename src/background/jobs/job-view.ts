@@ -1,5 +1,6 @@
 import { filenameFromUrl, isRetrying, sanitizeFilename, type JobError, type JobSnapshot } from '../../engine';
 import type { JobView, JobViewState, MirrorContribution } from '../../messages';
+import type { Room } from './disk-room';
 import type { JobMeta } from './job-meta';
 
 /** What only the job manager knows about a job at this moment. */
@@ -17,10 +18,14 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
   const storedBytes = facts.storedBytes;
   const received = state === 'saved' && snapshot.size !== undefined ? snapshot.size : Math.max(snapshot.received, storedBytes);
   const saveFailed = meta.save?.phase === 'failed';
-  const error = saveFailed
-    ? { code: 'save-failed', message: meta.save?.error ?? 'saving the file failed' }
+  const error: (JobError & { room?: Room }) | undefined = saveFailed
+    ? {
+        code: saveFailureCode(meta.save!),
+        message: meta.save?.error ?? 'saving the file failed',
+        room: meta.save?.room,
+      }
     : held
-      ? { code: 'storage-full', message: meta.heldFor ?? '' }
+      ? { code: 'storage-full', message: meta.heldFor ?? '', room: meta.heldRoom }
       : snapshot.error;
   const showError = state === 'failed' || (state === 'paused' && error !== undefined);
   return {
@@ -92,8 +97,13 @@ function retrying(snapshot: JobSnapshot): JobView['retrying'] {
 }
 
 /** The facts of an error without its English words. */
-function failureOf({ code, status, network, attempts }: JobError): JobView['failure'] {
-  return { code, status, network, attempts };
+/** Why a save failed, as the pages tell it: no room (with the numbers), a full download folder, or the browser's failure. */
+function saveFailureCode(save: NonNullable<JobMeta['save']>): string {
+  return save.room ? 'save-no-room' : save.folderFull ? 'save-folder-full' : 'save-failed';
+}
+
+function failureOf({ code, status, network, attempts, room }: JobError & { room?: Room }): JobView['failure'] {
+  return { code, status, network, attempts, ...(room && { room }) };
 }
 
 /** Each source's share: the engine's per-mirror reports (the primary first). */

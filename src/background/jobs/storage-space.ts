@@ -20,12 +20,6 @@ export async function freeBytes(estimate: EstimateStorage): Promise<number | und
   }
 }
 
-/** Why a job needing `needed` more bytes must not start, in plain words; undefined if it may. */
-export function startProblem(free: number | undefined, needed: number | undefined): string | undefined {
-  if (free === undefined || needed === undefined || needed <= free) return undefined;
-  return `not enough storage: ${formatBytes(needed)} still to download but only ${formatBytes(free)} free; free some space and resume`;
-}
-
 /** Why running jobs must pause now, or undefined. */
 export function runningProblem(free: number | undefined): string | undefined {
   if (free === undefined || free >= RESERVE_BYTES) return undefined;

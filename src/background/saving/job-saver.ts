@@ -13,8 +13,13 @@ export interface SaveTarget {
  * `filename`: the name the browser wrote (it may differ, e.g. "file (1).bin" on a clash).
  * `gone`: the browser has no such download (erased, or lost across a restart).
  */
-/** `byUser`: the user cancelled it in the browser; `byStitch`: Stitch did (see cancel). */
-export type SaveEnd = { ok: true; filename?: string } | { ok: false; error: string; gone?: boolean; byUser?: boolean; byStitch?: boolean };
+/**
+ * `byUser`: the user cancelled it in the browser; `byStitch`: Stitch did (see cancel); `disk`:
+ * the browser said its disk had no room ('full'), or failed a write, which a nearly full disk does ('failed').
+ */
+export type SaveEnd =
+  | { ok: true; filename?: string }
+  | { ok: false; error: string; gone?: boolean; byUser?: boolean; byStitch?: boolean; disk?: 'full' | 'failed' };
 
 /** Where the worker's save route answers (see save-route.ts). */
 export const SAVE_PATH = '/save/';
@@ -173,7 +178,8 @@ function cancelledByStitch(reason: string): SaveEnd {
 }
 
 function interrupted(reason: string | undefined): SaveEnd {
-  return { ok: false, error: interruptedMessage(reason), byUser: reason === 'USER_CANCELED' ? true : undefined };
+  const disk = reason === 'FILE_NO_SPACE' || reason === 'FILE_TOO_LARGE' ? 'full' : reason === 'FILE_FAILED' ? 'failed' : undefined;
+  return { ok: false, error: interruptedMessage(reason), byUser: reason === 'USER_CANCELED' ? true : undefined, ...(disk && { disk }) };
 }
 
 function interruptedMessage(reason: string | undefined): string {

@@ -3,6 +3,8 @@ import type { Settings } from '../../settings/schema';
 import type { JobMeta } from '../jobs/job-meta';
 import type { JobSaver } from './job-saver';
 import { filenameOf } from '../jobs/job-view';
+import { noRoomMessage, shortOfRoom } from '../jobs/disk-room';
+import type { SaveRecord } from '../jobs/job-meta';
 
 /** One job as the job manager tracks it. */
 export interface JobEntry {
@@ -26,6 +28,8 @@ export interface JobSavingHost {
   updateMeta(entry: JobEntry, change: Partial<JobMeta>): Promise<void>;
   /** Deletes the stored copy of a saved job. */
   freeBytes(entry: JobEntry): Promise<void>;
+  /** The disk's free bytes as the store's quota tells them, or undefined. */
+  diskFree(): Promise<number | undefined>;
   /** Still one of the manager's jobs (not removed meanwhile). */
   tracks(entry: JobEntry): boolean;
   /** Saving started or ended: the worker's keep-alive follows. */
@@ -70,6 +74,17 @@ export class JobSaving {
     if (this.host.tracks(entry)) await this.host.updateMeta(entry, { save: undefined });
   }
 
+  /**
+   * Why a save the browser ended for its disk failed, as the save record says it: the room missing
+   * when the store's disk is short of it; else a full disk the store does not see (the download
+   * folder on another one); a write that failed with room enough is no full disk.
+   */
+  private async diskEnd(disk: 'full' | 'failed', size: number): Promise<Pick<SaveRecord, 'room' | 'folderFull'>> {
+    const room = shortOfRoom(size, await this.host.diskFree());
+    if (room) return { room };
+    return disk === 'full' ? { folderFull: true } : {};
+  }
+
   /** Chrome can, and the user asked for it (the setting is off by default: it measured slower on 2 cores). */
   private get whileDownloading(): boolean {
     return this.host.saver.streams && this.host.settings().saveWhileDownloading;
@@ -93,6 +108,9 @@ export class JobSaving {
           saveAs: entry.meta.saveAs,
         };
         streamed = this.whileDownloading && !entry.meta.saveAs && snapshot.size !== undefined ? true : undefined;
+        // The browser copies the whole stored file: said before it fails half-way (a streamed save's room was checked at the start).
+        const room = streamed ? undefined : shortOfRoom(target.size, await host.diskFree());
+        if (room) return await host.updateMeta(entry, { save: { phase: 'failed', error: noRoomMessage(room), room } });
         downloadId = streamed ? await host.saver.startStreamed(target) : await host.saver.start(target);
         await host.updateMeta(entry, { save: { phase: 'saving', downloadId, streamed } });
       }
@@ -112,7 +130,10 @@ export class JobSaving {
         await host.updateMeta(entry, { save: undefined });
         await this.saveOnce(entry, true);
       } else {
-        await host.updateMeta(entry, { save: { phase: 'failed', downloadId, error: end.ok ? 'the file was incomplete' : end.error } });
+        // The browser says its disk filled, or failed a write while the disk has no room for the file: said so, in words of room.
+        const disk = end.ok || !end.disk ? {} : await this.diskEnd(end.disk, snapshot.size ?? 0);
+        const error = end.ok ? 'the file was incomplete' : end.error;
+        await host.updateMeta(entry, { save: { phase: 'failed', downloadId, error, ...disk } });
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -4,6 +4,7 @@ import type { Aria2Link } from '../aria2/aria2-link';
 import type { JobManager } from '../jobs/job-manager';
 import type { NetworkRules } from '../network/install';
 import type { SettingsStore } from '../settings-store';
+import { freeBytes, type EstimateStorage } from '../jobs/storage-space';
 import { Bypass } from './bypass';
 import { CappedHosts } from './capped-hosts';
 import { DownloadWatcher, WATCH_ALARM } from './download-watcher';
@@ -23,6 +24,8 @@ export interface TakeoverInstallDeps {
   tookOver: (filename: string, jobId: string) => void;
   /** Tells the pages the downloads left with the browser, as watched now. */
   watchedChanged: (rows: WatchedRow[]) => void;
+  /** The store's free quota: a download Stitch needs twice the room for stays with the browser (disk-room.ts). */
+  estimate: EstimateStorage;
 }
 
 export interface Takeover {
@@ -45,6 +48,7 @@ export function installTakeover({
   notice,
   tookOver,
   watchedChanged,
+  estimate,
 }: TakeoverInstallDeps): Takeover {
   const bypass = new Bypass(api, settings);
   const cappedHosts = new CappedHosts(api.storage);
@@ -67,6 +71,7 @@ export function installTakeover({
     watch: (item) => watcher.watch(item),
     cappedHosts,
     measure: measuring(api.downloads, pace),
+    freeBytes: () => freeBytes(estimate),
   });
   const watcher = new DownloadWatcher({
     api,

@@ -1,4 +1,6 @@
+import { formatSize } from '../../words/format';
 import { t } from '../../words/i18n';
+import { takeOverRoom } from '../jobs/disk-room';
 import type { Settings } from '../../settings/schema';
 import { goesToAria2 } from '../aria2/aria2-rule';
 import type { BrowserApi, BrowserDownload } from '../browser-api';
@@ -30,6 +32,8 @@ export interface TakeoverDeps {
   watch?: (item: BrowserDownload) => void;
   /** Hosts measured capping each connection: their downloads are taken at once (absent: none known). */
   cappedHosts?: Pick<CappedHosts, 'has' | 'remember'>;
+  /** The disk's free bytes as the browser tells Stitch's store (absent or undefined: not known). */
+  freeBytes?: () => Promise<number | undefined>;
   /** The start probe (start-measure.ts): would Stitch be faster? Absent: a download is watched unmeasured. */
   measure?: (
     item: BrowserDownload,
@@ -98,6 +102,13 @@ async function probeThenTake(
     const second = afterProbe(item, probe, settings, credentials);
     if (!second.take) return await leave('notice' in second ? second.notice : undefined, url, deps);
     if ((await decide(probe, credentials)) === 'watch') {
+      deps.watch?.(item);
+      return 'watched';
+    }
+    // The browser writes the file once; Stitch, until its save ends, twice (disk-room.ts).
+    const room = takeOverRoom(probe.size ?? (item.totalBytes ? item.totalBytes : undefined), await deps.freeBytes?.());
+    if (room) {
+      await deps.notice(t('noticeLeftNoRoom', formatSize(room.needed), formatSize(room.free)), url);
       deps.watch?.(item);
       return 'watched';
     }

@@ -55,6 +55,8 @@ function harness(options: {
   store: IdbStore;
   settings?: Partial<Settings>;
   free?: number;
+  /** The disk's free bytes, changed by the test as it goes (beats `free`). */
+  disk?: { free: number };
   referrers?: ReferrerRules;
   undoMs?: number;
 }): Harness {
@@ -67,7 +69,7 @@ function harness(options: {
     meta: new JobMetaStore(browser),
     saver: new JobSaver(browser, blobUrls()),
     settings: () => settings,
-    estimate: async () => ({ quota: options.free ?? 1e12, usage: 0 }),
+    estimate: async () => ({ quota: options.disk?.free ?? options.free ?? 1e12, usage: 0 }),
     onView: (v) => views.set(v.id, v),
     onRemoved: (id) => views.delete(id),
     onActivity: (active, unfinished) => activity.push({ active, unfinished }),
@@ -104,11 +106,11 @@ async function until(what: string, check: () => boolean, ms = 10_000): Promise<v
 }
 
 /** A job whose download finished and whose save the fake browser holds open until the test finishes it. */
-async function heldAtSave(size: number) {
+async function heldAtSave(size: number, disk?: { free: number }) {
   const m = await server(size);
   const browser = new FakeBrowser();
   browser.autoComplete = false;
-  const h = harness({ store: await store(), browser });
+  const h = harness({ store: await store(), browser, disk });
   const job = await h.manager.add({ url: m.url });
   await until('saving', () => browser.calls.some((c) => c.startsWith('download')));
   return { browser, h, job };
@@ -137,12 +139,41 @@ describe('JobManager', () => {
     const first = [...browser.items.keys()].at(-1)!;
     browser.finishDownload(first, 'interrupted', 'FILE_NO_SPACE');
     await until('failed', () => h.views.get(job.id)?.state === 'failed');
-    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'save-failed', error: expect.stringMatching(/download folder is full/) });
+    // The store's disk has room: the download folder is on another, full one.
+    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'save-folder-full', error: expect.stringMatching(/download folder is full/) });
     expect(await h.store.storedRanges(job.id)).toEqual([{ start: 0, end: 1 * MiB }]);
 
     browser.autoComplete = true;
     await h.manager.act(job.id, 'retry');
     await until('saved', () => h.views.get(job.id)?.state === 'saved');
+  });
+
+  test('a disk that fills during the save: said in words of room, checked again before the next save, saved once there is room', async () => {
+    const disk = { free: 1e12 };
+    const { browser, h, job } = await heldAtSave(1 * MiB, disk);
+    disk.free = 10 * MiB;
+    // Chrome ends a save whose writes fail on a full disk with FILE_FAILED.
+    browser.finishDownload([...browser.items.keys()].at(-1)!, 'interrupted', 'FILE_FAILED');
+    await until('failed', () => h.views.get(job.id)?.state === 'failed');
+    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'save-no-room', failure: { room: { needed: 1 * MiB, free: 10 * MiB } } });
+    const asked = browser.items.size;
+    await h.manager.act(job.id, 'retry');
+    await until('failed again', () => h.views.get(job.id)?.state === 'failed');
+    expect(browser.items.size).toBe(asked); // refused before the browser was asked to copy the file
+    expect(await h.store.storedRanges(job.id)).toEqual([{ start: 0, end: 1 * MiB }]);
+
+    disk.free = 1e12;
+    browser.autoComplete = true;
+    await h.manager.act(job.id, 'retry');
+    await until('saved', () => h.views.get(job.id)?.state === 'saved');
+  });
+
+  test('a download the disk cannot hold twice (stored, then saved) is held before its first request, saying how much room it needs', async () => {
+    const m = await server(4 * MiB);
+    const h = harness({ store: await store(), free: 20 * MiB });
+    const job = await h.manager.add({ url: m.url, probed: { size: 4 * MiB } });
+    await until('held', () => h.views.get(job.id)?.state === 'paused');
+    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'storage-full', failure: { room: { needed: 8 * MiB, free: 20 * MiB } } });
   });
 
   test('a failed save can be saved again asking where; other jobs refuse Save as in plain words', async () => {
@@ -251,8 +282,10 @@ describe('JobManager', () => {
     await h.manager.act(job.id, 'resume');
     await until(
       'held again',
-      () => h.views.get(job.id)?.state === 'paused' && h.views.get(job.id)?.error?.includes('not enough storage') === true,
+      () => h.views.get(job.id)?.state === 'paused' && h.views.get(job.id)?.error?.includes('not enough room on the disk') === true,
     );
+    // What it still needs (the rest of the file and the save's copy) and what is free, for the pages' words.
+    expect(h.views.get(job.id)?.failure?.room?.free).toBe(1 * MiB);
     expect(m.stats.requests.length).toBe(requests); // not started: the size is known and does not fit
     expect(await h.store.storedRanges(job.id)).toEqual(kept);
   });

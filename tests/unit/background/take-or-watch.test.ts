@@ -61,19 +61,35 @@ describe('takeOver decides at the start', () => {
     const item = browser.startBrowserDownload(big);
     const added: unknown[] = [];
     const watched: number[] = [];
+    const notices: string[] = [];
     const outcome = takeOver(item, {
       ...more,
       api: browser,
       settings: async () => parseSettings({ ...DEFAULT_SETTINGS, ...settings }),
       posts: new PostTracker(),
       add: async (download) => void added.push(download),
-      notice: async () => {},
+      notice: async (message) => void notices.push(message),
       mirrorsFor: () => mirrors,
       probe: async () => probe,
       watch: (download) => void watched.push(download.id),
     });
-    return { browser, item, added, watched, outcome };
+    return { browser, item, added, watched, notices, outcome };
   }
+
+  test('a download the disk holds once but not twice stays with the browser, watched, saying why; with room for both it is taken', async () => {
+    const short = run({ alwaysTakeOver: true }, probed, [], { freeBytes: async () => 150_000_000 });
+    expect(await short.outcome).toBe('watched');
+    expect(short.watched).toEqual([short.item.id]);
+    expect(short.added).toEqual([]);
+    expect(short.browser.calls).toEqual([]);
+    expect(short.notices).toEqual([
+      'Left to the browser, which writes the file once: 143 MB is free on the disk, and Stitch would need 191 MB to download and then save it.',
+    ]);
+    const roomy = run({ alwaysTakeOver: true }, probed, [], { freeBytes: async () => 400_000_000 });
+    expect(await roomy.outcome).toBe('taken');
+    // Nobody can tell the free space: as before, taken.
+    expect(await run({ alwaysTakeOver: true }, probed, [], { freeBytes: async () => undefined }).outcome).toBe('taken');
+  });
 
   test('by default (Always take over off), a plain download stays with the browser, watched and untouched', async () => {
     expect(parseSettings(DEFAULT_SETTINGS).alwaysTakeOver).toBe(false);

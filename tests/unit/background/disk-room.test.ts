@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { ROOM_MARGIN_BYTES, roomToFinish, shortOfRoom, takeOverRoom } from '../../../src/background/jobs/disk-room';
+
+const MB = 1_000_000;
+
+describe('disk room', () => {
+  it('a download needs what is left to fetch and the save’s whole copy', () => {
+    expect(roomToFinish(240 * MB, 0)).toBe(480 * MB);
+    expect(roomToFinish(240 * MB, 200 * MB)).toBe(280 * MB);
+    expect(roomToFinish(240 * MB, 240 * MB)).toBe(240 * MB);
+  });
+
+  it('is short of room only past the margin, and says how much is needed and free', () => {
+    expect(shortOfRoom(100 * MB, 100 * MB + ROOM_MARGIN_BYTES)).toBeUndefined();
+    expect(shortOfRoom(100 * MB, 100 * MB + ROOM_MARGIN_BYTES - 1)).toEqual({ needed: 100 * MB, free: 100 * MB + ROOM_MARGIN_BYTES - 1 });
+    // Unknown sizes or free space: nobody can tell, so nothing is refused.
+    expect(shortOfRoom(undefined, 0)).toBeUndefined();
+    expect(shortOfRoom(100 * MB, undefined)).toBeUndefined();
+  });
+
+  it('takes a browser download over only when both copies fit: a file that fits once stays with the browser', () => {
+    expect(takeOverRoom(240 * MB, 398 * MB)).toEqual({ needed: 480 * MB, free: 398 * MB });
+    expect(takeOverRoom(240 * MB, 600 * MB)).toBeUndefined();
+    expect(takeOverRoom(undefined, 1)).toBeUndefined();
+  });
+});
