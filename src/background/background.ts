@@ -43,8 +43,15 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const mirrorsFor = (url: string) => mirrorUrlsFor(url, settings.current.mirrorRules);
 
   const network = installNetworkRules(api);
-  const playback = installPlayback({ api, jobs: () => jobs.restored(), store, scope });
-  const saving = installSaving({ api, blobUrls: deps.blobUrls, hub: playback, jobs: () => jobs.restored(), store, scope });
+  const playback = installPlayback({ api, jobs: async () => (await jobs.restored()).bytes, store, scope });
+  const saving = installSaving({
+    api,
+    blobUrls: deps.blobUrls,
+    hub: playback,
+    jobs: async () => (await jobs.restored()).bytes,
+    store,
+    scope,
+  });
   const jobs = installJobs({
     api,
     settings,

@@ -1,29 +1,9 @@
-import {
-  checkRelink,
-  normalizeRanges,
-  rangesLength,
-  type DownloadJob,
-  type DownloadStore,
-  type Playback,
-  type RemoteFile,
-  type StreamLayout,
-  type StreamTimeline,
-  timelineOf,
-} from '../../engine';
+import { normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type StreamLayout } from '../../engine';
 import type { JobAction, JobView, ReplyOf } from '../../messages';
 import { mediaTypeOf } from '../../media-type';
 import { t } from '../../words/i18n';
 import type { Settings } from '../../settings/schema';
-import {
-  createJob,
-  jobCookieOrigins,
-  jobSpeedLimit,
-  openJob,
-  requestContext,
-  sourceForNewLink,
-  type JobCredentials,
-  type JobSource,
-} from './create-job';
+import { createJob, jobCookieOrigins, jobSpeedLimit, openJob, type JobCredentials, type JobSource } from './create-job';
 import type { JobMeta, JobMetaStore } from './job-meta';
 import type { JobSaver } from '../saving/job-saver';
 import type { LocalNetworkRules } from '../network/local-network-rules';
@@ -31,9 +11,10 @@ import type { ReferrerRules } from '../network/referrer-rules';
 import { toJobView } from './job-view';
 import { JobQueue, wantsToRun } from './job-queue';
 import { JobSaving, type JobEntry } from '../saving/job-saving';
-import { noRoomMessage, roomToFinish, shortOfRoom, type Room } from './disk-room';
-import { freeBytes, SpaceWatch, type EstimateStorage } from './storage-space';
-import type { BytesChange } from '../playback/playback';
+import { JobRoom } from './job-room';
+import type { EstimateStorage } from './storage-space';
+import { JobBytes } from './job-bytes';
+import { relinkJob } from './job-relink';
 import type { HandoffFacts } from '../aria2/handoff';
 
 export interface JobManagerDeps {
@@ -91,8 +72,10 @@ export class JobManager {
   private restoring: Promise<void> | undefined;
 
   private readonly saves: JobSaving;
-  /** While jobs run: all paused when storage is nearly full (the store would fail next). */
-  private readonly space: SpaceWatch;
+  /** The stored bytes as players and the save route read them. */
+  readonly bytes: JobBytes;
+  /** Room on the disk: jobs held when it lacks room for them. */
+  private readonly room: JobRoom;
 
   constructor(private readonly deps: JobManagerDeps) {
     this.queue = new JobQueue({
@@ -113,19 +96,22 @@ export class JobManager {
       settings: deps.settings,
       updateMeta: (entry, change) => this.updateMeta(entry, change),
       freeBytes: (entry) => this.freeBytes(entry),
-      diskFree: () => freeBytes(deps.estimate),
+      diskFree: () => this.room.free(),
       tracks: (entry) => this.entries.get(entry.job.id) === entry,
       savingChanged: () => this.reportActivity(),
     });
+    this.bytes = new JobBytes({
+      entries: this.entries,
+      views: () => this.views(),
+      get: (id) => this.get(id),
+      freeBytes: (entry) => this.freeBytes(entry),
+    });
     const running = () => [...this.entries.values()].filter((e) => e.running !== undefined && e.job.state.status === 'running');
-    this.space = new SpaceWatch(deps.estimate, deps.spaceCheckMs ?? 10_000, {
-      any: () => running().length > 0,
-      holdAll: async (problem) => {
-        for (const entry of running()) {
-          await this.holdForRoom(entry, problem);
-          entry.job.pause();
-        }
-      },
+    this.room = new JobRoom({
+      estimate: deps.estimate,
+      spaceCheckMs: deps.spaceCheckMs ?? 10_000,
+      running,
+      updateMeta: (entry, change) => this.updateMeta(entry, change),
     });
   }
 
@@ -200,60 +186,6 @@ export class JobManager {
     };
   }
 
-  /** A stream job's parts as its player plays them from the stored file; undefined for any other job. */
-  streamTimeline(id: string): StreamTimeline | undefined {
-    const layout = this.entries.get(id)?.job.state.stream;
-    return layout && timelineOf(layout);
-  }
-
-  /** The newest job downloading `url` (a file, or a stream's playlist) whose bytes are (or will be) stored, for the player. */
-  findPlayable(url: string): JobView | undefined {
-    return this.views().find((view) => {
-      const entry = this.entries.get(view.id)!;
-      const downloads = view.url === url || entry.job.state.stream?.playlist === url;
-      return downloads && !entry.bytesFreed && view.state !== 'cancelled' && view.state !== 'failed';
-    });
-  }
-
-  /** Where the job's players are, the most recently moved first (the engine fetches the bytes just ahead first). */
-  setPlayback(id: string, playbacks: readonly Playback[]): void {
-    this.entries.get(id)?.job.setPlayback(playbacks);
-  }
-
-  /** Calls `listener` for every range the job stores or discards from now on; returns the unsubscribe. */
-  watchBytes(id: string, listener: (change: BytesChange) => void): () => void {
-    const job = this.entries.get(id)?.job;
-    if (!job) return () => {};
-    const stored = job.on('stored', (range) => listener({ kind: 'stored', range }));
-    const discarded = job.on('discarded', (range) => listener({ kind: 'discarded', range }));
-    return () => {
-      stored();
-      discarded();
-    };
-  }
-
-  /** True once the job was saved and its stored copy deleted. */
-  bytesFreed(id: string): boolean {
-    return this.entries.get(id)?.bytesFreed ?? true;
-  }
-
-  /**
-   * Keeps the job's stored bytes after it is saved, for a player, until the returned release is
-   * called (then they are freed if the job was saved meanwhile).
-   */
-  holdBytes(id: string): () => void {
-    const entry = this.entries.get(id);
-    if (!entry) return () => {};
-    entry.holds++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      entry.holds--;
-      if (entry.holds === 0 && entry.meta.save?.phase === 'saved' && !entry.bytesFreed) void this.freeBytes(entry).catch(() => {});
-    };
-  }
-
   async act(id: string, action: JobAction): Promise<JobView | undefined> {
     await this.restore();
     const entry = this.entries.get(id);
@@ -296,45 +228,21 @@ export class JobManager {
   }
 
   /**
-   * Gives a paused or failed job a new URL (an expired link renewed). The stored bytes are kept
-   * when the new address serves the same file (see checkRelink), and the job resumes; otherwise
-   * nothing changes and `mismatchFacts` says why (`mismatch` in English), unless `startOver`: then they are dropped and it
-   * downloads anew from the new address. The check and the job's requests from then on carry
-   * what the new address may get (sourceForNewLink), not what the old one got.
+   * Gives a paused or failed job a new URL (an expired link renewed): see relinkJob. A job that
+   * kept its bytes, or started over, resumes.
    */
   async relink(id: string, url: string, startOver = false): Promise<ReplyOf<'relink'>> {
     await this.restore();
     const entry = this.entries.get(id);
     if (!entry) throw new Error(t('errorNoSuchDownload'));
-    const state = this.view(entry).state;
-    if (entry.running || (state !== 'paused' && state !== 'failed') || entry.job.state.status === 'complete') {
-      throw new Error(t('errorRelinkState'));
-    }
-    const { file, url: oldUrl } = entry.job.state;
-    const source = sourceForNewLink(entry.meta, oldUrl, url, this.deps.settings().mirrorRules);
-    const request = requestContext(source);
-    let kept: RemoteFile | undefined;
-    if (startOver || !file || entry.storedBytes === 0) {
-      await this.deps.store.clearBytes(id);
-      entry.storedBytes = 0;
-    } else {
-      const check = () =>
-        checkRelink({
-          store: this.deps.store,
-          jobId: id,
-          file,
-          knownUrl: oldUrl,
-          newUrl: url,
-          options: entry.job.optionsAt(url, request),
-          signal: AbortSignal.timeout(30_000),
-        });
-      const verdict = await (this.deps.localNetwork?.during(url, [], check) ?? check());
-      if (!verdict.same) return { job: this.view(entry), mismatch: verdict.reason, mismatchFacts: verdict.mismatch };
-      kept = verdict.file;
-    }
-    // Before the job's state: a worker dying in between must not reopen the new address with the old page's Referer.
-    await this.updateMeta(entry, { referrer: source.referrer, cookieOrigins: [...source.cookieOrigins] });
-    await entry.job.relink(url, kept, request);
+    const mismatch = await relinkJob(entry, url, startOver, {
+      store: this.deps.store,
+      settings: this.deps.settings,
+      localNetwork: this.deps.localNetwork,
+      state: () => this.view(entry).state,
+      updateMeta: (change) => this.updateMeta(entry, change),
+    });
+    if (mismatch) return { job: this.view(entry), ...mismatch };
     await this.wake(entry);
     return { job: this.view(entry) };
   }
@@ -457,18 +365,15 @@ export class JobManager {
       // request goes out before the rule that stops requests to local addresses is in place.
       const { url, mirrors } = entry.job.state;
       await Promise.all([this.deps.referrers?.hold(id, url, entry.meta.referrer), this.deps.localNetwork?.allow(id, url, mirrors)]);
-      const room = shortOfRoom(this.roomToFinish(entry), await freeBytes(this.deps.estimate));
-      if (room) return this.hold(entry, noRoomMessage(room), room);
-      if (entry.meta.heldFor) await this.updateMeta(entry, { heldFor: undefined, heldRoom: undefined });
-      this.space.watch();
+      if (!(await this.room.mayStart(entry))) return;
       const final = await entry.job.run();
       entry.storedBytes = final.received;
       // Not again when the user cancelled the browser's streamed save meanwhile: Retry saves it.
       if (final.status === 'complete' && entry.meta.save?.phase !== 'failed') void this.saves.save(entry);
       // The store filled up: hold the job (the engine kept every byte) rather than retry at once.
-      if (final.status === 'paused' && final.error?.code === 'storage-full') await this.holdForRoom(entry, final.error.message);
+      if (final.status === 'paused' && final.error?.code === 'storage-full') await this.room.holdForRoom(entry, final.error.message);
     })()
-      .catch((error: unknown) => this.hold(entry, `could not start: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => this.room.hold(entry, `could not start: ${error instanceof Error ? error.message : String(error)}`))
       .finally(() => {
         entry.running = undefined;
         // A streamed save waits for bytes that will not come now: it is opened again when the job runs.
@@ -481,26 +386,6 @@ export class JobManager {
         this.queue.settle();
       });
     this.deps.onView(this.view(entry));
-  }
-
-  /** Stitch itself keeps the job back (storage); shown as paused with the reason, and the disk's room when that is why. */
-  private async hold(entry: JobEntry, reason: string, room?: Room): Promise<void> {
-    await this.updateMeta(entry, { heldFor: reason, heldRoom: room });
-  }
-
-  /** Holds a job the disk ran out under, saying how much it still needs and how much is free. */
-  private async holdForRoom(entry: JobEntry, reason: string): Promise<void> {
-    const needed = this.roomToFinish(entry);
-    const free = await freeBytes(this.deps.estimate);
-    await this.hold(entry, reason, needed === undefined || free === undefined ? undefined : { needed, free });
-  }
-
-  /** What the job still needs on the disk until it is saved (disk-room.ts), when its size is known. */
-  private roomToFinish(entry: JobEntry): number | undefined {
-    const snapshot = entry.job.snapshot();
-    // Before the job's own first answer, its take-over's probe knows the size.
-    const size = snapshot.size ?? entry.meta.probed?.size;
-    return size === undefined ? undefined : roomToFinish(size, Math.max(entry.storedBytes, snapshot.received));
   }
 
   private async pause(entry: JobEntry): Promise<void> {

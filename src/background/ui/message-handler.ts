@@ -145,7 +145,7 @@ async function jobRequest(request: ParsedRequest, deps: HandlerDeps): Promise<Re
 /** The job a player asked for, started at once if queued: a player waits for it, not for the downloads ahead of it. */
 async function playJob(request: PlayRequest, manager: JobManager, deps: HandlerDeps): Promise<ReplyOf<'play'>> {
   const { job, started } = await jobToPlay(request, manager, deps);
-  const stream = manager.streamTimeline(job.id);
+  const stream = manager.bytes.streamTimeline(job.id);
   if (started) await deps.playback?.expectPlayer(job.id, stream?.durationSeconds);
   return { job: job.state === 'queued' ? ((await manager.act(job.id, 'start-now')) ?? job) : job, started, ...(stream && { stream }) };
 }
@@ -158,7 +158,7 @@ async function jobToPlay(request: PlayRequest, manager: JobManager, deps: Handle
     return { job, started: false };
   }
   const url = request.url!; // the schema asks for one of id and url
-  const existing = manager.findPlayable(url);
+  const existing = manager.bytes.findPlayable(url);
   if (existing) return { job: existing, started: false };
   // A playlist (or a DASH manifest) is a stream to download as one file, not a file of text.
   if (deps.streams && looksLikeStreamManifest(url, undefined)) return { job: await deps.streams.download(url), started: true };

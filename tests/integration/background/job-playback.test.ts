@@ -44,7 +44,7 @@ async function setup(settings: Partial<typeof DEFAULT_SETTINGS> = {}) {
     settings: new SettingsStore(browser),
     notices: new UiNotices(browser, () => {}),
     mirrorsFor: () => [],
-    playback: new PlaybackHub({ jobs: async () => manager, store: async () => store }),
+    playback: new PlaybackHub({ jobs: async () => manager.bytes, store: async () => store }),
   };
   const request = async (message: unknown) => handleRequest(message, deps);
   const settled = (id: string, state: string) =>
@@ -65,17 +65,17 @@ describe('playing a job', () => {
     const first = await t.request({ type: 'play', url: t.server.url });
     expect(first).toMatchObject({ ok: true, value: { started: true } });
     const id = (first as { value: { job: JobView } }).value.job.id;
-    const release = t.manager.holdBytes(id);
+    const release = t.manager.bytes.holdBytes(id);
     await t.settled(id, 'saved');
     // The player still has every byte; the popup still offers Play.
     expect(await t.store.storedRanges(id)).toEqual([{ start: 0, end: 300_000 }]);
     expect(t.manager.get(id)?.canPlay).toBe(true);
-    expect(t.manager.bytesFreed(id)).toBe(false);
+    expect(t.manager.bytes.bytesFreed(id)).toBe(false);
     const again = await t.request({ type: 'play', url: t.server.url });
     expect(again).toMatchObject({ ok: true, value: { started: false, job: { id } } });
     // The last player leaves: the stored copy goes.
     release();
-    await expect.poll(() => t.manager.bytesFreed(id)).toBe(true);
+    await expect.poll(() => t.manager.bytes.bytesFreed(id)).toBe(true);
     expect(await t.store.storedRanges(id)).toEqual([]);
     expect(t.manager.get(id)?.canPlay).toBeUndefined();
     // Playing the URL again now needs a new download.

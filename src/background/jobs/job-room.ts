@@ -1,0 +1,71 @@
+import type { JobEntry } from '../saving/job-saving';
+import { noRoomMessage, roomToFinish, shortOfRoom, type Room } from './disk-room';
+import type { JobMeta } from './job-meta';
+import { freeBytes, SpaceWatch, type EstimateStorage } from './storage-space';
+
+export interface JobRoomDeps {
+  estimate: EstimateStorage;
+  /** How often running jobs check free storage. */
+  spaceCheckMs: number;
+  /** The jobs running now. */
+  running(): JobEntry[];
+  updateMeta(entry: JobEntry, change: Partial<JobMeta>): Promise<void>;
+}
+
+/**
+ * The job manager's side of room on the disk (disk-room.ts): a job is held before it starts when
+ * the disk cannot hold what it still needs, and every running job when the disk fills under them;
+ * each held job says how much it needs and how much is free.
+ */
+export class JobRoom {
+  /** While jobs run: all paused when storage is nearly full (the store would fail next). */
+  private readonly space: SpaceWatch;
+
+  constructor(private readonly deps: JobRoomDeps) {
+    this.space = new SpaceWatch(deps.estimate, deps.spaceCheckMs, {
+      any: () => deps.running().length > 0,
+      holdAll: async (problem) => {
+        for (const entry of deps.running()) {
+          await this.holdForRoom(entry, problem);
+          entry.job.pause();
+        }
+      },
+    });
+  }
+
+  /** The disk's free bytes as the store's quota tells them. */
+  free(): Promise<number | undefined> {
+    return freeBytes(this.deps.estimate);
+  }
+
+  /** Whether `entry` may run: held (saying why) when the disk lacks room for it, else no longer held and watched. */
+  async mayStart(entry: JobEntry): Promise<boolean> {
+    const room = shortOfRoom(needed(entry), await this.free());
+    if (room) {
+      await this.hold(entry, noRoomMessage(room), room);
+      return false;
+    }
+    if (entry.meta.heldFor) await this.deps.updateMeta(entry, { heldFor: undefined, heldRoom: undefined });
+    this.space.watch();
+    return true;
+  }
+
+  /** Stitch itself keeps the job back; shown as paused with the reason, and the disk's room when that is why. */
+  async hold(entry: JobEntry, reason: string, room?: Room): Promise<void> {
+    await this.deps.updateMeta(entry, { heldFor: reason, heldRoom: room });
+  }
+
+  /** Holds a job the disk ran out under, saying how much it still needs and how much is free. */
+  async holdForRoom(entry: JobEntry, reason: string): Promise<void> {
+    const [still, free] = [needed(entry), await this.free()];
+    await this.hold(entry, reason, still === undefined || free === undefined ? undefined : { needed: still, free });
+  }
+}
+
+/** What the job still needs on the disk until it is saved, when its size is known. */
+function needed(entry: JobEntry): number | undefined {
+  const snapshot = entry.job.snapshot();
+  // Before the job's own first answer, its take-over's probe knows the size.
+  const size = snapshot.size ?? entry.meta.probed?.size;
+  return size === undefined ? undefined : roomToFinish(size, Math.max(entry.storedBytes, snapshot.received));
+}
