@@ -168,6 +168,8 @@ export interface JobView {
   undoGroup?: string;
   /** The browser's downloads id once saved (open file / show in folder use it). */
   savedDownloadId?: number;
+  /** Saved under a safe name (`filename`) because the system could not write this one. */
+  renamedFrom?: string;
   /**
    * Audio or video whose bytes are stored (or will be): the player can play it, progressively
    * while it downloads. Pages also ask the browser (canPlayType) before offering "Play".

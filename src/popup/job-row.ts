@@ -347,7 +347,8 @@ export class JobRow {
 
   /** In the details only when there are notices: an empty list would still be announced as one. */
   private updateNotices(job: JobView): void {
-    const shown = job.notices.slice(-NOTICES_SHOWN).map(noticeText);
+    const renamed = job.renamedFrom === undefined ? [] : [t('savedUnderSafeName', job.filename, job.renamedFrom)];
+    const shown = [...renamed, ...job.notices.slice(-NOTICES_SHOWN).map(noticeText)];
     if (shown.length === 0) return this.notices.remove();
     if (!this.notices.isConnected) this.mirrors.element.before(this.notices);
     const current = [...this.notices.children].map((li) => li.textContent);

@@ -53,7 +53,7 @@ function recordings() {
       const chunks: Uint8Array[] = [];
       for await (const chunk of store.read(target.jobId, 0, target.size)) chunks.push(chunk.slice());
       saved.push({ name: target.filename, bytes: Buffer.concat(chunks) });
-      return saved.length;
+      return { id: saved.length };
     },
     finished: async () => ({ ok: true as const }),
   };

@@ -51,6 +51,7 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
     takenOver: meta.takenOver,
     ...(snapshot.stream ? { stream: true as const } : {}),
     savedDownloadId: meta.save?.phase === 'saved' ? meta.save.downloadId : undefined,
+    ...(meta.save?.phase === 'saved' && meta.save.renamedFrom !== undefined && { renamedFrom: meta.save.renamedFrom }),
     contentType: snapshot.contentType,
     createdAt: meta.createdAt,
     updatedAt,

@@ -1,3 +1,4 @@
+import { sanitizeFilename } from '../../engine';
 import type { BlobUrlMaker } from './blob-url';
 import type { BrowserApi, BrowserDownload, DownloadDelta } from '../browser-api';
 
@@ -45,18 +46,26 @@ export class JobSaver {
     api.downloads.onChanged.addListener((delta) => this.changed(delta));
   }
 
-  /** Starts the browser's download of the stored file; resolves with its downloads id. */
-  async start(target: SaveTarget): Promise<number> {
+  /**
+   * Starts the browser's download of the stored file; resolves with its downloads id, and the
+   * name asked first when the browser could not write it and the file goes under a safe one.
+   */
+  async start(target: SaveTarget): Promise<{ id: number; renamedFrom?: string }> {
     const url = await this.blobUrls.make(target.jobId, target.size, target.contentType);
+    const download = (filename: string) =>
+      this.api.downloads.download({ url, filename, conflictAction: 'uniquify', saveAs: target.saveAs });
     try {
-      const id = await this.api.downloads.download({
-        url,
-        filename: target.filename,
-        conflictAction: 'uniquify',
-        saveAs: target.saveAs,
+      let renamedFrom: string | undefined;
+      const id = await download(target.filename).catch((error: unknown) => {
+        // A name the system cannot write (Chrome in a locale the system lacks refuses any outside ASCII):
+        // a complete download is never failed on its name.
+        const safe = asciiFilename(target.filename);
+        if (safe === target.filename || !/file ?name/i.test(String(error))) throw error;
+        renamedFrom = target.filename;
+        return download(safe);
       });
       this.releases.set(id, () => this.blobUrls.revoke(url));
-      return id;
+      return { id, ...(renamedFrom !== undefined && { renamedFrom }) };
     } catch (error) {
       await this.blobUrls.revoke(url);
       throw error;
@@ -165,6 +174,21 @@ export class JobSaver {
     this.waiters.delete(id);
     for (const resolve of waiters) resolve(end);
   }
+}
+
+/**
+ * `name` in printable ASCII, which every file system writes: accents dropped (é → e), anything else
+ * outside ASCII as "_", the extension kept; "download" when nothing is left of the stem.
+ */
+export function asciiFilename(name: string): string {
+  const ascii = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x20-\x7e]+/g, '_');
+  const safe = sanitizeFilename(ascii);
+  const dot = safe.lastIndexOf('.');
+  const stem = dot > 0 ? safe.slice(0, dot) : safe;
+  return /[A-Za-z0-9]/.test(stem) ? safe : `download${dot > 0 ? safe.slice(dot) : ''}`;
 }
 
 /** The last part of a path the browser reports (either separator: Windows or not). */

@@ -111,15 +111,18 @@ export class JobSaving {
         // The browser copies the whole stored file: said before it fails half-way (a streamed save's room was checked at the start).
         const room = streamed ? undefined : shortOfRoom(target.size, await host.diskFree());
         if (room) return await host.updateMeta(entry, { save: { phase: 'failed', error: noRoomMessage(room), room } });
-        downloadId = streamed ? await host.saver.startStreamed(target) : await host.saver.start(target);
-        await host.updateMeta(entry, { save: { phase: 'saving', downloadId, streamed } });
+        const started = streamed ? { id: await host.saver.startStreamed(target) } : await host.saver.start(target);
+        downloadId = started.id;
+        await host.updateMeta(entry, { save: { phase: 'saving', downloadId, streamed, renamedFrom: started.renamedFrom } });
       }
       const end = await host.saver.finished(downloadId);
       const complete = entry.job.state.status === 'complete';
       if (end.ok && complete) {
         // A player still playing keeps them; the last one to leave frees them.
         if (entry.holds === 0) await host.freeBytes(entry);
-        await host.updateMeta(entry, { save: { phase: 'saved', downloadId, filename: end.filename } });
+        await host.updateMeta(entry, {
+          save: { phase: 'saved', downloadId, filename: end.filename, renamedFrom: entry.meta.save?.renamedFrom },
+        });
       } else if (streamed && !end.ok && !end.byUser) {
         // The stream ended early (the job stopped or failed, the worker died, bytes were replaced):
         // its partial file goes; a job still on its way streams again, a complete one saves again.

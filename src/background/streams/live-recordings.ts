@@ -115,7 +115,7 @@ export class LiveRecordings {
     const name = `${record.stem}.${record.extension ?? 'ts'}`;
     try {
       if (record.bytes > 0) {
-        const id = await this.deps.saver.start({
+        const { id } = await this.deps.saver.start({
           jobId: record.id,
           filename: name,
           size: record.bytes,

@@ -56,14 +56,19 @@ export interface Launched {
 
 /**
  * `language`: the browser's UI language (Chromium on Linux takes it from LANGUAGE), e.g. 'de'.
- * `extraArgs`: more command-line flags (e.g. `--host-resolver-rules`).
+ * `extraArgs`: more command-line flags (e.g. `--host-resolver-rules`); `env`: more of the browser's environment (e.g. `LANG`).
  */
-export async function launchWithExtension(profile: Profile, language?: string, extraArgs: string[] = []): Promise<Launched> {
+export async function launchWithExtension(
+  profile: Profile,
+  language?: string,
+  extraArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Launched> {
   const context = await chromium.launchPersistentContext(profile.dir, {
     executablePath: CHROMIUM,
     headless: true,
     args: [...chromiumArgs(), ...(language ? [`--lang=${language}`] : []), ...extraArgs],
-    env: language ? { ...process.env, LANGUAGE: language } : undefined,
+    env: { ...process.env, ...(language && { LANGUAGE: language }), ...env },
     acceptDownloads: true,
   });
   const page = context.pages()[0] ?? (await context.newPage());
