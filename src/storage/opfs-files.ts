@@ -1,4 +1,4 @@
-import { jobFileName, type OpfsReply, type OpfsRequest } from './opfs-protocol';
+import type { OpfsReply, OpfsRequest } from './opfs-protocol';
 
 /** The OPFS worker, or a port to it. */
 export interface OpfsPort {
@@ -12,7 +12,7 @@ const ANSWER_TIMEOUT_MS = 60_000;
 
 type Ask = OpfsRequest extends infer R ? (R extends OpfsRequest ? Omit<R, 'id'> : never) : never;
 
-/** Writes each job's bytes into its OPFS file through the OPFS worker (reads need no worker: see readOpfsFile). */
+/** Writes each job's bytes into its OPFS files through the OPFS worker (reads need no worker: see opfsBytes). */
 export class OpfsWriter {
   private next = 1;
   private readonly pending = new Map<number, { resolve: (data?: Uint8Array) => void; reject: (error: Error) => void }>();
@@ -43,13 +43,18 @@ export class OpfsWriter {
     return this.ask({ op: 'write', job, offset, data }, [data.buffer]);
   }
 
-  /** Flushes and closes the job's handle: its file is complete (to save it). */
+  /** Flushes and closes the job's handles: its files are complete (to save them). */
   async release(job: string): Promise<void> {
     await this.ask({ op: 'release', job });
   }
 
   async remove(job: string): Promise<void> {
     await this.ask({ op: 'remove', job });
+  }
+
+  /** Deletes the job's chunk files of index below `before` (a one-file job keeps its file). */
+  async drop(job: string, before: number): Promise<void> {
+    await this.ask({ op: 'drop', job, before });
   }
 
   private ask(request: Ask, transfer: Transferable[] = []): Promise<Uint8Array | undefined> {
@@ -72,12 +77,4 @@ export class OpfsWriter {
       this.port.postMessage({ ...request, id }, transfer);
     });
   }
-}
-
-/**
- * The job's file as it is now: a snapshot that reads straight from disk. Any page of the
- * extension may read it while the worker writes: Firefox allows it (checked 2026-11-23).
- */
-export async function readOpfsFile(job: string): Promise<File> {
-  return (await (await navigator.storage.getDirectory()).getFileHandle(jobFileName(job))).getFile();
 }

@@ -1,6 +1,7 @@
 import { normalizeRanges, removeRange, type ByteRange, type DownloadStore, type JobStateRecord } from '../engine';
 import { wrap, type DBSchema, type IDBPDatabase } from 'idb';
-import { readOpfsFile, type OpfsWriter } from './opfs-files';
+import { CHUNK_BYTES, legacyFile, opfsBytes, opfsRoot, type OpfsDirectory } from './opfs-chunks';
+import type { OpfsWriter } from './opfs-files';
 import { checkRange, jobStatesIn, quiet } from './store-args';
 
 interface FilesDb extends DBSchema {
@@ -17,6 +18,10 @@ export interface OpfsStoreOptions {
   name?: string;
   /** Defaults to the global indexedDB; tests pass a fresh fake factory. */
   indexedDB?: IDBFactory;
+  /** The directory of the jobs' files; default the origin's private one. Tests pass a fake. */
+  directory?: () => Promise<OpfsDirectory>;
+  /** Default CHUNK_BYTES; the OPFS worker must write chunks of the same size. */
+  chunkBytes?: number;
 }
 
 /** The background's store (with the worker's writer), or a page's, which only reads (without). */
@@ -30,13 +35,14 @@ export async function openOpfsStore(writer: OpfsWriter | undefined, options: Opf
   const db = (await wrap(request)) as unknown as IDBPDatabase<FilesDb>;
   // Let a future schema upgrade (another tab/worker) proceed instead of blocking on us.
   db.addEventListener('versionchange', () => db.close());
-  return new OpfsStore(db, writer);
+  return new OpfsStore(db, writer, options.directory ?? opfsRoot, options.chunkBytes ?? CHUNK_BYTES);
 }
 
 /**
- * The browser's store where the origin private file system works: each job's bytes in one file
- * at their offsets, written by the OPFS worker and read as File snapshots; its stored ranges and
- * state in IndexedDB. A range is recorded
+ * The browser's store where the origin private file system works: each job's bytes at their
+ * offsets in chunk files (opfs-chunks.ts; a job an older version began keeps its one file),
+ * written by the OPFS worker and read as File snapshots; its stored ranges and state in
+ * IndexedDB. A range is recorded
  * only after its bytes were flushed, and forgotten before anything else happens to them, so a
  * crash never leaves bytes claimed that the file does not hold.
  */
@@ -52,6 +58,8 @@ export class OpfsStore implements DownloadStore {
   constructor(
     private readonly db: IDBPDatabase<FilesDb>,
     private readonly writer: OpfsWriter | undefined,
+    private readonly directory: () => Promise<OpfsDirectory> = opfsRoot,
+    private readonly chunkBytes = CHUNK_BYTES,
   ) {
     ({ saveState: this.saveState, loadState: this.loadState, listJobs: this.listJobs } = jobStatesIn(db));
   }
@@ -78,9 +86,9 @@ export class OpfsStore implements DownloadStore {
     checkRange(start, end);
     const missing = await this.firstMissing(jobId, start, end);
     if (missing !== undefined) throw new Error(`Job ${jobId}: byte ${missing} is not stored`);
-    // A snapshot taken once the range is stored holds every byte of it.
-    const file = start < end ? await readOpfsFile(jobId) : undefined;
-    const chunk = async (from: number) => new Uint8Array(await file!.slice(from, Math.min(end, from + this.blockSize)).arrayBuffer());
+    // Snapshots taken once the range is stored hold every byte of it.
+    const chunk = async (from: number) =>
+      new Uint8Array(await (await this.bytes(jobId, from, Math.min(end, from + this.blockSize))).arrayBuffer());
     // One chunk is read ahead so the disk's reads overlap with the consumer's work.
     let pending = start < end ? quiet(chunk(start)) : undefined;
     for (let pos = start; pending;) {
@@ -92,14 +100,31 @@ export class OpfsStore implements DownloadStore {
     }
   }
 
-  /** [start, end) as a slice of the job's file on disk, for saving it without reading it into memory. */
+  /** [start, end) as slices of the job's files on disk, for saving it without reading it into memory. */
   async readBlobs(jobId: string, start: number, end: number): Promise<Blob[]> {
     checkRange(start, end);
     const missing = await this.firstMissing(jobId, start, end);
     if (missing !== undefined) throw new Error(`Job ${jobId}: byte ${missing} is not stored`);
-    // Saving: the download is over, its file is flushed and closed first.
+    // Saving: the download is over, its files are flushed and closed first.
     await this.writer?.release(jobId);
-    return [(await readOpfsFile(jobId)).slice(start, end)];
+    return [await this.bytes(jobId, start, end)];
+  }
+
+  /**
+   * Gives back the space of the job's bytes before `offset` that a streamed save handed to the
+   * browser's download: deletes the whole chunks that end at or before it, after forgetting their
+   * ranges (durably: a crash never claims bytes that are gone). Resolves with where the job's
+   * stored bytes may now begin (0: nothing released; a job in one file releases nothing). A job
+   * whose save then fails downloads those bytes again, as any missing ones.
+   */
+  async releaseBefore(jobId: string, offset: number): Promise<number> {
+    checkRange(0, offset);
+    const before = Math.floor(offset / this.chunkBytes);
+    if (before === 0 || (await legacyFile(await this.directory(), jobId))) return 0;
+    const end = before * this.chunkBytes;
+    await this.changeRanges(jobId, (have) => removeRange(have, { start: 0, end }), 'strict');
+    await this.written().drop(jobId, before);
+    return end;
   }
 
   async clearBytes(jobId: string): Promise<void> {
@@ -122,9 +147,21 @@ export class OpfsStore implements DownloadStore {
     return this.writer;
   }
 
-  /** Read, change and write the job's ranges in one transaction: concurrent writes never lose each other's. */
-  private async changeRanges(jobId: string, change: (have: ByteRange[]) => ByteRange[]): Promise<void> {
-    const tx = this.db.transaction('ranges', 'readwrite', { durability: 'relaxed' });
+  private async bytes(jobId: string, start: number, end: number): Promise<Blob> {
+    return opfsBytes(await this.directory(), jobId, start, end, this.chunkBytes);
+  }
+
+  /**
+   * Read, change and write the job's ranges in one transaction: concurrent writes never lose each
+   * other's. Relaxed for ranges recorded after their bytes were flushed (a crash forgets them at
+   * worst); strict before files are deleted.
+   */
+  private async changeRanges(
+    jobId: string,
+    change: (have: ByteRange[]) => ByteRange[],
+    durability: IDBTransactionDurability = 'relaxed',
+  ): Promise<void> {
+    const tx = this.db.transaction('ranges', 'readwrite', { durability });
     const have = (await tx.store.get(jobId)) ?? [];
     await Promise.all([tx.store.put(change(have), jobId), tx.done]);
   }

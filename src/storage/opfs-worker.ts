@@ -1,55 +1,27 @@
 /// <reference lib="webworker" />
-import { jobFileName, type OpfsReply, type OpfsRequest } from './opfs-protocol';
+import { ChunkFiles } from './opfs-chunk-files';
+import { opfsRoot } from './opfs-chunks';
+import type { OpfsReply, OpfsRequest } from './opfs-protocol';
 
 /**
- * The OPFS worker: writes and reads each job's file through a sync access handle, the fastest
- * way to a file a browser offers (Firefox 300–1000 MB/s, Chromium 250–580, against 80–230 for
- * IndexedDB, measured 2026-11-23). Reads need no handle (readOpfsFile). Every write is flushed before it is answered: a write the
- * store reported must survive the browser dying.
+ * The OPFS worker: writes each job's files through sync access handles, the fastest way to a
+ * file a browser offers (Firefox 300–1000 MB/s, Chromium 250–580, against 80–230 for IndexedDB,
+ * measured 2026-11-23). Reads need no handle (opfsBytes). Every write is flushed before it is
+ * answered: a write the store reported must survive the browser dying.
  */
 const scope = self as unknown as DedicatedWorkerGlobalScope;
-const handles = new Map<string, Promise<FileSystemSyncAccessHandle>>();
-let root: Promise<FileSystemDirectoryHandle> | undefined;
-
-function handleOf(job: string): Promise<FileSystemSyncAccessHandle> {
-  let handle = handles.get(job);
-  if (!handle) {
-    root ??= navigator.storage.getDirectory();
-    handle = root.then(async (dir) => (await dir.getFileHandle(jobFileName(job), { create: true })).createSyncAccessHandle());
-    handles.set(job, handle);
-    handle.catch(() => handles.delete(job));
-  }
-  return handle;
-}
-
-async function close(job: string): Promise<void> {
-  const handle = handles.get(job);
-  if (!handle) return;
-  handles.delete(job);
-  const open = await handle.catch(() => undefined);
-  open?.flush();
-  open?.close();
-}
+const files = new ChunkFiles(opfsRoot);
 
 async function answer(request: OpfsRequest): Promise<void> {
   switch (request.op) {
-    case 'write': {
-      const handle = await handleOf(request.job);
-      const written = handle.write(request.data, { at: request.offset });
-      if (written !== request.data.byteLength)
-        throw new DOMException(`only ${written} of ${request.data.byteLength} bytes were written`, 'QuotaExceededError');
-      handle.flush();
-      return;
-    }
+    case 'write':
+      return files.write(request.job, request.offset, request.data);
     case 'release':
-      return close(request.job);
+      return files.release(request.job);
     case 'remove':
-      await close(request.job);
-      root ??= navigator.storage.getDirectory();
-      await (await root).removeEntry(jobFileName(request.job)).catch((error: unknown) => {
-        if ((error as { name?: string }).name !== 'NotFoundError') throw error;
-      });
-      return;
+      return files.remove(request.job);
+    case 'drop':
+      return files.drop(request.job, request.before);
   }
 }
 

@@ -1,4 +1,5 @@
-import type { DownloadStore } from '../../engine';
+import type { ByteRange, DownloadStore } from '../../engine';
+import { ReleaseBehind } from './save-release';
 
 /** Bytes kept per streamed save, at most: blocks just stored that its stream will send next. */
 const WINDOW_BYTES = 64 * 1024 * 1024;
@@ -44,21 +45,48 @@ interface Change {
  *   the rule the engine's own checks (hashing the stored prefix as it grows) rely on too.
  * Both cost a few comparisons per store call, where hashing what the save sent and the stored
  * file would cost two passes over every byte.
+ *
+ * And it gives the store's space back behind the browser's download (save-release.ts): the
+ * engine's reads in flight and stored ranges pass through it for that.
  */
 export class SaveFeed {
   private readonly feeds = new Map<string, Feed>();
   /** Each job's changes in flight, with or without a save. */
   private readonly changes = new Map<string, Set<Change>>();
 
-  constructor(private readonly windowBytes = WINDOW_BYTES) {}
+  constructor(
+    private readonly windowBytes = WINDOW_BYTES,
+    readonly releases = new ReleaseBehind(),
+  ) {}
 
-  /** A save of `jobId` streams from `pos` on; returns its release. One save per job at a time. */
-  open(jobId: string, pos: number): () => void {
+  /**
+   * A save of `jobId` streams from `pos` on; returns its end, told whether every byte was handed
+   * over (released bytes stay claimed) or not (they are orphaned). One save per job at a time.
+   */
+  open(jobId: string, pos: number): (complete?: boolean) => void {
     const feed: Feed = { pos, claimed: pos, blocks: new Map(), bytes: 0 };
     this.feeds.set(jobId, feed);
-    return () => {
-      if (this.feeds.get(jobId) === feed) this.feeds.delete(jobId);
+    return (complete = false) => {
+      if (this.feeds.get(jobId) !== feed) return;
+      this.feeds.delete(jobId);
+      this.releases.ended(jobId, complete);
     };
+  }
+
+  /**
+   * The browser's download of the save of `jobId` has written `written` bytes: the store's whole
+   * chunks behind them and behind what the save handed over go (see ReleaseBehind).
+   */
+  async written(jobId: string, written: number): Promise<void> {
+    const feed = this.feeds.get(jobId);
+    if (feed && !feed.spoiled) await this.releases.behind(jobId, feed.pos, written);
+  }
+
+  /** Why a save of `jobId` cannot start now (bytes an earlier save released are gone), or undefined. */
+  unavailable(jobId: string): string | undefined {
+    const orphaned = this.releases.orphaned(jobId);
+    if (orphaned === 0) return undefined;
+    return `the first ${orphaned} bytes went into an earlier save that did not finish; the download fetches them again`;
   }
 
   /** The save has sent everything before `pos`. */
@@ -115,8 +143,13 @@ export class SaveFeed {
 
   /** `store`, telling this feed of every change of a job's bytes as it is called. */
   feeding<S extends DownloadStore>(store: S): S {
+    this.releases.use(store);
     return new Proxy(store, {
       get: (target, property) => {
+        if (property === 'storedRanges')
+          return async (jobId: string): Promise<ByteRange[]> => this.releases.claimed(jobId, await target.storedRanges(jobId));
+        if (property === 'read')
+          return (jobId: string, start: number, end: number, scratch?: Uint8Array) => this.read(target, jobId, start, end, scratch);
         if (property === 'writeBlock')
           return async (jobId: string, offset: number, data: Uint8Array) => {
             const change = this.begin(jobId, offset, offset + data.length, false);
@@ -126,6 +159,7 @@ export class SaveFeed {
               // What the store resolves with (a moved buffer handed back) goes on to the engine.
               const returned = await target.writeBlock(jobId, offset, data);
               if (copy && !change.overlapped) this.stored(jobId, offset, copy);
+              void this.releases.stored(jobId, offset, offset + data.length);
               return returned;
             } finally {
               this.end(jobId, change);
@@ -135,11 +169,28 @@ export class SaveFeed {
           return (jobId: string, start: number, end: number) =>
             this.forgetting(jobId, start, end, () => target.discardRange(jobId, start, end));
         if (property === 'clearBytes' || property === 'deleteJob')
-          return (jobId: string) => this.forgetting(jobId, 0, Infinity, () => target[property](jobId));
+          return (jobId: string) =>
+            this.forgetting(jobId, 0, Infinity, async () => {
+              await target[property](jobId);
+              this.releases.forget(jobId);
+            });
         const value: unknown = Reflect.get(target, property, target);
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
+  }
+
+  /** An engine read: bytes from where it is on are not released under it. */
+  private async *read(store: DownloadStore, jobId: string, start: number, end: number, scratch?: Uint8Array): AsyncIterable<Uint8Array> {
+    const read = this.releases.reading(jobId, start);
+    try {
+      for await (const chunk of store.read(jobId, start, end, scratch)) {
+        yield chunk;
+        read.pos += chunk.length;
+      }
+    } finally {
+      read.done();
+    }
   }
 
   /** A change of [start, end) is called: kept copies of those bytes go; a save that took some of them is spoiled if they go. */

@@ -14,7 +14,16 @@ export interface SaveRouteDeps extends StoredBodyDeps {
   maxChunk?: number;
   /** Blocks just stored, from memory, and whether bytes sent were replaced since (see save-feed.ts). */
   feed: SaveFeed;
+  /** Bytes the browser's download of a save URL has written so far, or undefined (default: chrome.downloads). */
+  written?: (saveUrl: string) => Promise<number | undefined>;
+  /** How often, at most, the browser is asked how far it wrote. */
+  writtenEveryMs?: number;
 }
+
+/** Asking the browser how far its download is costs a message to the browser process: a few times a second is enough. */
+const WRITTEN_EVERY_MS = 250;
+/** Bytes of a stored Blob read into memory at once (the store's files may hand one of up to MAX_CHUNK). */
+const READ_BYTES = 4 * 1024 * 1024;
 
 /** The job's states in which a save's stream waits on: it may still complete. */
 const GOING = new Set(['queued', 'running', 'verifying', 'saving', 'saved']);
@@ -43,7 +52,9 @@ export function installSaveRoute(scope: Pick<StreamScope, 'location' | 'addEvent
     const jobId = saveJobId(event.request.url, scope.location.origin);
     if (jobId === undefined) return;
     event.respondWith(
-      answerSave(deps, jobId).catch((error: unknown) => plain(500, error instanceof Error ? error.message : String(error))),
+      answerSave(deps, jobId, event.request.url).catch((error: unknown) =>
+        plain(500, error instanceof Error ? error.message : String(error)),
+      ),
     );
   });
 }
@@ -53,15 +64,19 @@ export function saveJobId(url: string, origin: string): string | undefined {
   return routeJobId(url, origin, SAVE_PATH);
 }
 
-export async function answerSave(deps: SaveRouteDeps, jobId: string): Promise<Response> {
+export async function answerSave(deps: SaveRouteDeps, jobId: string, url?: string): Promise<Response> {
   const jobs = await deps.jobs();
   const view = jobs.get(jobId);
   if (!view) return plain(404, 'no such download; it may have been cleared');
   if (jobs.bytesFreed(jobId)) return plain(410, 'the file was saved and its stored copy freed');
   const size = view.size;
   if (size === undefined) return plain(409, 'the size of the file is not known yet');
+  const unavailable = deps.feed.unavailable(jobId);
+  if (unavailable) return plain(409, unavailable);
   const verified = () => VERIFIED.has(jobs.get(jobId)?.state ?? '');
   const unfeed = deps.feed.open(jobId, 0);
+  let handed = 0;
+  const releaseBehind = url === undefined ? () => {} : releaser(deps, jobId, url);
   const body = storedBody(deps, {
     jobId,
     size,
@@ -74,8 +89,12 @@ export async function answerSave(deps: SaveRouteDeps, jobId: string): Promise<Re
       return deps.feed.spoiled(jobId);
     },
     sendableEnd: () => sendableEnd(size, verified()),
-    sent: (end) => deps.feed.advance(jobId, end),
-    closed: unfeed,
+    sent: (end) => {
+      handed = end;
+      deps.feed.advance(jobId, end);
+      releaseBehind();
+    },
+    closed: () => unfeed(handed === size),
   });
   return new Response(body, {
     status: 200,
@@ -86,6 +105,43 @@ export async function answerSave(deps: SaveRouteDeps, jobId: string): Promise<Re
       'Cache-Control': 'no-store',
     },
   });
+}
+
+/**
+ * Release-behind: after the save hands bytes over, asks the browser (at most every
+ * WRITTEN_EVERY_MS, one question at a time) how far its download wrote, and lets the feed give
+ * the store's chunks behind that back. bytesReceived is what the download's file holds, so only
+ * bytes the browser has are released, never ones still in its pipes (the feed also bounds them by
+ * what was handed over).
+ */
+function releaser(deps: SaveRouteDeps, jobId: string, url: string): () => void {
+  const written = deps.written ?? browserWritten;
+  const every = deps.writtenEveryMs ?? WRITTEN_EVERY_MS;
+  let asked = -Infinity;
+  let asking = false;
+  return () => {
+    if (asking || Date.now() - asked < every) return;
+    asking = true;
+    asked = Date.now();
+    void written(url)
+      .then((bytes) => (bytes === undefined ? undefined : deps.feed.written(jobId, bytes)))
+      .catch(() => {})
+      .finally(() => (asking = false));
+  };
+}
+
+interface DownloadsSearch {
+  downloads?: { search(query: { url?: string; finalUrl?: string }): Promise<{ state: string; bytesReceived: number }[]> };
+}
+
+/** Chrome: bytes written by the download under way of `url` (the least, if several), or undefined. */
+async function browserWritten(url: string): Promise<number | undefined> {
+  const api = (globalThis as { chrome?: DownloadsSearch }).chrome?.downloads;
+  if (!api) return undefined;
+  let items = await api.search({ url });
+  if (items.length === 0) items = await api.search({ finalUrl: url });
+  const going = items.filter((item) => item.state === 'in_progress');
+  return going.length === 0 ? undefined : Math.min(...going.map((item) => item.bytesReceived));
 }
 
 /** Bytes [start, end): those just stored from memory, the rest from the store. */
@@ -102,7 +158,9 @@ async function* savedBytes(deps: SaveRouteDeps, jobId: string, start: number, en
   yield* blobBytes(deps, jobId, pos, end);
 }
 
-/** The stored Blobs of [start, end), located in one read transaction, then read one per pull. */
+/** The stored Blobs of [start, end), located in one read transaction, then read up to READ_BYTES per pull. */
 async function* blobBytes(deps: SaveRouteDeps, jobId: string, start: number, end: number): AsyncIterable<Uint8Array> {
-  for (const blob of await (await deps.store()).readBlobs(jobId, start, end)) yield new Uint8Array(await blob.arrayBuffer());
+  for (const blob of await (await deps.store()).readBlobs(jobId, start, end)) {
+    for (let at = 0; at < blob.size; at += READ_BYTES) yield new Uint8Array(await blob.slice(at, at + READ_BYTES).arrayBuffer());
+  }
 }
