@@ -21,9 +21,13 @@ export interface Room {
  */
 export const ROOM_MARGIN_BYTES = 32 * 1024 * 1024;
 
-/** What a download of `size` bytes, `stored` of them in the store, still needs until it is saved. */
-export function roomToFinish(size: number, stored: number): number {
-  return Math.max(0, size - stored) + size;
+/**
+ * What a download of `size` bytes, `stored` of them in the store, still needs until it is saved:
+ * what is left to fetch, and the save's copy where the free space told is the disk's (`tracksDisk`;
+ * else it is only the store's limit, which the save's copy does not count against).
+ */
+export function roomToFinish(size: number, stored: number, tracksDisk = true): number {
+  return Math.max(0, size - stored) + (tracksDisk ? size : 0);
 }
 
 /** Room missing for `needed` more bytes when `free` are free; undefined when it fits or nobody can tell. */
@@ -42,6 +46,6 @@ export function noRoomMessage({ needed, free }: Room): string {
  * when both copies fit. A file that fits once stays with the browser, which writes it once
  * (watched, and rescued only while it still fits twice); so Stitch is never why a disk runs out.
  */
-export function takeOverRoom(size: number | undefined, free: number | undefined): Room | undefined {
-  return size === undefined ? undefined : shortOfRoom(roomToFinish(size, 0), free);
+export function takeOverRoom(size: number | undefined, free: number | undefined, tracksDisk = true): Room | undefined {
+  return size === undefined ? undefined : shortOfRoom(roomToFinish(size, 0, tracksDisk), free);
 }

@@ -12,7 +12,7 @@ import { toJobView } from './job-view';
 import { JobQueue, wantsToRun } from './job-queue';
 import { JobSaving, type JobEntry } from '../saving/job-saving';
 import { JobRoom } from './job-room';
-import type { EstimateStorage } from './storage-space';
+import { SPACE_CHECK_MS, type EstimateStorage } from './storage-space';
 import { JobBytes } from './job-bytes';
 import { relinkJob } from './job-relink';
 import type { HandoffFacts } from '../aria2/handoff';
@@ -96,7 +96,7 @@ export class JobManager {
       settings: deps.settings,
       updateMeta: (entry, change) => this.updateMeta(entry, change),
       freeBytes: (entry) => this.freeBytes(entry),
-      diskFree: () => this.room.free(),
+      diskFree: () => this.room.diskFree(),
       tracks: (entry) => this.entries.get(entry.job.id) === entry,
       savingChanged: () => this.reportActivity(),
     });
@@ -109,7 +109,7 @@ export class JobManager {
     const running = () => [...this.entries.values()].filter((e) => e.running !== undefined && e.job.state.status === 'running');
     this.room = new JobRoom({
       estimate: deps.estimate,
-      spaceCheckMs: deps.spaceCheckMs ?? 10_000,
+      spaceCheckMs: deps.spaceCheckMs ?? SPACE_CHECK_MS,
       running,
       updateMeta: (entry, change) => this.updateMeta(entry, change),
     });

@@ -33,14 +33,19 @@ export class JobRoom {
     });
   }
 
-  /** The disk's free bytes as the store's quota tells them. */
+  /** The free bytes the store's quota tells (the disk's in Chrome, the store's limit in Firefox). */
   free(): Promise<number | undefined> {
     return freeBytes(this.deps.estimate);
   }
 
+  /** The disk's free bytes, where the browser tells them; undefined where it does not (Firefox). */
+  async diskFree(): Promise<number | undefined> {
+    return this.deps.estimate.tracksDisk === false ? undefined : this.free();
+  }
+
   /** Whether `entry` may run: held (saying why) when the disk lacks room for it, else no longer held and watched. */
   async mayStart(entry: JobEntry): Promise<boolean> {
-    const room = shortOfRoom(needed(entry), await this.free());
+    const room = shortOfRoom(needed(entry, this.deps.estimate.tracksDisk), await this.free());
     if (room) {
       await this.hold(entry, noRoomMessage(room), room);
       return false;
@@ -57,15 +62,15 @@ export class JobRoom {
 
   /** Holds a job the disk ran out under, saying how much it still needs and how much is free. */
   async holdForRoom(entry: JobEntry, reason: string): Promise<void> {
-    const [still, free] = [needed(entry), await this.free()];
+    const [still, free] = [needed(entry, this.deps.estimate.tracksDisk), await this.free()];
     await this.hold(entry, reason, still === undefined || free === undefined ? undefined : { needed: still, free });
   }
 }
 
 /** What the job still needs on the disk until it is saved, when its size is known. */
-function needed(entry: JobEntry): number | undefined {
+function needed(entry: JobEntry, tracksDisk: boolean | undefined): number | undefined {
   const snapshot = entry.job.snapshot();
   // Before the job's own first answer, its take-over's probe knows the size.
   const size = snapshot.size ?? entry.meta.probed?.size;
-  return size === undefined ? undefined : roomToFinish(size, Math.max(entry.storedBytes, snapshot.received));
+  return size === undefined ? undefined : roomToFinish(size, Math.max(entry.storedBytes, snapshot.received), tracksDisk !== false);
 }

@@ -27,6 +27,8 @@ export interface WatcherDeps {
   api: Pick<BrowserApi, 'downloads' | 'storage' | 'alarms'>;
   /** Takes the download over; `why` is told to the user. */
   rescue: (item: BrowserDownload, why: string) => Promise<unknown>;
+  /** Tells the user something about a watched download (absent: nothing is said). */
+  notice?: (message: string, url?: string) => Promise<unknown>;
   /** Hears the rows whenever they change: at most once per poll, and when a download is watched or taken over. */
   onChange?: (rows: WatchedRow[]) => void;
   /** The user's stall timeout (settings): a download without a byte this long is restarted. */
@@ -204,6 +206,10 @@ export class DownloadWatcher {
       case 'forget':
         this.forget(id);
         return;
+      case 'disk-full':
+        this.forget(id);
+        await this.deps.notice?.(t('noticeLeftDiskFull', item.filename ? baseName(item.filename) : item.url), item.finalUrl || item.url);
+        return;
       case 'wait':
         return;
     }
@@ -222,6 +228,11 @@ export class DownloadWatcher {
     const rate = flowing ? Math.round(((bytes - first.bytes) * 1000) / (at - first.at)) : 0;
     this.shown.set(item.id, { row: rowOf(item, rate), samples });
   }
+}
+
+/** The file's name without its folder (either separator). */
+function baseName(path: string): string {
+  return path.split(/[\\/]/).pop() || path;
 }
 
 /** In progress or broken: still the browser's to finish. */

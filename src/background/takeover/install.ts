@@ -72,10 +72,12 @@ export function installTakeover({
     cappedHosts,
     measure: measuring(api.downloads, pace),
     freeBytes: () => freeBytes(estimate),
+    freeIsDisk: estimate.tracksDisk !== false,
   });
   const watcher = new DownloadWatcher({
     api,
     rescue: async (item, why) => rescue(item, why, takeoverDeps(await manager)),
+    notice,
     onChange: watchedChanged,
     stallTimeoutMs: async () => (await settings.load()).stallSeconds * 1000,
   });

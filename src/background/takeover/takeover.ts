@@ -32,8 +32,9 @@ export interface TakeoverDeps {
   watch?: (item: BrowserDownload) => void;
   /** Hosts measured capping each connection: their downloads are taken at once (absent: none known). */
   cappedHosts?: Pick<CappedHosts, 'has' | 'remember'>;
-  /** The disk's free bytes as the browser tells Stitch's store (absent or undefined: not known). */
+  /** The free bytes the browser tells Stitch's store (absent or undefined: not known), and whether they are the disk's. */
   freeBytes?: () => Promise<number | undefined>;
+  freeIsDisk?: boolean;
   /** The start probe (start-measure.ts): would Stitch be faster? Absent: a download is watched unmeasured. */
   measure?: (
     item: BrowserDownload,
@@ -78,7 +79,7 @@ export async function takeOver(item: BrowserDownload, deps: TakeoverDeps): Promi
  * serves the same file to Stitch's request; `why` is told once it is taken.
  */
 export async function rescue(item: BrowserDownload, why: string, deps: TakeoverDeps): Promise<Outcome> {
-  const outcome = await probeThenTake(item, await deps.settings(), deps, async () => 'take');
+  const outcome = await probeThenTake(item, await deps.settings(), deps, async () => 'take', true);
   if (outcome === 'taken') await deps.notice(why, item.finalUrl || item.url);
   return outcome;
 }
@@ -90,6 +91,7 @@ async function probeThenTake(
   settings: Settings,
   deps: TakeoverDeps,
   decide: (probe: ProbeResult, credentials: JobCredentials) => Promise<StartDecision>,
+  rescuing = false,
 ): Promise<Outcome> {
   const url = item.finalUrl || item.url;
   // The probe carries the Referer the job will send, and reaches what it may reach; the job holds
@@ -106,9 +108,12 @@ async function probeThenTake(
       return 'watched';
     }
     // The browser writes the file once; Stitch, until its save ends, twice (disk-room.ts).
-    const room = takeOverRoom(probe.size ?? (item.totalBytes ? item.totalBytes : undefined), await deps.freeBytes?.());
+    const size = probe.size ?? (item.totalBytes ? item.totalBytes : undefined);
+    const room = takeOverRoom(size, await deps.freeBytes?.(), deps.freeIsDisk !== false);
     if (room) {
       await deps.notice(t('noticeLeftNoRoom', formatSize(room.needed), formatSize(room.free)), url);
+      // A rescue is not tried again (the room will not grow by itself); a new download stays watched.
+      if (rescuing) return 'left';
       deps.watch?.(item);
       return 'watched';
     }

@@ -40,7 +40,19 @@ export type WatchAction =
   /** The browser cannot finish it: Stitch takes it over. */
   | { kind: 'take-over'; reason: RescueReason }
   /** Complete, or cancelled by the user: nothing left to watch. */
-  | { kind: 'forget' };
+  | { kind: 'forget' }
+  /**
+   * The browser stopped for want of room on its disk: resuming fails again at once, and Stitch
+   * would need more room still. Left to the browser, its partial file kept, for the user to free
+   * space and resume there.
+   */
+  | { kind: 'disk-full' };
+
+/**
+ * How each browser says its disk had no room: Chrome's interrupt reasons, and Firefox's, which says
+ * FILE_FAILED for a write that failed on a full disk (measured on a full tmpfs, issue 48).
+ */
+const DISK_FULL = new Set(['FILE_NO_SPACE', 'FILE_TOO_LARGE', 'FILE_FAILED']);
 
 /** Resume backoff: the first retry at once, then doubling up to the cap. */
 export const RESUME_FIRST_DELAY_MS = 1_000;
@@ -79,6 +91,7 @@ export function nextStep(state: WatchState, sample: DownloadSample, stallTimeout
 }
 
 function afterInterruption(state: WatchState, sample: DownloadSample): { state: WatchState; action: WatchAction } {
+  if (sample.error !== undefined && DISK_FULL.has(sample.error)) return { state, action: { kind: 'disk-full' } };
   if (!sample.canResume) return { state, action: { kind: 'take-over', reason: 'not-resumable' } };
   // The last resume too gets its wait to bring bytes.
   if (sample.at < state.resumeAfter) return { state, action: { kind: 'wait' } };

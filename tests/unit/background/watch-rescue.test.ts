@@ -34,7 +34,7 @@ function actions(history: DownloadSample[], stallTimeoutMs = STALL_MS): WatchAct
     const step = nextStep(state, sample, stallTimeoutMs);
     state = step.state;
     taken.push(step.action);
-    if (step.action.kind === 'take-over' || step.action.kind === 'forget') break;
+    if (step.action.kind === 'take-over' || step.action.kind === 'forget' || step.action.kind === 'disk-full') break;
   }
   return taken;
 }
@@ -54,6 +54,13 @@ describe('watch and rescue', () => {
   test('a download the user cancelled is forgotten, not resumed', () => {
     expect(kinds([running(0, 0), { ...broken(1_000, 10, true), error: 'USER_CANCELED' }])).toEqual(['wait', 'forget']);
   });
+
+  test.each(['FILE_NO_SPACE', 'FILE_TOO_LARGE', 'FILE_FAILED'])(
+    'a download the browser stopped on a full disk (%s) is neither resumed nor taken over: left to the browser, its partial file kept',
+    (error) => {
+      expect(kinds([running(0, 0), { ...broken(1_000, 190_000_000, true), error }])).toEqual(['wait', 'disk-full']);
+    },
+  );
 
   test('an interrupted, resumable download is resumed at once, then with doubling waits while it gets nowhere', () => {
     // Polled every 500 ms, interrupted throughout: resumes at 0, 1 and 3 s; at 7 s Stitch takes it over.
