@@ -205,6 +205,17 @@ export class DownloadJob extends Emitter<JobEvents> {
     this.emit('status', this.snapshot());
   }
 
+  /**
+   * A complete job whose stored bytes went (a save that gave back their space failed): paused, so
+   * that `run` fetches what the store is missing and verifies the file again.
+   */
+  async reopen(): Promise<void> {
+    if (this.running || this.jobState.status !== 'complete') return;
+    this.jobState = { ...this.jobState, status: 'paused', error: undefined };
+    await this.persist();
+    this.emit('status', this.snapshot());
+  }
+
   /** Replaces what the file must hash to (the user's latest word wins over a saved one). */
   async setExpected(expected: ExpectedIntegrity | undefined): Promise<void> {
     this.jobState = { ...this.jobState, expected };

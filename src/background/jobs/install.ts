@@ -40,6 +40,7 @@ export function installJobs({ api, settings, store, estimate, saving, network, o
       store: saving.feeding(await store()),
       meta: new JobMetaStore(api),
       saver: saving.saver,
+      orphaned: (jobId) => saving.orphaned(jobId),
       settings: () => settings.current,
       estimate,
       onView,

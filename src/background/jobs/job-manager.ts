@@ -34,6 +34,8 @@ export interface JobManagerDeps {
   undoMs?: number;
   /** Sets each job's Referer on its requests while it runs (fetch cannot). */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
+  /** Bytes of a job a streamed save released and then lost (save-release.ts); absent: none ever are. */
+  orphaned?: (jobId: string) => number;
   /** Lets a job whose URL is local reach its local origins while it runs (Stitch's requests to local addresses are stopped). */
   localNetwork?: Pick<LocalNetworkRules, 'allow' | 'release' | 'during'>;
 }
@@ -97,6 +99,8 @@ export class JobManager {
       updateMeta: (entry, change) => this.updateMeta(entry, change),
       freeBytes: (entry) => this.freeBytes(entry),
       diskFree: () => this.room.diskFree(),
+      orphaned: (entry) => deps.orphaned?.(entry.job.id) ?? 0,
+      refetch: (entry) => this.refetch(entry),
       tracks: (entry) => this.entries.get(entry.job.id) === entry,
       savingChanged: () => this.reportActivity(),
     });
@@ -386,6 +390,14 @@ export class JobManager {
         this.queue.settle();
       });
     this.deps.onView(this.view(entry));
+  }
+
+  /** Stops the job if it runs and runs it again, reopened if complete: it plans from the store and fetches what is missing. */
+  private async refetch(entry: JobEntry): Promise<void> {
+    entry.job.pause();
+    await entry.running;
+    await entry.job.reopen();
+    this.queue.settle();
   }
 
   private async pause(entry: JobEntry): Promise<void> {

@@ -1,3 +1,5 @@
+import { asciiFilename } from './ascii-name';
+
 /**
  * The Content-Disposition of a streamed save (RFC 6266): `attachment`, an ASCII `filename` for
  * old readers and `filename*` (RFC 8187, UTF-8, percent-encoded) with the exact name. The name
@@ -5,15 +7,9 @@
  * of the quoted fallback, which a header cannot carry.
  */
 export function attachmentDisposition(filename: string): string {
-  const fallback = asciiFallback(filename);
+  const fallback = asciiFilename(filename);
   const exact = encodeRfc8187(filename);
   return fallback === filename ? `attachment; filename="${fallback}"` : `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
-}
-
-/** Printable ASCII only: anything else, `"` and `\` become `_`. */
-function asciiFallback(filename: string): string {
-  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return ascii.trim() === '' ? 'download' : ascii;
 }
 
 /** RFC 8187's value-chars: attr-char as is, every other UTF-8 byte as %XX. */

@@ -22,6 +22,8 @@ export interface Saving {
   saver: JobSaver;
   /** The store the jobs write to: with the save route, one that feeds it the blocks just stored. */
   feeding<S extends DownloadStore>(store: S): S;
+  /** Bytes of a job a streamed save released and then lost (save-release.ts); 0 if none. */
+  orphaned(jobId: string): number;
 }
 
 /**
@@ -30,9 +32,9 @@ export interface Saving {
  */
 export function installSaving({ api, blobUrls, hub, jobs, store, scope }: SavingDeps): Saving {
   const saver = new JobSaver(api, blobUrls);
-  if (!scope) return { saver, feeding: (jobStore) => jobStore };
+  if (!scope) return { saver, feeding: (jobStore) => jobStore, orphaned: () => 0 };
   const feed = new SaveFeed();
   // The worker's save route streams saves while they download, taking just-stored blocks from memory.
   installSaveRoute(scope, { hub, jobs, store, feed });
-  return { saver, feeding: (jobStore) => feed.feeding(jobStore) };
+  return { saver, feeding: (jobStore) => feed.feeding(jobStore), orphaned: (jobId) => feed.releases.orphaned(jobId) };
 }

@@ -1,4 +1,4 @@
-import { sanitizeFilename } from '../../engine';
+import { asciiFilename } from './ascii-name';
 import type { BlobUrlMaker } from './blob-url';
 import type { BrowserApi, BrowserDownload, DownloadDelta } from '../browser-api';
 
@@ -174,21 +174,6 @@ export class JobSaver {
     this.waiters.delete(id);
     for (const resolve of waiters) resolve(end);
   }
-}
-
-/**
- * `name` in printable ASCII, which every file system writes: accents dropped (é → e), anything else
- * outside ASCII as "_", the extension kept; "download" when nothing is left of the stem.
- */
-export function asciiFilename(name: string): string {
-  const ascii = name
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .replace(/[^\x20-\x7e]+/g, '_');
-  const safe = sanitizeFilename(ascii);
-  const dot = safe.lastIndexOf('.');
-  const stem = dot > 0 ? safe.slice(0, dot) : safe;
-  return /[A-Za-z0-9]/.test(stem) ? safe : `download${dot > 0 ? safe.slice(dot) : ''}`;
 }
 
 /** The last part of a path the browser reports (either separator: Windows or not). */

@@ -30,6 +30,10 @@ export interface JobSavingHost {
   freeBytes(entry: JobEntry): Promise<void>;
   /** The disk's free bytes as the store's quota tells them, or undefined. */
   diskFree(): Promise<number | undefined>;
+  /** Bytes of the job a streamed save released that ended without the file (gone from the store); 0 if none. */
+  orphaned(entry: JobEntry): number;
+  /** Runs the job again (a complete one reopened) to fetch what is missing from the store. */
+  refetch(entry: JobEntry): Promise<void>;
   /** Still one of the manager's jobs (not removed meanwhile). */
   tracks(entry: JobEntry): boolean;
   /** Saving started or ended: the worker's keep-alive follows. */
@@ -123,6 +127,11 @@ export class JobSaving {
         await host.updateMeta(entry, {
           save: { phase: 'saved', downloadId, filename: end.filename, renamedFrom: entry.meta.save?.renamedFrom },
         });
+      } else if (streamed && !end.ok && host.orphaned(entry) > 0) {
+        // The store gave back what the browser had written (save-release.ts) and the browser's file
+        // is gone with the save: the job fetches those bytes again, then saves anew.
+        await this.dropStreamed(entry, end.error);
+        await host.refetch(entry);
       } else if (streamed && !end.ok && !end.byUser) {
         // The stream ended early (the job stopped or failed, the worker died, bytes were replaced):
         // its partial file goes; a job still on its way streams again, a complete one saves again.

@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest';
-import { asciiFilename, JobSaver } from '../../../src/background/saving/job-saver';
+import { asciiFilename } from '../../../src/background/saving/ascii-name';
+import { JobSaver } from '../../../src/background/saving/job-saver';
 import { FakeBrowser } from '../../support/fake-browser';
 
 function saverOn(browser: FakeBrowser): JobSaver {
