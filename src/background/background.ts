@@ -3,6 +3,7 @@ import type { BrowserStore } from '../storage/stored-blob-url';
 import { Aria2Link } from './aria2/aria2-link';
 import type { BrowserApi } from './browser-api';
 import { speedLimit } from './jobs/create-job';
+import type { SaveCopy } from './jobs/disk-room';
 import { installJobs } from './jobs/install';
 import type { JobManager } from './jobs/job-manager';
 import type { EstimateStorage } from './jobs/storage-space';
@@ -35,6 +36,9 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
   const { api, store } = deps;
   // Chrome's service worker scope: its fetch events serve players and streamed saves.
   const scope = deps.serviceWorker ?? serviceWorkerScope();
+  // The least a save costs of the free room the store is told (disk-room.ts): Chrome's streamed save frees the
+  // store behind it; Firefox's room told is only the store's limit.
+  const saveCopy: SaveCopy = deps.estimate.tracksDisk === false ? 'none' : scope ? 'streamed' : 'whole';
   const settings = new SettingsStore(api, (s) => {
     speedLimit.setRate(s.speedLimitBytesPerSec);
     ui.settingsChanged(s);
@@ -57,6 +61,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     settings,
     store,
     estimate: deps.estimate,
+    saveCopy,
     saving,
     network,
     onView: (job) => {
@@ -86,6 +91,7 @@ export function startBackground(deps: BackgroundDeps): { manager: Promise<JobMan
     tookOver: (filename, jobId) => ui.tookOver(filename, jobId),
     watchedChanged: (rows) => ui.broadcast({ type: 'watched', rows }),
     estimate: deps.estimate,
+    saveCopy,
   });
   const streams = installStreams({
     api,

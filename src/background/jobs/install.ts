@@ -3,6 +3,7 @@ import type { BrowserStore } from '../../storage/stored-blob-url';
 import type { BrowserApi } from '../browser-api';
 import type { NetworkRules } from '../network/install';
 import type { Saving } from '../saving/install';
+import type { SaveCopy } from './disk-room';
 import type { SettingsStore } from '../settings-store';
 import { JobManager } from './job-manager';
 import { JobMetaStore } from './job-meta';
@@ -14,6 +15,8 @@ export interface JobsDeps {
   settings: SettingsStore;
   store: () => Promise<BrowserStore>;
   estimate: EstimateStorage;
+  /** The least a save costs of the free room told (disk-room.ts). */
+  saveCopy: SaveCopy;
   saving: Saving;
   network: Pick<NetworkRules, 'referrers' | 'localNetwork'>;
   onView: (job: JobView) => void;
@@ -32,7 +35,7 @@ export interface Jobs {
  * The job manager, made once the settings and the store are open, kept alive while jobs run.
  * Registers its listeners synchronously: runtime.onStartup and the restore alarm restore the jobs.
  */
-export function installJobs({ api, settings, store, estimate, saving, network, onView, onRemoved }: JobsDeps): Jobs {
+export function installJobs({ api, settings, store, estimate, saveCopy, saving, network, onView, onRemoved }: JobsDeps): Jobs {
   const keepAlive = new KeepAlive(api);
   const manager = (async () => {
     await settings.load();
@@ -43,6 +46,7 @@ export function installJobs({ api, settings, store, estimate, saving, network, o
       orphaned: (jobId) => saving.orphaned(jobId),
       settings: () => settings.current,
       estimate,
+      saveCopy,
       onView,
       onRemoved,
       onActivity: (active, unfinished) => keepAlive.update(active, unfinished),

@@ -11,6 +11,7 @@ import type { ReferrerRules } from '../network/referrer-rules';
 import { toJobView } from './job-view';
 import { JobQueue, wantsToRun } from './job-queue';
 import { JobSaving, type JobEntry } from '../saving/job-saving';
+import type { SaveCopy } from './disk-room';
 import { JobRoom } from './job-room';
 import { SPACE_CHECK_MS, type EstimateStorage } from './storage-space';
 import { JobBytes } from './job-bytes';
@@ -34,6 +35,8 @@ export interface JobManagerDeps {
   undoMs?: number;
   /** Sets each job's Referer on its requests while it runs (fetch cannot). */
   referrers?: Pick<ReferrerRules, 'hold' | 'release'>;
+  /** The least the platform's save costs of the free room told (disk-room.ts); absent: 'whole'. */
+  saveCopy?: SaveCopy;
   /** Bytes of a job a streamed save released and then lost (save-release.ts); absent: none ever are. */
   orphaned?: (jobId: string) => number;
   /** Lets a job whose URL is local reach its local origins while it runs (Stitch's requests to local addresses are stopped). */
@@ -113,6 +116,7 @@ export class JobManager {
     const running = () => [...this.entries.values()].filter((e) => e.running !== undefined && e.job.state.status === 'running');
     this.room = new JobRoom({
       estimate: deps.estimate,
+      platformCopy: deps.saveCopy ?? 'whole',
       spaceCheckMs: deps.spaceCheckMs ?? SPACE_CHECK_MS,
       running,
       updateMeta: (entry, change) => this.updateMeta(entry, change),

@@ -1,10 +1,12 @@
 import type { JobEntry } from '../saving/job-saving';
-import { noRoomMessage, roomToFinish, shortOfRoom, type Room } from './disk-room';
+import { noRoomMessage, roomToFinish, saveCopyFor, shortOfRoom, type Room, type SaveCopy } from './disk-room';
 import type { JobMeta } from './job-meta';
 import { freeBytes, SpaceWatch, type EstimateStorage } from './storage-space';
 
 export interface JobRoomDeps {
   estimate: EstimateStorage;
+  /** The least the platform's save costs of the room told (disk-room.ts). */
+  platformCopy: SaveCopy;
   /** How often running jobs check free storage. */
   spaceCheckMs: number;
   /** The jobs running now. */
@@ -40,12 +42,17 @@ export class JobRoom {
 
   /** The disk's free bytes, where the browser tells them; undefined where it does not (Firefox). */
   async diskFree(): Promise<number | undefined> {
-    return this.deps.estimate.tracksDisk === false ? undefined : this.free();
+    return this.deps.platformCopy === 'none' ? undefined : this.free();
   }
 
   /** Whether `entry` may run: held (saying why) when the disk lacks room for it, else no longer held and watched. */
   async mayStart(entry: JobEntry): Promise<boolean> {
-    const room = shortOfRoom(needed(entry, this.deps.estimate.tracksDisk), await this.free());
+    const free = await this.free();
+    const size = sizeOf(entry);
+    const copy = size === undefined ? 'whole' : saveCopyFor(size, stored(entry), free, this.deps.platformCopy);
+    // Where two copies do not fit, Chrome's streamed save keeps the disk near one (job-saving.ts).
+    entry.streamForRoom = copy === 'streamed';
+    const room = shortOfRoom(size === undefined ? undefined : roomToFinish(size, stored(entry), copy), free);
     if (room) {
       await this.hold(entry, noRoomMessage(room), room);
       return false;
@@ -62,15 +69,19 @@ export class JobRoom {
 
   /** Holds a job the disk ran out under, saying how much it still needs and how much is free. */
   async holdForRoom(entry: JobEntry, reason: string): Promise<void> {
-    const [still, free] = [needed(entry, this.deps.estimate.tracksDisk), await this.free()];
+    const size = sizeOf(entry);
+    const copy = entry.streamForRoom ? 'streamed' : this.deps.platformCopy === 'none' ? 'none' : 'whole';
+    const [still, free] = [size === undefined ? undefined : roomToFinish(size, stored(entry), copy), await this.free()];
     await this.hold(entry, reason, still === undefined || free === undefined ? undefined : { needed: still, free });
   }
 }
 
-/** What the job still needs on the disk until it is saved, when its size is known. */
-function needed(entry: JobEntry, tracksDisk: boolean | undefined): number | undefined {
-  const snapshot = entry.job.snapshot();
-  // Before the job's own first answer, its take-over's probe knows the size.
-  const size = snapshot.size ?? entry.meta.probed?.size;
-  return size === undefined ? undefined : roomToFinish(size, Math.max(entry.storedBytes, snapshot.received), tracksDisk !== false);
+/** The job's size, when known: before its own first answer, its take-over's probe's. */
+function sizeOf(entry: JobEntry): number | undefined {
+  return entry.job.snapshot().size ?? entry.meta.probed?.size;
+}
+
+/** The bytes of the job in the store. */
+function stored(entry: JobEntry): number {
+  return Math.max(entry.storedBytes, entry.job.snapshot().received);
 }

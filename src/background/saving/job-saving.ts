@@ -3,7 +3,7 @@ import type { Settings } from '../../settings/schema';
 import type { JobMeta } from '../jobs/job-meta';
 import type { JobSaver } from './job-saver';
 import { filenameOf } from '../jobs/job-view';
-import { noRoomMessage, shortOfRoom } from '../jobs/disk-room';
+import { noRoomMessage, roomToFinish, saveCopyFor, shortOfRoom, type SaveCopy } from '../jobs/disk-room';
 import type { SaveRecord } from '../jobs/job-meta';
 
 /** One job as the job manager tracks it. */
@@ -19,6 +19,8 @@ export interface JobEntry {
   bytesFreed: boolean;
   /** The job's own speed limit (under the settings' one), set again while it runs. */
   limiter: RateLimiter;
+  /** The disk holds the file once, not twice: Chrome's streamed save, freeing the store behind it, saves it (disk-room.ts). */
+  streamForRoom?: boolean;
 }
 
 /** What saving needs from the job manager. */
@@ -64,7 +66,8 @@ export class JobSaving {
    */
   streamEarly(entry: JobEntry): void {
     const snapshot = entry.job.snapshot();
-    if (!this.whileDownloading || entry.saving || entry.meta.save || entry.meta.removing || entry.meta.saveAs) return;
+    if (!(this.whileDownloading || entry.streamForRoom) || entry.saving || entry.meta.save || entry.meta.removing || entry.meta.saveAs)
+      return;
     if (snapshot.status !== 'running' || snapshot.size === undefined || !this.host.tracks(entry)) return;
     void this.save(entry);
   }
@@ -89,6 +92,17 @@ export class JobSaving {
     return disk === 'full' ? { folderFull: true } : {};
   }
 
+  /**
+   * How the job's save copies it: streamed where Chrome can and the user asked for it, or the disk
+   * holds the file once but not twice (the store frees its chunks behind the browser's writing);
+   * else a blob of the whole stored file.
+   */
+  private async copyFor(entry: JobEntry, size: number | undefined): Promise<SaveCopy> {
+    if (!this.host.saver.streams || entry.meta.saveAs || size === undefined) return 'whole';
+    if (this.whileDownloading || entry.streamForRoom) return 'streamed';
+    return saveCopyFor(size, size, await this.host.diskFree(), 'streamed');
+  }
+
   /** Chrome can, and the user asked for it (the setting is off by default: it measured slower on 2 cores). */
   private get whileDownloading(): boolean {
     return this.host.saver.streams && this.host.settings().saveWhileDownloading;
@@ -111,9 +125,11 @@ export class JobSaving {
           contentType: snapshot.contentType,
           saveAs: entry.meta.saveAs,
         };
-        streamed = this.whileDownloading && !entry.meta.saveAs && snapshot.size !== undefined ? true : undefined;
-        // The browser copies the whole stored file: said before it fails half-way (a streamed save's room was checked at the start).
-        const room = streamed ? undefined : shortOfRoom(target.size, await host.diskFree());
+        const copy = await this.copyFor(entry, snapshot.size);
+        streamed = copy === 'streamed' ? true : undefined;
+        // Said before the browser fails half-way (a running job's room was checked when it started).
+        const complete = entry.job.state.status === 'complete';
+        const room = complete ? shortOfRoom(roomToFinish(target.size, target.size, copy), await host.diskFree()) : undefined;
         if (room) return await host.updateMeta(entry, { save: { phase: 'failed', error: noRoomMessage(room), room } });
         const started = streamed ? { id: await host.saver.startStreamed(target) } : await host.saver.start(target);
         downloadId = started.id;

@@ -4,6 +4,7 @@ import type { Aria2Link } from '../aria2/aria2-link';
 import type { JobManager } from '../jobs/job-manager';
 import type { NetworkRules } from '../network/install';
 import type { SettingsStore } from '../settings-store';
+import type { SaveCopy } from '../jobs/disk-room';
 import { freeBytes, type EstimateStorage } from '../jobs/storage-space';
 import { Bypass } from './bypass';
 import { CappedHosts } from './capped-hosts';
@@ -26,6 +27,8 @@ export interface TakeoverInstallDeps {
   watchedChanged: (rows: WatchedRow[]) => void;
   /** The store's free quota: a download Stitch needs twice the room for stays with the browser (disk-room.ts). */
   estimate: EstimateStorage;
+  /** The least a save costs of that free room (disk-room.ts). */
+  saveCopy: SaveCopy;
 }
 
 export interface Takeover {
@@ -49,6 +52,7 @@ export function installTakeover({
   tookOver,
   watchedChanged,
   estimate,
+  saveCopy,
 }: TakeoverInstallDeps): Takeover {
   const bypass = new Bypass(api, settings);
   const cappedHosts = new CappedHosts(api.storage);
@@ -72,7 +76,7 @@ export function installTakeover({
     cappedHosts,
     measure: measuring(api.downloads, pace),
     freeBytes: () => freeBytes(estimate),
-    freeIsDisk: estimate.tracksDisk !== false,
+    saveCopy,
   });
   const watcher = new DownloadWatcher({
     api,

@@ -1,6 +1,6 @@
 import { formatSize } from '../../words/format';
 import { t } from '../../words/i18n';
-import { takeOverRoom } from '../jobs/disk-room';
+import { takeOverRoom, type SaveCopy } from '../jobs/disk-room';
 import type { Settings } from '../../settings/schema';
 import { goesToAria2 } from '../aria2/aria2-rule';
 import type { BrowserApi, BrowserDownload } from '../browser-api';
@@ -34,7 +34,8 @@ export interface TakeoverDeps {
   cappedHosts?: Pick<CappedHosts, 'has' | 'remember'>;
   /** The free bytes the browser tells Stitch's store (absent or undefined: not known), and whether they are the disk's. */
   freeBytes?: () => Promise<number | undefined>;
-  freeIsDisk?: boolean;
+  /** The least the platform's save costs of that free room (disk-room.ts); absent: 'whole'. */
+  saveCopy?: SaveCopy;
   /** The start probe (start-measure.ts): would Stitch be faster? Absent: a download is watched unmeasured. */
   measure?: (
     item: BrowserDownload,
@@ -109,7 +110,7 @@ async function probeThenTake(
     }
     // The browser writes the file once; Stitch, until its save ends, twice (disk-room.ts).
     const size = probe.size ?? (item.totalBytes ? item.totalBytes : undefined);
-    const room = takeOverRoom(size, await deps.freeBytes?.(), deps.freeIsDisk !== false);
+    const room = takeOverRoom(size, await deps.freeBytes?.(), deps.saveCopy);
     if (room) {
       await deps.notice(t('noticeLeftNoRoom', formatSize(room.needed), formatSize(room.free)), url);
       // A rescue is not tried again (the room will not grow by itself); a new download stays watched.
