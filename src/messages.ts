@@ -35,8 +35,12 @@
  *            (host and date), job-retrying (only while no source delivers), job-details-toggle (shows
  *            the row's details: every action but the first, mirrors, notices, the URL), job-host,
  *            job-move-up and job-move-down (a queued job), job-speed-limit (KB/s, empty: none),
+ *            job-speed-limit-clear (lifts the download's own limit; only while it has one),
+ *            job-speed-limit-error (only while what was typed is refused; the limit stays),
+ *            job-limit (on the collapsed row: its own speed limit, only while it has one),
  *            job-queue-place (a queued job's place: "3rd").
- *            Page-wide: pause-all, resume-all, cancel-all, undo-all (one Cancel all's Undo, in undo-all-bar), clear-finished, bypass-next (aria-pressed), add-url-toggle, add-url-input, add-url-submit,
+ *            Page-wide: summary (the header's figures: how many download, their speed, how many
+ *            stalled and queued, the limit for all), pause-all, resume-all, cancel-all, undo-all (one Cancel all's Undo, in undo-all-bar), clear-finished, bypass-next (aria-pressed), add-url-toggle, add-url-input, add-url-submit,
  *            notice (one per page-wide notice), empty (shown when there are no jobs).
  *            Downloads left with the browser: watched-list (hidden while none is watched); one
  *            watched-row per download, with data-download-id="<the browser's downloads id>"; inside
@@ -136,6 +140,11 @@ export interface JobView {
   rate: number;
   /** Seconds left at the current rate, when known. */
   etaSeconds?: number;
+  /**
+   * Running, but nothing has arrived for a few seconds (and no speed limit holds it back): Stitch
+   * waits on its stall timeout or reconnects. `rate` is then 0 and `etaSeconds` absent.
+   */
+  stalled?: true;
   state: JobViewState;
   /** While queued: its place in the queue (position 1 starts next) of how many wait. */
   queuePlace?: { position: number; of: number };

@@ -10,7 +10,7 @@ import { reverifySegments } from './integrity/reverify';
 import { ifRangeValidator } from './remote-file';
 import { jobOptions, MAX_SOURCES, type EngineOptions, type RequestContext } from './options';
 import { englishRestart, type JobNotice, type RestartCause, type StoredNotice } from './notice';
-import { RateMeter } from './rate-meter';
+import { ProgressRate, QUIET_PROGRESS_MS } from './progress-rate';
 import type { RemoteFile } from './remote-file';
 import { MirrorScheduler } from './scheduler/loop/scheduler';
 import type { Playback } from './scheduler/policies/views';
@@ -30,10 +30,15 @@ export interface JobSnapshot {
   size?: number;
   /** Bytes received so far (stored, or on their way to the store). */
   received: number;
-  /** Bytes per second over the last few seconds. */
+  /** Bytes per second over the last few seconds (RATE_WINDOW_MS); 0 while stalled. */
   rate: number;
-  /** Seconds left at the current rate, when size and rate are known. */
+  /** Seconds left at the current rate, when size and rate are known (never while stalled). */
   etaSeconds?: number;
+  /**
+   * Running, but nothing has arrived for STALLED_AFTER_MS and no speed limit holds the bytes back:
+   * the engine waits on its stall timeout, or reconnects.
+   */
+  stalled?: true;
   error?: JobError;
   notices: StoredNotice[];
   /** Every source's share and health (the primary first). */
@@ -62,7 +67,7 @@ const CANCEL = Symbol('cancel');
 export class DownloadJob extends Emitter<JobEvents> {
   private controller: AbortController | undefined;
   private running: Promise<JobSnapshot> | undefined;
-  private meter: RateMeter;
+  private meter: ProgressRate;
   private receivedBytes = 0;
   private lastProgressAt = 0;
   private saving: Promise<void> = Promise.resolve();
@@ -88,7 +93,7 @@ export class DownloadJob extends Emitter<JobEvents> {
   ) {
     super();
     this.requestOptions = jobOptions(given, jobState.url, jobState.stream);
-    this.meter = new RateMeter(this.requestOptions.clock);
+    this.meter = new ProgressRate(this.requestOptions.clock);
   }
 
   /** Creates and persists a new job for `url`. */
@@ -155,7 +160,10 @@ export class DownloadJob extends Emitter<JobEvents> {
 
   snapshot(): JobSnapshot {
     const { id, url, status, file, error, notices } = this.jobState;
-    const rate = status === 'running' ? this.meter.rate() : 0;
+    const running = status === 'running';
+    const heldBack = this.requestOptions.rateLimiter?.holding ?? false;
+    const rate = running ? this.meter.rate(heldBack) : 0;
+    const stalled = running && this.meter.stalled(heldBack);
     const size = file?.size;
     const received = size === undefined ? this.receivedBytes : Math.min(this.receivedBytes, size);
     return {
@@ -168,6 +176,7 @@ export class DownloadJob extends Emitter<JobEvents> {
       received,
       rate,
       etaSeconds: size !== undefined && rate > 0 ? (size - received) / rate : undefined,
+      ...(stalled ? { stalled: true as const } : {}),
       error,
       notices: [...notices],
       mirrors: this.mirrorReports,
@@ -261,10 +270,11 @@ export class DownloadJob extends Emitter<JobEvents> {
     // `deleted`: cancelled while not running, the deletion still under way (status not yet set).
     if (this.deleted || this.jobState.status === 'complete' || this.jobState.status === 'cancelled') return this.snapshot();
     const controller = (this.controller = new AbortController());
-    this.meter = new RateMeter(this.requestOptions.clock);
+    this.meter = new ProgressRate(this.requestOptions.clock);
     this.receivedBytes = rangesLength(normalizeRanges(await this.store.storedRanges(this.id)));
     await this.setStatus('running', undefined);
     const stopHashing = this.hashWhileDownloading();
+    const stopTicking = this.progressWhileQuiet();
     try {
       // Paused or cancelled while starting (before the transfer listens to the signal).
       controller.signal.throwIfAborted();
@@ -277,9 +287,24 @@ export class DownloadJob extends Emitter<JobEvents> {
       stopHashing();
       await this.settle(error, controller.signal);
     } finally {
+      stopTicking();
       this.controller = undefined;
     }
     return this.snapshot();
+  }
+
+  /**
+   * While the job runs, a progress event at least every QUIET_PROGRESS_MS even when no byte
+   * comes: the pages see the speed fall to 0 and the download stalled, not its last numbers.
+   */
+  private progressWhileQuiet(): () => void {
+    const clock = this.options.clock;
+    const tick = () => {
+      cancel = clock.after(QUIET_PROGRESS_MS, tick);
+      if (this.jobState.status === 'running' && clock.now() - this.lastProgressAt >= QUIET_PROGRESS_MS) this.emitProgress(true);
+    };
+    let cancel = clock.after(QUIET_PROGRESS_MS, tick);
+    return () => cancel();
   }
 
   private async settle(error: unknown, signal: AbortSignal): Promise<void> {

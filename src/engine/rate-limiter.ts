@@ -10,6 +10,8 @@ import { sleep } from './retry';
 export class RateLimiter {
   private tokens = 0;
   private last: number;
+  /** Takes under way that wait (on this limit or the shared one). */
+  private waiting = 0;
 
   constructor(
     private bytesPerSecond: number | null = null,
@@ -28,10 +30,20 @@ export class RateLimiter {
     return this.bytesPerSecond;
   }
 
+  /** A reader waits on the limit now: its silence is the limit's doing, not the server's. */
+  get holding(): boolean {
+    return this.waiting > 0;
+  }
+
   /** Waits until `bytes` may pass; resolves at once without a limit. */
   async take(bytes: number, signal?: AbortSignal): Promise<void> {
-    await this.takeOwn(bytes, signal);
-    await this.shared?.take(bytes, signal);
+    this.waiting++;
+    try {
+      await this.takeOwn(bytes, signal);
+      await this.shared?.take(bytes, signal);
+    } finally {
+      this.waiting--;
+    }
   }
 
   private async takeOwn(bytes: number, signal?: AbortSignal): Promise<void> {

@@ -11,7 +11,8 @@ export function stateLabel(job: JobView): string {
     case 'queued':
       return t('stateQueued');
     case 'running':
-      return job.retrying ? t('stateRetrying') : t('stateDownloading');
+      // Retrying says more (how often, until when) than stalled: both receive nothing.
+      return job.retrying ? t('stateRetrying') : job.stalled ? t('stateStalled') : t('stateDownloading');
     case 'paused':
       // Paused by Stitch itself (storage full…) resumes on its own once the cause is gone.
       return job.pausedByUser || !job.error ? t('statePaused') : t('statePausedByStitch');
@@ -38,7 +39,7 @@ export function sizeText(job: JobView): string {
 
 /** The badge's colour class: a job waiting to retry is not shown as healthy. */
 export function stateClass(job: JobView): string {
-  return `state state-${job.retrying ? 'retrying' : job.state}`;
+  return `state state-${job.retrying || (job.state === 'running' && job.stalled) ? 'retrying' : job.state}`;
 }
 
 /** Why a running job receives nothing, and when Stitch gives up; empty while all is well. */
@@ -46,9 +47,16 @@ export function retryText(job: JobView): string {
   return job.retrying ? retryingText(job.retrying) : '';
 }
 
-/** Only a running job that receives bytes has a rate worth showing. */
+/** Only a running job that receives bytes has a rate worth showing; a stalled one says it gets none (`0 B/s`). */
 export function rateText(job: JobView): string {
-  return job.state === 'running' && !job.retrying ? formatRate(job.rate) : '';
+  if (job.state !== 'running' || job.retrying) return '';
+  return job.stalled ? `${formatSize(0)}/s` : formatRate(job.rate);
+}
+
+/** A download's own speed limit, for its collapsed row (`limit 100 KB/s`); empty without one or once it has all its bytes. */
+export function limitText(job: JobView): string {
+  const fetching = job.state === 'queued' || job.state === 'running' || job.state === 'paused';
+  return fetching && job.speedLimit !== undefined ? t('rowSpeedLimit', formatRate(job.speedLimit)) : '';
 }
 
 /** The host the file comes from (the whole text when it is not a URL). */
@@ -86,7 +94,7 @@ export function dateText(at: number, now = Date.now()): string {
 }
 
 export function etaText(job: JobView): string {
-  if (job.state !== 'running' || job.retrying) return '';
+  if (job.state !== 'running' || job.retrying || job.stalled) return '';
   const eta = formatEta(job.etaSeconds);
   return eta ? t('timeLeft', eta) : '';
 }

@@ -1,12 +1,25 @@
 import type { JobView } from '../messages';
 import { h, setText } from '../pages-shared/dom';
 import { mediaTypeOf, playerPath } from '../media-type';
-import { KB } from '../words/format';
-import { etaText, hostText, jobName, originText, rateText, retryText, sizeText, stateClass, stateLabel } from '../pages-shared/job-text';
+import { formatRate } from '../words/format';
+import { UNIT_BOUNDS } from '../settings/schema';
+import { parseSpeedLimit, speedLimitField } from './speed-limit';
+import {
+  etaText,
+  hostText,
+  jobName,
+  limitText,
+  originText,
+  rateText,
+  retryText,
+  sizeText,
+  stateClass,
+  stateLabel,
+} from '../pages-shared/job-text';
 import { MirrorBar } from './mirror-bar';
 import { FileDrag, type SavedPathLookup } from './file-drag';
 import { failureText, noticeText } from '../words/failure-text';
-import { formatCount, plural, sentence, t } from '../words/i18n';
+import { formatCount, numberFormat, plural, sentence, t } from '../words/i18n';
 
 /** Everything a row can offer; each maps to a button with data-testid `job-<action>`. */
 export type RowAction =
@@ -203,11 +216,17 @@ export class JobRow {
   private readonly size = h('span', { 'data-testid': 'job-size' });
   private readonly rate = h('span', { class: 'rate', 'data-testid': 'job-rate' });
   private readonly eta = h('span', { class: 'eta', 'data-testid': 'job-eta' });
+  /** On the collapsed row: the download's own speed limit, when it has one. */
+  private readonly limit = h('span', { class: 'job-limit', 'data-testid': 'job-limit' });
   private readonly error = h('p', { class: 'error-text job-error', 'data-testid': 'job-error' });
   private readonly notices = h('ul', { class: 'job-notices', 'data-testid': 'job-notices', 'aria-label': t('noticesLabel') });
   private readonly mirrors: MirrorBar;
   private readonly speedLimit: HTMLInputElement;
-  private readonly speedLimitField: HTMLLabelElement;
+  private readonly speedLimitField: HTMLDivElement;
+  /** Lifts the download's own limit (as an empty field does). */
+  private readonly speedLimitClear = h('button', { type: 'button', 'data-testid': 'job-speed-limit-clear' }, t('noLimit'));
+  /** Why what was typed is refused, and that the limit stays; beside the field. */
+  private readonly speedLimitError = h('p', { class: 'error-text', role: 'alert', 'data-testid': 'job-speed-limit-error' });
   private readonly actions = h('div', { class: 'actions' });
   private readonly details: HTMLDivElement;
   private readonly fileDrag: FileDrag;
@@ -229,15 +248,25 @@ export class JobRow {
     this.progress.setAttribute('aria-labelledby', filenameId);
     this.toggle.setAttribute('aria-controls', detailsId);
     this.toggle.append(this.filename);
+    // Text, not a number field: a number field reads letters as empty, which would lift the limit.
     this.speedLimit = h('input', {
-      type: 'number',
-      min: 1,
-      step: 'any',
+      type: 'text',
       inputmode: 'decimal',
+      autocomplete: 'off',
       placeholder: t('noLimit'),
       'data-testid': 'job-speed-limit',
     });
-    this.speedLimitField = h('label', { class: 'job-speed-limit' }, t('jobSpeedLimit'), this.speedLimit);
+    const errorId = `job-${job.id}-speed-limit-error`;
+    this.speedLimitError.id = errorId;
+    this.speedLimitError.hidden = true;
+    this.speedLimit.setAttribute('aria-describedby', errorId);
+    this.speedLimitField = h(
+      'div',
+      { class: 'job-speed-limit-field' },
+      h('label', { class: 'job-speed-limit' }, t('jobSpeedLimit'), this.speedLimit),
+      this.speedLimitClear,
+      this.speedLimitError,
+    );
     this.details = h(
       'div',
       { class: 'job-details', id: detailsId },
@@ -251,7 +280,7 @@ export class JobRow {
       'li',
       { class: 'job', 'data-testid': 'job-row', 'data-job-id': job.id, 'aria-labelledby': filenameId },
       h('div', { class: 'job-head' }, this.toggle, this.state, this.place, this.primary),
-      h('div', { class: 'job-figures' }, this.host, this.size, h('span', { class: 'speed' }, this.rate, this.eta)),
+      h('div', { class: 'job-figures' }, this.host, this.size, h('span', { class: 'speed' }, this.limit, this.rate, this.eta)),
       this.progress,
       this.details,
     );
@@ -266,10 +295,19 @@ export class JobRow {
       this.fullUrl.hidden = !this.fullUrl.hidden;
       this.origin.setAttribute('aria-expanded', String(!this.fullUrl.hidden));
     });
-    // `change` comes with Enter or on leaving the field: not on every digit typed.
+    // `change` comes with Enter or on leaving the field: not on every digit typed. What cannot be
+    // a limit (0, −5, letters, more than the settings allow) is refused, and the old limit stays.
     this.speedLimit.addEventListener('change', () => {
-      const kb = this.speedLimit.valueAsNumber;
-      this.controls?.setSpeedLimit(this.job, Number.isFinite(kb) && kb > 0 ? kb * KB : null);
+      const input = parseSpeedLimit(this.speedLimit.value, decimalPoint());
+      if (input.kind === 'refused') return this.refuseSpeedLimit();
+      this.showSpeedLimitError('');
+      this.controls?.setSpeedLimit(this.job, input.kind === 'limit' ? input.bytesPerSecond : null);
+    });
+    this.speedLimitClear.addEventListener('click', () => {
+      this.speedLimit.value = '';
+      this.showSpeedLimitError('');
+      this.controls?.setSpeedLimit(this.job, null);
+      this.speedLimit.focus();
     });
     this.update(job);
   }
@@ -304,6 +342,8 @@ export class JobRow {
     setText(this.size, sizeText(job));
     setText(this.rate, rateText(job));
     setText(this.eta, etaText(job));
+    setText(this.limit, limitText(job));
+    this.limit.hidden = this.limit.textContent === '';
     this.updateError(job);
     this.updateNotices(job);
     this.mirrors.update(job.mirrors);
@@ -358,13 +398,31 @@ export class JobRow {
     this.notices.title = earlier > 0 ? plural(earlier, 'earlierNoticesOne', 'earlierNoticesOther') : '';
   }
 
-  /** A download that still has bytes to fetch can have its own limit; the field is left alone while edited. */
+  /**
+   * A download that still has bytes to fetch can have its own limit. The field is left alone while
+   * edited, and while it shows what was refused (beside the words saying so).
+   */
   private updateSpeedLimit(job: JobView): void {
     this.speedLimitField.hidden = !['queued', 'running', 'paused'].includes(job.state);
     this.speedLimit.setAttribute('aria-label', `${t('jobSpeedLimit')} ${jobName(job)}`);
-    if (document.activeElement === this.speedLimit) return;
-    const kb = job.speedLimit === undefined ? '' : String(Math.round((job.speedLimit / KB) * 100) / 100);
+    this.speedLimitClear.setAttribute('aria-label', `${t('noLimit')} ${jobName(job)}`);
+    this.speedLimitClear.hidden = job.speedLimit === undefined;
+    if (document.activeElement === this.speedLimit || !this.speedLimitError.hidden) return;
+    const kb = speedLimitField(job.speedLimit, decimalPoint());
     if (this.speedLimit.value !== kb) this.speedLimit.value = kb;
+  }
+
+  /** What was typed cannot be a limit: say so and which limit stays; nothing is sent. */
+  private refuseSpeedLimit(): void {
+    const kept = this.job.speedLimit === undefined ? t('speedLimitKeptNone') : t('speedLimitKept', formatRate(this.job.speedLimit));
+    this.showSpeedLimitError(`${UNIT_BOUNDS.speedLimitBytesPerSec()} ${kept}`);
+  }
+
+  private showSpeedLimitError(message: string): void {
+    setText(this.speedLimitError, message);
+    this.speedLimitError.hidden = message === '';
+    if (message === '') this.speedLimit.removeAttribute('aria-invalid');
+    else this.speedLimit.setAttribute('aria-invalid', 'true');
   }
 
   /**
@@ -485,4 +543,13 @@ export class JobRow {
     this.actions.after(form);
     input.focus();
   }
+}
+
+/** The UI language's decimal point ("," in German), which the speed limit field reads and writes. */
+function decimalPoint(): string {
+  return (
+    numberFormat()
+      .formatToParts(1.5)
+      .find((part) => part.type === 'decimal')?.value ?? '.'
+  );
 }

@@ -92,10 +92,11 @@ export function announcement(before: JobView | undefined, after: JobView): strin
   return undefined;
 }
 
-/** `2 downloading · 14 MB/s · 3 queued` for the header; empty when nothing runs or waits. */
-export function summary(jobs: readonly JobView[]): { running: number; rate: number; queued: number } {
-  // A job waiting to retry is not downloading: it must not look healthy in the header.
-  const running = jobs.filter((j) => j.state === 'running' && !j.retrying);
+/** `2 downloading · 14 MB/s · 1 stalled, reconnecting… · 3 queued` for the header; empty when nothing runs or waits. */
+export function summary(jobs: readonly JobView[]): { running: number; rate: number; stalled: number; queued: number } {
+  // A job waiting to retry, or receiving nothing, is not downloading: it must not look healthy in the header.
+  const running = jobs.filter((j) => j.state === 'running' && !j.retrying && !j.stalled);
+  const stalled = jobs.filter((j) => j.state === 'running' && !j.retrying && j.stalled).length;
   const queued = jobs.filter((j) => j.state === 'queued' && j.undoUntil === undefined).length;
-  return { running: running.length, rate: running.reduce((sum, j) => sum + j.rate, 0), queued };
+  return { running: running.length, rate: running.reduce((sum, j) => sum + j.rate, 0), stalled, queued };
 }

@@ -61,7 +61,7 @@ export class PopupPage {
   private readonly live = h('div', { class: 'visually-hidden', 'aria-live': 'polite', role: 'status' });
   private readonly banner = h('p', { class: 'banner', role: 'status' });
   private readonly actionError = h('p', { class: 'error-text action-error', role: 'alert' });
-  private readonly summary = h('span', { class: 'summary muted' });
+  private readonly summary = h('span', { class: 'summary muted', 'data-testid': 'summary' });
   private readonly pauseAll = this.pageButton('pause-all', t('pauseAll'), () => void this.all('pause'));
   private readonly resumeAll = this.pageButton('resume-all', t('resumeAll'), () => void this.all('resume'));
   private readonly cancelAll = this.pageButton('cancel-all', t('cancelAll'), () => void this.all('cancel'));
@@ -113,6 +113,8 @@ export class PopupPage {
   /** Out of the way until wanted: the toolbar's Add URL… shows it. */
   private readonly addForm: HTMLFormElement;
   private actionErrorTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The settings' speed limit for all downloads (bytes/s), shown in the header; null: none. */
+  private globalLimit: number | null = null;
 
   constructor(
     root: HTMLElement,
@@ -176,6 +178,7 @@ export class PopupPage {
     if (deps.send) {
       this.render();
       void this.run('failedReadBypass', { type: 'bypass' }).then((reply) => reply && this.showBypass(reply.next));
+      void this.readGlobalLimit();
     } else {
       this.setStatus('not-connected');
     }
@@ -187,7 +190,11 @@ export class PopupPage {
     const aria2Before = this.model.aria2.configured;
     this.model = applyPortMessage(this.model, message);
     if (this.model.aria2.configured !== aria2Before) this.jobs.refreshActions();
-    if (message.type === 'snapshot') this.phase = 'ready';
+    if (message.type === 'snapshot') {
+      // Connected again after the worker restarted: the settings may have changed meanwhile.
+      if (this.phase !== 'loading') void this.readGlobalLimit();
+      this.phase = 'ready';
+    }
     if (message.type === 'job') {
       const said = announcement(before.get(message.job.id), message.job);
       if (said) announce(this.live, said);
@@ -231,11 +238,14 @@ export class PopupPage {
     setUsable(this.resumeAll, can.resumeAll);
     setUsable(this.cancelAll, can.cancelAll);
     setUsable(this.clearFinished, can.clearFinished);
-    const { running, rate, queued } = summary(jobs);
+    const { running, rate, stalled, queued } = summary(jobs);
     const parts = [
       running > 0 ? t('downloadingSummary', formatCount(running)) : '',
       running > 0 ? formatRate(rate) : '',
+      // The one download under way receives nothing: the header says so, not its last numbers.
+      stalled > 0 ? (stalled === 1 && running === 0 ? t('stateStalled') : t('stalledSummary', formatCount(stalled))) : '',
       queued > 0 ? t('queuedSummary', formatCount(queued)) : '',
+      this.globalLimit !== null ? t('globalSpeedLimitSummary', formatRate(this.globalLimit)) : '',
     ];
     setText(this.summary, parts.filter(Boolean).join(' · '));
   }
@@ -379,6 +389,15 @@ export class PopupPage {
       this.live,
       bytesPerSecond === null ? t('saidNoSpeedLimit', job.filename) : t('saidSpeedLimit', job.filename, formatRate(bytesPerSecond)),
     );
+  }
+
+  /** The header says when the settings limit every download's speed; not knowing it is no error worth showing. */
+  private async readGlobalLimit(): Promise<void> {
+    const reply = await this.call({ type: 'get-settings' }).catch(() => undefined);
+    const limit = reply?.settings?.speedLimitBytesPerSec ?? null;
+    if (limit === this.globalLimit) return;
+    this.globalLimit = limit;
+    this.render();
   }
 
   private async toggleBypass(): Promise<void> {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RateLimiter } from '../../src/engine/rate-limiter';
+import { FakeClock } from '../support/fake-clock';
 
 /** ms until `bytes` have passed `limiter` in takes of 50, on fake time. */
 async function msToPass(limiter: RateLimiter, bytes: number): Promise<number> {
@@ -25,5 +26,31 @@ describe('RateLimiter under a shared one (a download’s own limit under the lim
     const shared = await msToPass(new RateLimiter(null, new RateLimiter(1000)), 1000);
     expect(shared).toBeGreaterThanOrEqual(900);
     expect(shared).toBeLessThan(1_500);
+  });
+});
+
+describe('RateLimiter.holding', () => {
+  const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it('says a reader waits on the limit (its own or the shared one) only while it does', async () => {
+    const clock = new FakeClock();
+    const shared = new RateLimiter(1_000, undefined, clock);
+    const own = new RateLimiter(null, shared, clock);
+    expect(own.holding).toBe(false);
+    // 1,000 bytes at 1,000 B/s, no burst saved up yet: a second's wait on the shared limit.
+    const taken = own.take(1_000);
+    await settled();
+    expect(own.holding).toBe(true);
+    clock.advance(999);
+    await settled();
+    expect(own.holding).toBe(true);
+    clock.advance(1);
+    await taken;
+    expect(own.holding).toBe(false);
+    // No limit at all: nothing waits.
+    const free = new RateLimiter(null, undefined, clock);
+    const passing = free.take(1_000_000);
+    await passing;
+    expect(free.holding).toBe(false);
   });
 });

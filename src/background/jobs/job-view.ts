@@ -37,6 +37,7 @@ export function toJobView(snapshot: JobSnapshot, meta: JobMeta, facts: ManagerFa
     received,
     rate: state === 'running' ? snapshot.rate : 0,
     etaSeconds: state === 'running' ? snapshot.etaSeconds : undefined,
+    ...(state === 'running' && snapshot.stalled ? { stalled: true as const } : {}),
     state,
     queuePlace: state === 'queued' ? facts.queuePlace : undefined,
     speedLimit: meta.speedLimit,
@@ -109,7 +110,8 @@ function failureOf({ code, status, network, attempts, room }: JobError & { room?
 
 /** Each source's share: the engine's per-mirror reports (the primary first). */
 function contributions(snapshot: JobSnapshot, received: number): MirrorContribution[] {
-  const running = snapshot.status === 'running';
+  // Stalled: nothing comes from any source, whatever their meters still average.
+  const running = snapshot.status === 'running' && !snapshot.stalled;
   const reports = snapshot.mirrors ?? [];
   if (reports.length === 0) {
     return received === 0 ? [] : [{ url: snapshot.url, host: hostOf(snapshot.url), bytes: received, rate: running ? snapshot.rate : 0 }];

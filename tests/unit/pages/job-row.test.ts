@@ -75,6 +75,9 @@ describe('JobRow', () => {
             'job-filename',
             'job-host',
             'job-speed-limit',
+            'job-speed-limit-clear',
+            'job-speed-limit-error',
+            'job-limit',
             'job-state',
             'job-queue-place',
             'job-origin',
@@ -104,6 +107,88 @@ describe('JobRow', () => {
     row.update(jobView());
     expect(text('job-state')).toBe('Downloading');
     expect(el.querySelector('[data-testid="job-retrying"]')).toBeNull();
+  });
+
+  it('says Stalled, reconnecting… with 0 B/s and no time left while nothing arrives, then its numbers again', () => {
+    const row = new JobRow(jobView({ stalled: true, rate: 0, etaSeconds: undefined }), () => {});
+    const el = row.element;
+    const text = (id: string) => el.querySelector(`[data-testid="${id}"]`)?.textContent;
+    expect(text('job-state')).toBe('Stalled, reconnecting…');
+    expect(el.querySelector('[data-testid="job-state"]')!.className).toContain('state-retrying');
+    expect(text('job-rate')).toBe('0 B/s');
+    expect(text('job-eta')).toBe('');
+    row.update(jobView());
+    expect(text('job-state')).toBe('Downloading');
+    expect(text('job-rate')).toBe('4.8 MB/s');
+    expect(text('job-eta')).toBe('15 sec left');
+  });
+
+  it('shows its own speed limit on the collapsed row while it has bytes to fetch', () => {
+    const row = new JobRow(jobView({ speedLimit: 100 * 1024 }), () => {});
+    const limit = row.element.querySelector<HTMLElement>('[data-testid="job-limit"]')!;
+    expect(limit.textContent).toBe('limit 100 KB/s');
+    expect(limit.hidden).toBe(false);
+    row.update(jobView({ speedLimit: undefined }));
+    expect(limit.hidden).toBe(true);
+    row.update(jobView({ state: 'saved', speedLimit: 100 * 1024 }));
+    expect(limit.hidden).toBe(true);
+  });
+
+  describe('speed limit field', () => {
+    const setUp = (speedLimit?: number) => {
+      const set = vi.fn<(job: unknown, bytesPerSecond: number | null) => void>();
+      const controls = { move: () => {}, setSpeedLimit: set, aria2Available: () => false, savedPath: async () => undefined };
+      const row = new JobRow(jobView({ speedLimit }), () => {}, undefined, undefined, undefined, controls);
+      document.body.replaceChildren(row.element);
+      const field = row.element.querySelector<HTMLInputElement>('[data-testid="job-speed-limit"]')!;
+      const error = row.element.querySelector<HTMLElement>('[data-testid="job-speed-limit-error"]')!;
+      const type = (value: string) => {
+        field.value = value;
+        field.dispatchEvent(new Event('change'));
+      };
+      return { row, set, field, error, type };
+    };
+
+    it.each(['-5', '0', 'abc', '1e20', '99999999999'])('refuses %s in words, sends nothing and keeps the old limit', (typed) => {
+      const { row, set, field, error, type } = setUp(100 * 1024);
+      type(typed);
+      expect(set).not.toHaveBeenCalled();
+      expect(error.hidden).toBe(false);
+      expect(error.textContent).toBe(
+        'Leave the speed limit empty (no limit) or enter a number of KB/s from 1 to 976,562,500. The limit stays at 100 KB/s.',
+      );
+      expect(field.getAttribute('aria-invalid')).toBe('true');
+      expect(field.getAttribute('aria-describedby')).toBe(error.id);
+      // A progress update leaves what was typed beside the words about it; the row still shows the old limit.
+      row.update(jobView({ speedLimit: 100 * 1024 }));
+      expect(field.value).toBe(typed);
+      expect(row.element.querySelector('[data-testid="job-limit"]')!.textContent).toBe('limit 100 KB/s');
+    });
+
+    it('says there is still no limit when it had none', () => {
+      const { set, error, type } = setUp();
+      type('-5');
+      expect(set).not.toHaveBeenCalled();
+      expect(error.textContent).toContain('There is still no limit of its own.');
+    });
+
+    it('sets a limit typed right (KB/s), and an empty field or No limit removes it', () => {
+      const { row, set, field, error, type } = setUp(100 * 1024);
+      type('-5');
+      type('250');
+      expect(set).toHaveBeenLastCalledWith(expect.anything(), 250 * 1024);
+      expect(error.hidden).toBe(true);
+      expect(field.hasAttribute('aria-invalid')).toBe(false);
+      type('  ');
+      expect(set).toHaveBeenLastCalledWith(expect.anything(), null);
+      const clear = row.element.querySelector<HTMLButtonElement>('[data-testid="job-speed-limit-clear"]')!;
+      expect(clear.hidden).toBe(false);
+      clear.click();
+      expect(set).toHaveBeenLastCalledWith(expect.anything(), null);
+      expect(field.value).toBe('');
+      row.update(jobView({ speedLimit: undefined }));
+      expect(clear.hidden).toBe(true);
+    });
   });
 
   it('shows the error only while there is one, and the buttons of the new state', () => {

@@ -82,8 +82,13 @@ describe('summary', () => {
     expect(summary([jobView({ rate: 1 }), jobView({ rate: 2 }), jobView({ state: 'paused', rate: 0 }), queued, queued])).toEqual({
       running: 2,
       rate: 3,
+      stalled: 0,
       queued: 2,
     });
+  });
+
+  it('counts a running job that receives nothing as stalled, not downloading', () => {
+    expect(summary([jobView({ rate: 1 }), jobView({ rate: 0, stalled: true })])).toEqual({ running: 1, rate: 1, stalled: 1, queued: 0 });
   });
 });
 

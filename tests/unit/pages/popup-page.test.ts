@@ -17,6 +17,20 @@ describe('PopupPage', () => {
     expect(byTestId('job-list')!.children).toHaveLength(0);
   });
 
+  it('says in the header when the download under way receives nothing, and that the settings limit every download', async () => {
+    const { send } = fakeSend({
+      'get-settings': { ok: true, value: { settings: { speedLimitBytesPerSec: 2 * 1024 * 1024 }, defaults: {} } },
+    });
+    const page = new PopupPage(document.body, { send });
+    page.apply({ type: 'snapshot', jobs: [jobView({ stalled: true, rate: 0, etaSeconds: undefined })], notices: [] });
+    await settle();
+    expect(byTestId('summary')!.textContent).toBe('Stalled, reconnecting… · limited to 2 MB/s');
+    page.apply({ type: 'job', job: jobView({ id: 'job-2', createdAt: 5 }) });
+    expect(byTestId('summary')!.textContent).toBe('1 downloading · 4.8 MB/s · 1 stalled, reconnecting… · limited to 2 MB/s');
+    page.apply({ type: 'job', job: jobView({ updatedAt: 3_000 }) });
+    expect(byTestId('summary')!.textContent).toBe('2 downloading · 9.5 MB/s · limited to 2 MB/s');
+  });
+
   it('renders one row per job and the page-wide state', () => {
     const page = new PopupPage(document.body, fakeSend());
     page.apply({
@@ -43,7 +57,9 @@ describe('PopupPage', () => {
     page.apply({ type: 'snapshot', jobs: [jobView()], notices: [] });
     byTestId('job-pause')!.click();
     await settle();
-    expect(sent.filter((r) => r.type !== 'bypass')).toEqual([{ type: 'job-action', action: 'pause', id: 'job-1' }]);
+    expect(sent.filter((r) => r.type !== 'bypass' && r.type !== 'get-settings')).toEqual([
+      { type: 'job-action', action: 'pause', id: 'job-1' },
+    ]);
     expect(byTestId('job-row')!.dataset.state).toBe('paused');
     expect(byTestId('job-resume')).not.toBeNull();
   });
