@@ -8,39 +8,32 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Aria2Link } from '../../src/background/aria2/aria2-link';
 import { planHandoff } from '../../src/background/aria2/handoff';
 import { Aria2Client, STATUS_KEYS, type Aria2Status } from '../../src/background/aria2/rpc';
 import { DEFAULT_SETTINGS, parseSettings } from '../../src/settings/schema';
 import { startAria2, type Aria2Daemon } from '../support/aria2-daemon';
+import { closedAfterEach } from '../support/closed-after-each';
 import { FakeBrowser } from '../support/fake-browser';
 import { sendForever, startHostile, type HostileServer } from '../support/hostile-server';
 import { metalinkXml } from '../support/metalink-doc';
 import { startMirror, type Mirror } from '../support/mirror-server';
 
-let closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of closers.reverse()) await close();
-  closers = [];
-});
+const closing = closedAfterEach();
 
 async function aria2(): Promise<Aria2Daemon> {
-  const daemon = await startAria2();
-  closers.push(() => daemon.close());
-  return daemon;
+  return closing(await startAria2());
 }
 
 async function hostile(handler: Parameters<typeof startHostile>[0]): Promise<HostileServer> {
   const server = await startHostile(handler);
-  closers.push(() => server.close());
-  return server;
+  return closing(server);
 }
 
 async function mirror(size: number): Promise<Mirror> {
   const m = await startMirror({ size, seed: 5, path: '/planted.bin' });
-  closers.push(() => m.close());
-  return m;
+  return closing(m);
 }
 
 /** A server answering every request with `body` as `type`. */
@@ -164,8 +157,7 @@ it('a Metalink the user sends on purpose (a .meta4 link) is followed, its file n
 
 it('names the file as Stitch does, not as the server’s Content-Disposition says', async () => {
   const daemon = await aria2();
-  const file = await startMirror({ size: 32 * 1024, seed: 6, filename: 'server chose this.exe' });
-  closers.push(() => file.close());
+  const file = closing(await startMirror({ size: 32 * 1024, seed: 6, filename: 'server chose this.exe' }));
   const client = new Aria2Client({ url: daemon.url, secret: daemon.secret });
   expect(await finished(client, await linkTo(daemon).send({ url: file.url, mirrors: [] }))).toMatchObject({ status: 'complete' });
   expect(await readdir(daemon.dir)).toEqual(['file.bin']);

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Aria2Link } from '../../src/background/aria2/aria2-link';
 import { planHandoff } from '../../src/background/aria2/handoff';
 import { Aria2Client, Aria2Failure, STATUS_KEYS, type Aria2Status } from '../../src/background/aria2/rpc';
@@ -15,27 +15,21 @@ import { aria2Row } from '../../src/background/aria2/status';
 import type { Aria2Row, PortMessage } from '../../src/messages';
 import { DEFAULT_SETTINGS, parseSettings } from '../../src/settings/schema';
 import { startAria2, type Aria2Daemon } from '../support/aria2-daemon';
+import { closedAfterEach } from '../support/closed-after-each';
 import { contentSha256 } from '../support/content';
 import { FakeBrowser } from '../support/fake-browser';
 import { startMirror, type Mirror } from '../support/mirror-server';
 
 const MiB = 1024 * 1024;
-let closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of closers.reverse()) await close();
-  closers = [];
-});
+const closing = closedAfterEach();
 
 async function aria2(): Promise<Aria2Daemon> {
-  const daemon = await startAria2();
-  closers.push(() => daemon.close());
-  return daemon;
+  return closing(await startAria2());
 }
 
 async function mirror(options: Parameters<typeof startMirror>[0]): Promise<Mirror> {
   const m = await startMirror(options);
-  closers.push(() => m.close());
-  return m;
+  return closing(m);
 }
 
 /** The same server by another name: aria2 counts connections per host name, and every test server is on 127.0.0.1. */
