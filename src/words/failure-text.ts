@@ -26,6 +26,7 @@ const BY_CODE: Record<string, MessageKey> = {
   'save-failed': 'failSaveFailed',
   'save-no-room': 'failSaveFailed',
   'save-folder-full': 'failSaveFolderFull',
+  'save-write-failed': 'failSaveWriteFailed',
   internal: 'failInternal',
 };
 

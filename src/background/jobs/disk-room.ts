@@ -46,10 +46,13 @@ export function roomToFinish(size: number, stored: number, copy: SaveCopy = 'who
   return toFetch + (copy === 'whole' ? size : Math.min(size, STREAMED_OVERLAP_BYTES));
 }
 
-/** Room missing for `needed` more bytes when `free` are free; undefined when it fits or nobody can tell. */
+/**
+ * Room missing for `needed` more bytes when `free` are free; undefined when it fits or nobody can
+ * tell. What it says is needed counts the margin: a person compares the two numbers.
+ */
 export function shortOfRoom(needed: number | undefined, free: number | undefined): Room | undefined {
   if (needed === undefined || free === undefined || needed + ROOM_MARGIN_BYTES <= free) return undefined;
-  return { needed, free };
+  return { needed: needed + ROOM_MARGIN_BYTES, free };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type StreamLayout } from '../../engine';
+import { isQuotaError, normalizeRanges, rangesLength, type DownloadJob, type DownloadStore, type StreamLayout } from '../../engine';
 import type { JobAction, JobView, ReplyOf } from '../../messages';
 import { mediaTypeOf } from '../../media-type';
 import { t } from '../../words/i18n';
@@ -381,7 +381,11 @@ export class JobManager {
       // The store filled up: hold the job (the engine kept every byte) rather than retry at once.
       if (final.status === 'paused' && final.error?.code === 'storage-full') await this.room.holdForRoom(entry, final.error.message);
     })()
-      .catch((error: unknown) => this.room.hold(entry, `could not start: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) => {
+        const message = `could not start: ${error instanceof Error ? error.message : String(error)}`;
+        // The store's own records refused for want of room (Firefox's quota met on a full disk): held as such.
+        return isQuotaError(error) ? this.room.holdForRoom(entry, message) : this.room.hold(entry, message);
+      })
       .finally(() => {
         entry.running = undefined;
         // A streamed save waits for bytes that will not come now: it is opened again when the job runs.

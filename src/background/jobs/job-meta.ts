@@ -56,6 +56,8 @@ export interface SaveRecord {
   room?: Room;
   /** The browser's disk was full where the store's was not (the download folder on another disk). */
   folderFull?: true;
+  /** The browser failed to write the file where the disk's room is not told (Firefox): most often a full disk. */
+  writeFailed?: true;
   /** The name asked first, which the system could not write: the file went under a safe one (asciiFilename). */
   renamedFrom?: string;
 }
@@ -105,6 +107,7 @@ export function parseMeta(id: string, raw: unknown): JobMeta {
             streamed: save.streamed === true ? true : undefined,
             room: parseRoom(save.room),
             folderFull: save.folderFull === true ? true : undefined,
+            writeFailed: save.writeFailed === true ? true : undefined,
             renamedFrom: typeof save.renamedFrom === 'string' ? save.renamedFrom : undefined,
           }
         : undefined,

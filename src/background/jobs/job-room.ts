@@ -1,5 +1,5 @@
 import type { JobEntry } from '../saving/job-saving';
-import { noRoomMessage, roomToFinish, saveCopyFor, shortOfRoom, type Room, type SaveCopy } from './disk-room';
+import { noRoomMessage, ROOM_MARGIN_BYTES, roomToFinish, saveCopyFor, shortOfRoom, type Room, type SaveCopy } from './disk-room';
 import type { JobMeta } from './job-meta';
 import { freeBytes, SpaceWatch, type EstimateStorage } from './storage-space';
 
@@ -69,10 +69,14 @@ export class JobRoom {
 
   /** Holds a job the disk ran out under, saying how much it still needs and how much is free. */
   async holdForRoom(entry: JobEntry, reason: string): Promise<void> {
+    // Where the room told is only the store's limit (Firefox), it says nothing of a full disk: no numbers then.
+    if (this.deps.platformCopy === 'none') return this.hold(entry, reason);
     const size = sizeOf(entry);
-    const copy = entry.streamForRoom ? 'streamed' : this.deps.platformCopy === 'none' ? 'none' : 'whole';
+    const copy = entry.streamForRoom ? 'streamed' : 'whole';
     const [still, free] = [size === undefined ? undefined : roomToFinish(size, stored(entry), copy), await this.free()];
-    await this.hold(entry, reason, still === undefined || free === undefined ? undefined : { needed: still, free });
+    // What it still needs with the margin, as a shortOfRoom says it: the disk is full, whatever the sum says.
+    const room = still === undefined || free === undefined ? undefined : { needed: still + ROOM_MARGIN_BYTES, free };
+    await this.hold(entry, reason, room);
   }
 }
 

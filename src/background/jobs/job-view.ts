@@ -101,7 +101,8 @@ function retrying(snapshot: JobSnapshot): JobView['retrying'] {
 /** The facts of an error without its English words. */
 /** Why a save failed, as the pages tell it: no room (with the numbers), a full download folder, or the browser's failure. */
 function saveFailureCode(save: NonNullable<JobMeta['save']>): string {
-  return save.room ? 'save-no-room' : save.folderFull ? 'save-folder-full' : 'save-failed';
+  if (save.room) return 'save-no-room';
+  return save.folderFull ? 'save-folder-full' : save.writeFailed ? 'save-write-failed' : 'save-failed';
 }
 
 function failureOf({ code, status, network, attempts, room }: JobError & { room?: Room }): JobView['failure'] {

@@ -86,10 +86,13 @@ export class JobSaving {
    * when the store's disk is short of it; else a full disk the store does not see (the download
    * folder on another one); a write that failed with room enough is no full disk.
    */
-  private async diskEnd(disk: 'full' | 'failed', size: number): Promise<Pick<SaveRecord, 'room' | 'folderFull'>> {
-    const room = shortOfRoom(size, await this.host.diskFree());
+  private async diskEnd(disk: 'full' | 'failed', size: number): Promise<Pick<SaveRecord, 'room' | 'folderFull' | 'writeFailed'>> {
+    const free = await this.host.diskFree();
+    const room = shortOfRoom(size, free);
     if (room) return { room };
-    return disk === 'full' ? { folderFull: true } : {};
+    if (disk === 'full') return { folderFull: true };
+    // A failed write where the disk's room is not told (Firefox says FILE_FAILED when its disk is full).
+    return free === undefined ? { writeFailed: true } : {};
   }
 
   /**

@@ -19,8 +19,8 @@ export function firstLook(item: BrowserDownload, settings: Settings, extensionId
   const size = item.totalBytes !== undefined && item.totalBytes > 0 ? item.totalBytes : undefined;
   if (size !== undefined && size < settings.thresholdBytes) return LEAVE;
   if (isExcludedType(item.mime, settings.excludedTypes) || isExcludedSite([url, item.referrer], settings.excludedSites)) return LEAVE;
-  // Extensions' own saves (Stitch's included) are blob URLs of an extension origin: not ours to take.
-  if (/^blob:(chrome|moz)-extension:/i.test(url)) return LEAVE;
+  // Extensions' own saves (Stitch's included: blob URLs, and Chrome's streamed save from its worker's route) are not ours to take.
+  if (/^(blob:)?(chrome|moz)-extension:/i.test(url)) return LEAVE;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme !== 'http' && scheme !== 'https') {
     return { take: false, notice: t('noticeLeftScheme', scheme ?? 'local') };

@@ -155,7 +155,7 @@ describe('JobManager', () => {
     // Chrome ends a save whose writes fail on a full disk with FILE_FAILED.
     browser.finishDownload([...browser.items.keys()].at(-1)!, 'interrupted', 'FILE_FAILED');
     await until('failed', () => h.views.get(job.id)?.state === 'failed');
-    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'save-no-room', failure: { room: { needed: 1 * MiB, free: 10 * MiB } } });
+    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'save-no-room', failure: { room: { needed: 33 * MiB, free: 10 * MiB } } });
     const asked = browser.items.size;
     await h.manager.act(job.id, 'retry');
     await until('failed again', () => h.views.get(job.id)?.state === 'failed');
@@ -173,7 +173,7 @@ describe('JobManager', () => {
     const h = harness({ store: await store(), free: 20 * MiB });
     const job = await h.manager.add({ url: m.url, probed: { size: 4 * MiB } });
     await until('held', () => h.views.get(job.id)?.state === 'paused');
-    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'storage-full', failure: { room: { needed: 8 * MiB, free: 20 * MiB } } });
+    expect(h.views.get(job.id)).toMatchObject({ errorCode: 'storage-full', failure: { room: { needed: 40 * MiB, free: 20 * MiB } } });
   });
 
   test('a failed save can be saved again asking where; other jobs refuse Save as in plain words', async () => {

@@ -83,7 +83,7 @@ describe('takeOver decides at the start', () => {
     expect(short.added).toEqual([]);
     expect(short.browser.calls).toEqual([]);
     expect(short.notices).toEqual([
-      'Left to the browser, which writes the file once: Stitch can use 143 MB of the disk now, and would need 191 MB to download and then save it.',
+      'Left to the browser, which writes the file once: Stitch can use 143 MB of the disk now, and would need 223 MB to download and then save it.',
     ]);
     const roomy = run({ alwaysTakeOver: true }, probed, [], { freeBytes: async () => 400_000_000 });
     expect(await roomy.outcome).toBe('taken');

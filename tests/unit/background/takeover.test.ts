@@ -72,6 +72,8 @@ describe('take-over rules', () => {
   test("extensions' own blob: saves (Stitch's included) are left alone silently", () => {
     expect(firstLook(big({ url: 'blob:chrome-extension://abcdef/0f1e' }), settings(), 'me', false)).toEqual({ take: false });
     expect(firstLook(big({ url: 'blob:moz-extension://1234-5678/0f1e' }), settings(), 'me', false)).toEqual({ take: false });
+    // Chrome's streamed save: a frame's navigation to the worker's save route, not marked as the extension's.
+    expect(firstLook(big({ url: 'chrome-extension://abcdef/save/j1?at=1' }), settings(), 'me', false)).toEqual({ take: false });
   });
 
   test.each([401, 403, 410])('a re-request answered %i is left to the browser with a notice', (status) => {
